@@ -1,0 +1,69 @@
+//===- ElementwiseOps.cpp - cast, cmp, select, constant -------------------===//
+//
+// Unary and binary arithmetic ops infer through inferElementwise directly
+// from their ODS definitions; the ops here have extra operands or results.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gpuos/Dialect/Gpuos/IR/GpuosDialect.h"
+
+using namespace mlir;
+using namespace gpuos;
+
+LogicalResult CastOp::inferReturnTypes(MLIRContext *,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &results) {
+  Type dtype = adaptor.getDtype();
+  if (!isSupportedElementType(dtype))
+    return emitOptionalError(loc, "'", getOperationName(),
+                             "' cannot cast to ", dtype,
+                             "; gpuos tensors hold f32, f16, bf16, f64, i64, "
+                             "i32, i8 or i1");
+  return inferElementwise(loc, getOperationName(), adaptor.getOperands(),
+                          DTypeClass::Any, dtype, results);
+}
+
+OpFoldResult CastOp::fold(FoldAdaptor) {
+  // A cast to the operand's own element type only makes a view contiguous;
+  // that is a no-op when it already is.
+  if (getInput().getType() == getType())
+    return getInput();
+  return {};
+}
+
+LogicalResult CmpOp::inferReturnTypes(MLIRContext *context,
+                                      std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &results) {
+  return inferElementwise(loc, getOperationName(), adaptor.getOperands(),
+                          DTypeClass::Numeric, IntegerType::get(context, 1),
+                          results);
+}
+
+LogicalResult SelectOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  return inferElementwise(loc, getOperationName(), adaptor.getOperands(),
+                          DTypeClass::Any, /*resultElementType=*/{}, results);
+}
+
+LogicalResult ConstantOp::inferReturnTypes(MLIRContext *,
+                                           std::optional<Location> loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &results) {
+  auto shaped = dyn_cast<ShapedType>(adaptor.getValue().getType());
+  if (!shaped || !shaped.hasStaticShape())
+    return emitOptionalError(loc, "'", getOperationName(),
+                             "' needs a statically shaped value");
+  if (!isSupportedElementType(shaped.getElementType()))
+    return emitOptionalError(loc, "'", getOperationName(),
+                             "' has unsupported element type ",
+                             shaped.getElementType());
+  results.push_back(
+      StridedTensorType::get(shaped.getShape(), shaped.getElementType()));
+  return success();
+}
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }

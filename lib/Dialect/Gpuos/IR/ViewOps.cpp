@@ -1,0 +1,272 @@
+//===- ViewOps.cpp - broadcast, reshape, transpose, slice, concat ---------===//
+//
+// View ops compute the shape and strides of a new view of their operand;
+// no data moves. concat is the one data-moving op here.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AsmDirectives.h"
+#include "OpDiagnostics.h"
+
+using namespace mlir;
+using namespace gpuos;
+
+//===----------------------------------------------------------------------===//
+// custom<DimList>
+//===----------------------------------------------------------------------===//
+
+ParseResult gpuos::parseDimList(OpAsmParser &parser, DenseI64ArrayAttr &dims) {
+  SmallVector<int64_t> values;
+  auto parseOne = [&]() -> ParseResult {
+    if (succeeded(parser.parseOptionalQuestion())) {
+      values.push_back(kDynamic);
+      return success();
+    }
+    int64_t value;
+    if (parser.parseInteger(value))
+      return failure();
+    values.push_back(value);
+    return success();
+  };
+  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square, parseOne))
+    return failure();
+  dims = DenseI64ArrayAttr::get(parser.getContext(), values);
+  return success();
+}
+
+void gpuos::printDimList(OpAsmPrinter &printer, Operation *,
+                         DenseI64ArrayAttr dims) {
+  printer << '[';
+  llvm::interleaveComma(dims.asArrayRef(), printer, [&](int64_t dim) {
+    if (dim == kDynamic)
+      printer << '?';
+    else
+      printer << dim;
+  });
+  printer << ']';
+}
+
+static int64_t scaleStride(int64_t stride, int64_t factor) {
+  return stride == kDynamic ? kDynamic : stride * factor;
+}
+
+//===----------------------------------------------------------------------===//
+// BroadcastOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BroadcastOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  auto input = cast<StridedTensorType>(adaptor.getInput().getType());
+  ArrayRef<int64_t> target = adaptor.getShape();
+  ArrayRef<int64_t> shape = input.getShape();
+  if (target.size() < shape.size())
+    return emitOptionalError(loc, "'", getOperationName(), "' target rank ",
+                             target.size(), " is below the operand rank ",
+                             shape.size());
+  SmallVector<int64_t> inStrides = input.getEffectiveStrides();
+  SmallVector<int64_t> strides(target.size(), 0);
+  size_t lead = target.size() - shape.size();
+  for (auto [axis, want] : llvm::enumerate(target)) {
+    if (want < 0 && want != kDynamic)
+      return emitOptionalError(loc, "'", getOperationName(),
+                               "' target dimension ", axis,
+                               " has negative size ", want);
+    if (axis < lead)
+      continue; // a new leading dimension reads the same data: stride 0
+    int64_t have = shape[axis - lead];
+    int64_t stride = inStrides[axis - lead];
+    if (have == want)
+      strides[axis] = stride;
+    else if (have == 1)
+      strides[axis] = 0;
+    else if (have == kDynamic)
+      strides[axis] = kDynamic; // 1 or `want` at run time
+    else
+      return emitOptionalError(
+          loc, "'", getOperationName(), "' cannot broadcast operand shape ",
+          formatShape(shape), " to ", formatShape(target), ": dimension ",
+          axis - lead, " has size ", have, ", not 1 or ",
+          want == kDynamic ? std::string("?") : std::to_string(want));
+  }
+  results.push_back(
+      StridedTensorType::get(target, input.getElementType(), strides));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ReshapeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &results) {
+  auto input = cast<StridedTensorType>(adaptor.getInput().getType());
+  ArrayRef<int64_t> target = adaptor.getShape();
+  if (!input.isContiguous())
+    return emitOptionalError(
+        loc, "'", getOperationName(),
+        "' needs a contiguous operand, got strides [",
+        formatShape(input.getStrides()),
+        "]; a reshape of a strided view would need a copy");
+  int64_t count = 1;
+  bool dynamic = false;
+  for (auto [axis, dim] : llvm::enumerate(target)) {
+    if (dim == kDynamic) {
+      dynamic = true;
+      continue;
+    }
+    if (dim < 0)
+      return emitOptionalError(loc, "'", getOperationName(),
+                               "' target dimension ", axis,
+                               " has negative size ", dim);
+    count *= dim;
+  }
+  std::optional<int64_t> have = input.getNumElements();
+  if (have && !dynamic && *have != count)
+    return emitOptionalError(loc, "'", getOperationName(), "' cannot reshape ",
+                             formatShape(input.getShape()), " (", *have,
+                             " elements) to ", formatShape(target), " (",
+                             count, " elements)");
+  results.push_back(StridedTensorType::get(target, input.getElementType()));
+  return success();
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// TransposeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  auto input = cast<StridedTensorType>(adaptor.getInput().getType());
+  ArrayRef<int64_t> perm = adaptor.getPermutation();
+  int64_t rank = input.getRank();
+  if (static_cast<int64_t>(perm.size()) != rank)
+    return emitOptionalError(loc, "'", getOperationName(), "' permutation has ",
+                             perm.size(), " entries for an operand of rank ",
+                             rank);
+  SmallVector<bool> seen(rank, false);
+  for (int64_t axis : perm) {
+    if (failed(checkAxis(loc, getOperationName(), axis, rank)))
+      return failure();
+    if (seen[axis])
+      return emitOptionalError(loc, "'", getOperationName(),
+                               "' permutation repeats axis ", axis);
+    seen[axis] = true;
+  }
+  SmallVector<int64_t> inStrides = input.getEffectiveStrides();
+  SmallVector<int64_t> shape, strides;
+  for (int64_t axis : perm) {
+    shape.push_back(input.getDimSize(axis));
+    strides.push_back(inStrides[axis]);
+  }
+  results.push_back(StridedTensorType::get(shape, input.getElementType(), strides));
+  return success();
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  if (llvm::equal(getPermutation(),
+                  llvm::seq<int64_t>(0, getPermutation().size())))
+    return getInput();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// SliceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &results) {
+  auto input = cast<StridedTensorType>(adaptor.getInput().getType());
+  ArrayRef<int64_t> starts = adaptor.getStarts(), sizes = adaptor.getSizes(),
+                    steps = adaptor.getSteps();
+  int64_t rank = input.getRank();
+  if (static_cast<int64_t>(starts.size()) != rank ||
+      static_cast<int64_t>(sizes.size()) != rank ||
+      static_cast<int64_t>(steps.size()) != rank)
+    return emitOptionalError(loc, "'", getOperationName(),
+                             "' needs one start, size and step per "
+                             "dimension of its rank-",
+                             rank, " operand; got ", starts.size(), ", ",
+                             sizes.size(), " and ", steps.size());
+  SmallVector<int64_t> inStrides = input.getEffectiveStrides();
+  SmallVector<int64_t> strides;
+  for (int64_t axis = 0; axis < rank; ++axis) {
+    if (starts[axis] < 0 || sizes[axis] < 1 || steps[axis] < 1)
+      return emitOptionalError(loc, "'", getOperationName(), "' dimension ",
+                               axis, " needs start >= 0, size >= 1 and step "
+                               ">= 1; got start ",
+                               starts[axis], ", size ", sizes[axis],
+                               ", step ", steps[axis]);
+    int64_t dim = input.getDimSize(axis);
+    int64_t last = starts[axis] + (sizes[axis] - 1) * steps[axis];
+    if (dim != kDynamic && last >= dim)
+      return emitOptionalError(loc, "'", getOperationName(), "' dimension ",
+                               axis, " reads index ", last,
+                               ", past its size ", dim);
+    strides.push_back(scaleStride(inStrides[axis], steps[axis]));
+  }
+  results.push_back(StridedTensorType::get(sizes, input.getElementType(), strides));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ConcatOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  ValueRange inputs = adaptor.getInputs();
+  if (inputs.empty())
+    return emitOptionalError(loc, "'", getOperationName(),
+                             "' needs at least one operand");
+  auto first = cast<StridedTensorType>(inputs.front().getType());
+  int64_t axis = adaptor.getAxis();
+  if (failed(checkAxis(loc, getOperationName(), axis, first.getRank())))
+    return failure();
+  SmallVector<int64_t> shape(first.getShape());
+  for (auto [index, value] : llvm::enumerate(inputs.drop_front())) {
+    auto type = cast<StridedTensorType>(value.getType());
+    if (type.getElementType() != first.getElementType())
+      return emitOptionalError(loc, "'", getOperationName(), "' operand ",
+                               index + 1, " has element type ",
+                               type.getElementType(), ", operand 0 has ",
+                               first.getElementType());
+    if (type.getRank() != first.getRank())
+      return emitOptionalError(loc, "'", getOperationName(), "' operand ",
+                               index + 1, " has rank ", type.getRank(),
+                               ", operand 0 has rank ", first.getRank());
+    for (int64_t d = 0; d < first.getRank(); ++d) {
+      int64_t dim = type.getDimSize(d);
+      if (d == axis) {
+        shape[d] = (shape[d] == kDynamic || dim == kDynamic) ? kDynamic
+                                                             : shape[d] + dim;
+      } else if (!dimsCompatible(shape[d], dim)) {
+        return emitOptionalError(
+            loc, "'", getOperationName(), "' operand ", index + 1,
+            " has shape ", formatShape(type.getShape()),
+            ", which differs from operand 0's ",
+            formatShape(first.getShape()), " at dimension ", d,
+            " (only the concat axis ", axis, " may differ)");
+      } else if (shape[d] == kDynamic) {
+        shape[d] = dim;
+      }
+    }
+  }
+  results.push_back(StridedTensorType::get(shape, first.getElementType()));
+  return success();
+}
