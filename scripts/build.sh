@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Configures and builds gpuos into ${BUILD_DIR:-build}. Extra arguments go to
-# `cmake --build` (for example a target name).
+# `cmake --build` (for example `--target gpuos-opt`).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}

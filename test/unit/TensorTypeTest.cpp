@@ -2,6 +2,7 @@
 
 #include "gpuos/Dialect/Gpuos/IR/GpuosDialect.h"
 #include "mlir/AsmParser/AsmParser.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "gtest/gtest.h"
 
@@ -57,6 +58,24 @@ TEST_F(TensorTypeTest, ElementTypeSupport) {
   EXPECT_TRUE(isInClass(f32, DTypeClass::Float));
   EXPECT_FALSE(isInClass(IntegerType::get(&context, 32), DTypeClass::Float));
   EXPECT_FALSE(isInClass(IntegerType::get(&context, 1), DTypeClass::Numeric));
+}
+
+// Verifier paths the parser cannot reach (it canonicalizes and rejects
+// negative sizes earlier) are still checked for programmatic builders.
+TEST_F(TensorTypeTest, GetCheckedRejectsWhatTheParserCannotSpell) {
+  std::string message;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    message = diag.str();
+    return success();
+  });
+  auto emitError = [&] { return mlir::emitError(UnknownLoc::get(&context)); };
+  EXPECT_FALSE(StridedTensorType::getChecked(emitError, &context, {4, -3}, f32,
+                                             {}));
+  EXPECT_EQ(message, "dimension 1 has negative size -3");
+  EXPECT_FALSE(StridedTensorType::getChecked(emitError, &context, {4, 8}, f32,
+                                             {8, 1}));
+  EXPECT_EQ(message, "row-major strides must be omitted (the contiguous form "
+                     "is canonical)");
 }
 
 } // namespace

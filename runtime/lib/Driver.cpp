@@ -1,0 +1,119 @@
+//===- Driver.cpp - dlopen of libcuda -------------------------------------===//
+
+#include "gpuos/runtime/Driver.h"
+
+#include <cstdlib>
+#include <dlfcn.h>
+
+namespace gpuos::runtime {
+namespace {
+
+// Attribute ids from cuda.h (CUdevice_attribute); stable across releases.
+constexpr int kAttrMultiprocessorCount = 16;
+constexpr int kAttrComputeMajor = 75;
+constexpr int kAttrComputeMinor = 76;
+
+template <typename Fn>
+bool resolve(void *library, const char *symbol, Fn &slot, std::string &error) {
+  slot = reinterpret_cast<Fn>(dlsym(library, symbol));
+  if (!slot)
+    error = std::string("the driver library lacks ") + symbol;
+  return slot != nullptr;
+}
+
+} // namespace
+
+DriverStatus loadDriverFrom(const char *path) {
+  DriverStatus status;
+  void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!library) {
+    const char *why = dlerror();
+    status.error = std::string("no GPU: cannot load the CUDA driver (") +
+                   path + "): " + (why ? why : "unknown error");
+    return status;
+  }
+  // The table lives for the process: a driver is never unloaded.
+  auto *api = new DriverApi;
+  std::string error;
+  bool ok = resolve(library, "cuInit", api->cuInit, error) &&
+            resolve(library, "cuDriverGetVersion", api->cuDriverGetVersion,
+                    error) &&
+            resolve(library, "cuDeviceGetCount", api->cuDeviceGetCount,
+                    error) &&
+            resolve(library, "cuDeviceGet", api->cuDeviceGet, error) &&
+            resolve(library, "cuDeviceGetName", api->cuDeviceGetName, error) &&
+            resolve(library, "cuDeviceGetAttribute", api->cuDeviceGetAttribute,
+                    error) &&
+            resolve(library, "cuDeviceTotalMem_v2", api->cuDeviceTotalMem,
+                    error) &&
+            resolve(library, "cuGetErrorString", api->cuGetErrorString, error);
+  if (!ok) {
+    delete api;
+    status.error = "no GPU: " + error + " (" + path + ")";
+    return status;
+  }
+  if (CUresult result = api->cuInit(0)) {
+    status.error = "no GPU: cuInit failed: " + describeError(*api, result);
+    delete api;
+    return status;
+  }
+  status.api = api;
+  return status;
+}
+
+const DriverStatus &loadDriver() {
+  static const DriverStatus status = [] {
+    const char *path = std::getenv("GPUOS_LIBCUDA");
+    return loadDriverFrom(path && *path ? path : "libcuda.so.1");
+  }();
+  return status;
+}
+
+std::string describeError(const DriverApi &api, CUresult result) {
+  const char *text = nullptr;
+  if (api.cuGetErrorString && api.cuGetErrorString(result, &text) == 0 && text)
+    return std::string(text) + " (CUresult " + std::to_string(result) + ")";
+  return "CUresult " + std::to_string(result);
+}
+
+SystemInfo querySystem(const DriverStatus &status) {
+  SystemInfo info;
+  if (!status.available()) {
+    info.error = status.error;
+    return info;
+  }
+  const DriverApi &api = *status.api;
+  int count = 0;
+  if (CUresult r = api.cuDriverGetVersion(&info.driverVersion)) {
+    info.error = "cuDriverGetVersion: " + describeError(api, r);
+    return info;
+  }
+  if (CUresult r = api.cuDeviceGetCount(&count)) {
+    info.error = "cuDeviceGetCount: " + describeError(api, r);
+    return info;
+  }
+  for (int ordinal = 0; ordinal < count; ++ordinal) {
+    DeviceInfo device;
+    device.ordinal = ordinal;
+    CUdevice handle = 0;
+    char name[256] = {};
+    if (CUresult r = api.cuDeviceGet(&handle, ordinal)) {
+      info.error = "cuDeviceGet(" + std::to_string(ordinal) +
+                   "): " + describeError(api, r);
+      return info;
+    }
+    api.cuDeviceGetName(name, sizeof(name) - 1, handle);
+    device.name = name;
+    api.cuDeviceGetAttribute(&device.computeMajor, kAttrComputeMajor, handle);
+    api.cuDeviceGetAttribute(&device.computeMinor, kAttrComputeMinor, handle);
+    api.cuDeviceGetAttribute(&device.multiprocessors, kAttrMultiprocessorCount,
+                             handle);
+    api.cuDeviceTotalMem(&device.totalMemoryBytes, handle);
+    info.devices.push_back(device);
+  }
+  if (info.devices.empty())
+    info.error = "no GPU: the driver loaded but reports no devices";
+  return info;
+}
+
+} // namespace gpuos::runtime
