@@ -3,6 +3,7 @@
 #include "gpuos/Dialect/Gpuos/IR/GpuosDialect.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace gpuos;
@@ -133,9 +134,9 @@ SmallVector<int64_t> StridedTensorType::getEffectiveStrides() const {
 std::optional<int64_t> StridedTensorType::getNumElements() const {
   int64_t count = 1;
   for (int64_t dim : getShape()) {
-    if (dim == kDynamic)
+    // Unknown as well when the count does not fit in int64.
+    if (dim == kDynamic || llvm::MulOverflow(count, dim, count))
       return std::nullopt;
-    count *= dim;
   }
   return count;
 }

@@ -18,6 +18,20 @@ inline llvm::LogicalResult checkAxis(std::optional<mlir::Location> loc,
                                  ") for an operand of rank ", rank);
 }
 
+/// Fails unless every operand is a !gpuos.tensor. Parsing the custom form
+/// infers result types before the verifier has checked the operand types, and
+/// a forward reference in a graph region may carry any type.
+inline llvm::LogicalResult checkTensorOperands(std::optional<mlir::Location> loc,
+                                               llvm::StringRef opName,
+                                               mlir::ValueRange operands) {
+  for (auto [index, operand] : llvm::enumerate(operands))
+    if (!llvm::isa<StridedTensorType>(operand.getType()))
+      return mlir::emitOptionalError(loc, "'", opName, "' operand #", index,
+                                     " must be a !gpuos.tensor, got ",
+                                     operand.getType());
+  return llvm::success();
+}
+
 /// Fails unless the element type of `type` is in `cls`.
 inline llvm::LogicalResult checkElementType(std::optional<mlir::Location> loc,
                                             llvm::StringRef opName,

@@ -23,6 +23,9 @@ LogicalResult ReduceOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &results) {
+  if (failed(checkTensorOperands(loc, getOperationName(),
+                                 adaptor.getOperands())))
+    return failure();
   auto input = cast<StridedTensorType>(adaptor.getInput().getType());
   ArrayRef<int64_t> axes = adaptor.getAxes();
   StringRef name = getOperationName();
@@ -53,6 +56,9 @@ LogicalResult ArgmaxOp::inferReturnTypes(MLIRContext *context,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &results) {
+  if (failed(checkTensorOperands(loc, getOperationName(),
+                                 adaptor.getOperands())))
+    return failure();
   auto input = cast<StridedTensorType>(adaptor.getInput().getType());
   int64_t axis = adaptor.getAxis();
   if (failed(checkElementType(loc, getOperationName(), input,
@@ -70,6 +76,9 @@ LogicalResult SoftmaxOp::inferReturnTypes(MLIRContext *,
                                           std::optional<Location> loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &results) {
+  if (failed(checkTensorOperands(loc, getOperationName(),
+                                 adaptor.getOperands())))
+    return failure();
   auto input = cast<StridedTensorType>(adaptor.getInput().getType());
   if (failed(checkElementType(loc, getOperationName(), input,
                               DTypeClass::Float)) ||
@@ -118,6 +127,9 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &results) {
+  if (failed(checkTensorOperands(loc, getOperationName(),
+                                 adaptor.getOperands())))
+    return failure();
   return inferNorm(loc, getOperationName(), adaptor.getInput(),
                    {adaptor.getWeight(), adaptor.getBias()},
                    {"weight", "bias"}, adaptor.getEpsilon().convertToDouble(),
@@ -128,6 +140,9 @@ LogicalResult RmsNormOp::inferReturnTypes(MLIRContext *,
                                           std::optional<Location> loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &results) {
+  if (failed(checkTensorOperands(loc, getOperationName(),
+                                 adaptor.getOperands())))
+    return failure();
   return inferNorm(loc, getOperationName(), adaptor.getInput(),
                    {adaptor.getWeight()}, {"weight"},
                    adaptor.getEpsilon().convertToDouble(), results);
@@ -137,6 +152,9 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &results) {
+  if (failed(checkTensorOperands(loc, getOperationName(),
+                                 adaptor.getOperands())))
+    return failure();
   StringRef name = getOperationName();
   auto lhs = cast<StridedTensorType>(adaptor.getLhs().getType());
   auto rhs = cast<StridedTensorType>(adaptor.getRhs().getType());

@@ -1,6 +1,7 @@
 //===- Shapes.cpp - shape, stride and dtype rules of gpuos ----------------===//
 
 #include "gpuos/Dialect/Gpuos/IR/GpuosDialect.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace gpuos;
@@ -52,8 +53,11 @@ SmallVector<int64_t> gpuos::rowMajorStrides(ArrayRef<int64_t> shape) {
   for (int64_t axis = static_cast<int64_t>(shape.size()) - 1; axis >= 0;
        --axis) {
     strides[axis] = running;
-    if (running != kDynamic)
-      running = shape[axis] == kDynamic ? kDynamic : running * shape[axis];
+    // A stride past int64 is as unknown as one behind a dynamic dim.
+    if (running != kDynamic &&
+        (shape[axis] == kDynamic ||
+         llvm::MulOverflow(running, shape[axis], running)))
+      running = kDynamic;
   }
   return strides;
 }
@@ -119,7 +123,11 @@ LogicalResult gpuos::inferElementwise(std::optional<Location> loc,
   SmallVector<ArrayRef<int64_t>> shapes;
   Type elementType;
   for (auto [index, operand] : llvm::enumerate(operands)) {
-    auto type = cast<StridedTensorType>(operand.getType());
+    auto type = dyn_cast<StridedTensorType>(operand.getType());
+    if (!type) // custom-form parsing infers before operand types verify
+      return emitOptionalError(loc, "'", opName, "' operand #", index,
+                               " must be a !gpuos.tensor, got ",
+                               operand.getType());
     shapes.push_back(type.getShape());
     Type et = type.getElementType();
     // select's condition is the one operand with a fixed element type.

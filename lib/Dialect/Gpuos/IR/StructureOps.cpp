@@ -143,46 +143,54 @@ static LogicalResult verifyNames(GraphOp graph) {
 
 /// Reports the first cycle among the ops of `block` with a note at every op
 /// on it. Graph regions allow any order, so this is the only cycle guard.
+/// The depth-first walk keeps its own stack: graphs of 100k ops are real.
 static LogicalResult verifyAcyclic(GraphOp graph, Block &block) {
   enum class Mark { Unvisited, OnPath, Done };
   llvm::DenseMap<Operation *, Mark> marks;
-  SmallVector<Operation *> path;
-  std::function<Operation *(Operation *)> visit =
-      [&](Operation *op) -> Operation * {
-    marks[op] = Mark::OnPath;
-    path.push_back(op);
-    for (Value operand : op->getOperands()) {
-      Operation *producer = operand.getDefiningOp();
+  // The current path, with the next operand to look at for each op on it.
+  SmallVector<std::pair<Operation *, unsigned>> path;
+  for (Operation &root : block) {
+    if (marks.lookup(&root) != Mark::Unvisited)
+      continue;
+    marks[&root] = Mark::OnPath;
+    path.push_back({&root, 0});
+    while (!path.empty()) {
+      auto &[op, next] = path.back();
+      if (next == op->getNumOperands()) {
+        marks[op] = Mark::Done;
+        path.pop_back();
+        continue;
+      }
+      Operation *producer = op->getOperand(next++).getDefiningOp();
       if (!producer || producer->getBlock() != &block)
         continue;
       Mark mark = marks.lookup(producer);
-      if (mark == Mark::OnPath)
-        return producer;
-      if (mark == Mark::Unvisited)
-        if (Operation *start = visit(producer))
-          return start;
+      if (mark == Mark::Unvisited) {
+        marks[producer] = Mark::OnPath;
+        path.push_back({producer, 0});
+        continue;
+      }
+      if (mark == Mark::Done)
+        continue;
+      // `producer` is on the path: the ops from it to the top form a cycle.
+      auto cycleBegin = llvm::find_if(
+          path, [&](const auto &entry) { return entry.first == producer; });
+      InFlightDiagnostic diag = graph.emitOpError()
+                                << "body has a cycle through "
+                                << (path.end() - cycleBegin)
+                                << " op(s); a graph must be a DAG";
+      for (const auto &entry : llvm::make_range(cycleBegin, path.end()))
+        diag.attachNote(entry.first->getLoc())
+            << "'" << entry.first->getName() << "' is on the cycle";
+      return failure();
     }
-    path.pop_back();
-    marks[op] = Mark::Done;
-    return nullptr;
-  };
-  for (Operation &op : block) {
-    if (marks.lookup(&op) != Mark::Unvisited)
-      continue;
-    Operation *start = visit(&op);
-    if (!start)
-      continue;
-    auto cycleBegin = llvm::find(path, start);
-    InFlightDiagnostic diag = graph.emitOpError()
-                              << "body has a cycle through "
-                              << (path.end() - cycleBegin)
-                              << " op(s); a graph must be a DAG";
-    for (Operation *member : llvm::make_range(cycleBegin, path.end()))
-      diag.attachNote(member->getLoc())
-          << "'" << member->getName() << "' is on the cycle";
-    return failure();
   }
   return success();
+}
+
+/// The yield ending `block`, or null when the block ends otherwise.
+static YieldOp getYield(Block &block) {
+  return block.empty() ? YieldOp() : dyn_cast<YieldOp>(block.back());
 }
 
 LogicalResult GraphOp::verifyRegions() {
@@ -207,7 +215,7 @@ LogicalResult GraphOp::verifyRegions() {
       return emitOpError() << "input of type " << type
                            << " is not a !gpuos.tensor";
 
-  auto yield = dyn_cast<YieldOp>(block.getTerminator());
+  YieldOp yield = getYield(block);
   if (!yield)
     return emitOpError("body must end with gpuos.yield");
   ValueRange values = yield.getValues();
@@ -341,7 +349,7 @@ LogicalResult TaskOp::verifyRegions() {
     if (size <= 0)
       return emitOpError() << "tile size " << axis
                            << " must be a positive number of elements";
-  auto yield = dyn_cast<YieldOp>(block.getTerminator());
+  YieldOp yield = getYield(block);
   if (!yield)
     return emitOpError("body must end with gpuos.yield");
   if (!llvm::equal(yield.getValues().getTypes(), getResultTypes()))

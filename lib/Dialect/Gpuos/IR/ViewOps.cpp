@@ -7,6 +7,7 @@
 
 #include "AsmDirectives.h"
 #include "OpDiagnostics.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace gpuos;
@@ -46,8 +47,14 @@ void gpuos::printDimList(OpAsmPrinter &printer, Operation *,
   printer << ']';
 }
 
-static int64_t scaleStride(int64_t stride, int64_t factor) {
-  return stride == kDynamic ? kDynamic : stride * factor;
+/// `stride * factor`, or std::nullopt when that overflows int64.
+static std::optional<int64_t> scaleStride(int64_t stride, int64_t factor) {
+  int64_t scaled;
+  if (stride == kDynamic)
+    return kDynamic;
+  if (llvm::MulOverflow(stride, factor, scaled))
+    return std::nullopt;
+  return scaled;
 }
 
 //===----------------------------------------------------------------------===//
@@ -58,6 +65,9 @@ LogicalResult BroadcastOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &results) {
+  if (failed(checkTensorOperands(loc, getOperationName(),
+                                 adaptor.getOperands())))
+    return failure();
   auto input = cast<StridedTensorType>(adaptor.getInput().getType());
   ArrayRef<int64_t> target = adaptor.getShape();
   ArrayRef<int64_t> shape = input.getShape();
@@ -103,6 +113,9 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *,
                                           std::optional<Location> loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &results) {
+  if (failed(checkTensorOperands(loc, getOperationName(),
+                                 adaptor.getOperands())))
+    return failure();
   auto input = cast<StridedTensorType>(adaptor.getInput().getType());
   ArrayRef<int64_t> target = adaptor.getShape();
   if (!input.isContiguous())
@@ -122,9 +135,16 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *,
       return emitOptionalError(loc, "'", getOperationName(),
                                "' target dimension ", axis,
                                " has negative size ", dim);
-    count *= dim;
+    if (llvm::MulOverflow(count, dim, count))
+      return emitOptionalError(loc, "'", getOperationName(), "' target ",
+                               formatShape(target),
+                               " has more elements than int64 counts");
   }
   std::optional<int64_t> have = input.getNumElements();
+  if (!have && input.hasStaticShape())
+    return emitOptionalError(loc, "'", getOperationName(), "' operand ",
+                             formatShape(input.getShape()),
+                             " has more elements than int64 counts");
   if (have && !dynamic && *have != count)
     return emitOptionalError(loc, "'", getOperationName(), "' cannot reshape ",
                              formatShape(input.getShape()), " (", *have,
@@ -148,6 +168,9 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &results) {
+  if (failed(checkTensorOperands(loc, getOperationName(),
+                                 adaptor.getOperands())))
+    return failure();
   auto input = cast<StridedTensorType>(adaptor.getInput().getType());
   ArrayRef<int64_t> perm = adaptor.getPermutation();
   int64_t rank = input.getRank();
@@ -189,6 +212,9 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
                                         std::optional<Location> loc,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &results) {
+  if (failed(checkTensorOperands(loc, getOperationName(),
+                                 adaptor.getOperands())))
+    return failure();
   auto input = cast<StridedTensorType>(adaptor.getInput().getType());
   ArrayRef<int64_t> starts = adaptor.getStarts(), sizes = adaptor.getSizes(),
                     steps = adaptor.getSteps();
@@ -211,12 +237,23 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
                                starts[axis], ", size ", sizes[axis],
                                ", step ", steps[axis]);
     int64_t dim = input.getDimSize(axis);
-    int64_t last = starts[axis] + (sizes[axis] - 1) * steps[axis];
+    int64_t last;
+    if (llvm::MulOverflow(sizes[axis] - 1, steps[axis], last) ||
+        llvm::AddOverflow(starts[axis], last, last))
+      return emitOptionalError(loc, "'", getOperationName(), "' dimension ",
+                               axis, " reads past index ",
+                               std::numeric_limits<int64_t>::max());
     if (dim != kDynamic && last >= dim)
       return emitOptionalError(loc, "'", getOperationName(), "' dimension ",
                                axis, " reads index ", last,
                                ", past its size ", dim);
-    strides.push_back(scaleStride(inStrides[axis], steps[axis]));
+    std::optional<int64_t> stride = scaleStride(inStrides[axis], steps[axis]);
+    if (!stride)
+      return emitOptionalError(loc, "'", getOperationName(), "' dimension ",
+                               axis, " stride ", inStrides[axis],
+                               " times step ", steps[axis],
+                               " overflows int64");
+    strides.push_back(*stride);
   }
   results.push_back(StridedTensorType::get(sizes, input.getElementType(), strides));
   return success();
@@ -230,6 +267,9 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &results) {
+  if (failed(checkTensorOperands(loc, getOperationName(),
+                                 adaptor.getOperands())))
+    return failure();
   ValueRange inputs = adaptor.getInputs();
   if (inputs.empty())
     return emitOptionalError(loc, "'", getOperationName(),
@@ -253,8 +293,12 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
     for (int64_t d = 0; d < first.getRank(); ++d) {
       int64_t dim = type.getDimSize(d);
       if (d == axis) {
-        shape[d] = (shape[d] == kDynamic || dim == kDynamic) ? kDynamic
-                                                             : shape[d] + dim;
+        if (shape[d] == kDynamic || dim == kDynamic)
+          shape[d] = kDynamic;
+        else if (llvm::AddOverflow(shape[d], dim, shape[d]))
+          return emitOptionalError(loc, "'", getOperationName(),
+                                   "' result dimension ", d,
+                                   " overflows int64");
       } else if (!dimsCompatible(shape[d], dim)) {
         return emitOptionalError(
             loc, "'", getOperationName(), "' operand ", index + 1,
