@@ -83,6 +83,15 @@ LogicalResult BroadcastOp::inferReturnTypes(MLIRContext *,
       return emitOptionalError(loc, "'", getOperationName(),
                                "' target dimension ", axis,
                                " has negative size ", want);
+    // A dynamic target size must come from the operand: gpuos has no size
+    // operands, so `?` only passes an operand's own `?` through.
+    if (want == kDynamic && (axis < lead || shape[axis - lead] != kDynamic))
+      return emitOptionalError(
+          loc, "'", getOperationName(), "' target dimension ", axis,
+          " is dynamic but its size cannot come from the operand (",
+          axis < lead ? std::string("a new dimension")
+                      : "operand size " + std::to_string(shape[axis - lead]),
+          "); give a static size");
     if (axis < lead)
       continue; // a new leading dimension reads the same data: stride 0
     int64_t have = shape[axis - lead];
@@ -97,8 +106,7 @@ LogicalResult BroadcastOp::inferReturnTypes(MLIRContext *,
       return emitOptionalError(
           loc, "'", getOperationName(), "' cannot broadcast operand shape ",
           formatShape(shape), " to ", formatShape(target), ": dimension ",
-          axis - lead, " has size ", have, ", not 1 or ",
-          want == kDynamic ? std::string("?") : std::to_string(want));
+          axis - lead, " has size ", have, ", not 1 or ", want);
   }
   results.push_back(
       StridedTensorType::get(target, input.getElementType(), strides));
@@ -128,6 +136,11 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *,
   bool dynamic = false;
   for (auto [axis, dim] : llvm::enumerate(target)) {
     if (dim == kDynamic) {
+      // Like numpy's -1: one unknown size is implied by the element count.
+      if (dynamic)
+        return emitOptionalError(loc, "'", getOperationName(), "' target ",
+                                 formatShape(target),
+                                 " has more than one dynamic dimension");
       dynamic = true;
       continue;
     }

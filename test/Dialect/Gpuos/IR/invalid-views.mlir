@@ -145,3 +145,29 @@ gpuos.graph @g() -> (y : !gpuos.tensor<4xf32>) {
   %y = "gpuos.concat"() <{axis = 0 : i64}> : () -> !gpuos.tensor<4xf32>
   gpuos.yield %y : !gpuos.tensor<4xf32>
 }
+
+// -----
+
+// A dynamic broadcast size must be the operand's own dynamic size.
+gpuos.graph @g(%x : !gpuos.tensor<3xf32>) -> (y : !gpuos.tensor<4xf32>) {
+  // expected-error @+1 {{'gpuos.broadcast' target dimension 0 is dynamic but its size cannot come from the operand (operand size 3); give a static size}}
+  %y = gpuos.broadcast %x to [?] : !gpuos.tensor<3xf32>
+  gpuos.yield %y : !gpuos.tensor<4xf32>
+}
+
+// -----
+
+gpuos.graph @g(%x : !gpuos.tensor<4xf32>) -> (y : !gpuos.tensor<4xf32>) {
+  // expected-error @+1 {{'gpuos.broadcast' target dimension 0 is dynamic but its size cannot come from the operand (a new dimension); give a static size}}
+  %y = gpuos.broadcast %x to [?, 4] : !gpuos.tensor<4xf32>
+  gpuos.yield %y : !gpuos.tensor<4xf32>
+}
+
+// -----
+
+// reshape infers at most one dynamic size, like numpy's -1.
+gpuos.graph @g(%x : !gpuos.tensor<?xf32>) -> (y : !gpuos.tensor<4xf32>) {
+  // expected-error @+1 {{'gpuos.reshape' target ?x? has more than one dynamic dimension}}
+  %y = gpuos.reshape %x to [?, ?] : !gpuos.tensor<?xf32>
+  gpuos.yield %y : !gpuos.tensor<4xf32>
+}

@@ -278,3 +278,12 @@ gpuos.graph @tasks(%x : !gpuos.tensor<32x1024xf32>, %b : !gpuos.tensor<1024xf32>
   }
   gpuos.yield %r#0, %r#1 : !gpuos.tensor<32x1024xf32>, !gpuos.tensor<32x1024xf32>
 }
+
+// A dynamic operand size passes through a broadcast; its stride is kept.
+// CHECK-LABEL: gpuos.graph @broadcast_dynamic
+// CHECK-SAME: -> (y : !gpuos.tensor<2x?x8xf32, strides = [0, 8, 1]>)
+gpuos.graph @broadcast_dynamic(%x : !gpuos.tensor<?x8xf32>)
+    -> (y : !gpuos.tensor<2x?x8xf32, strides = [0, 8, 1]>) {
+  %y = gpuos.broadcast %x to [2, ?, 8] : !gpuos.tensor<?x8xf32>
+  gpuos.yield %y : !gpuos.tensor<2x?x8xf32, strides = [0, 8, 1]>
+}

@@ -1,0 +1,1 @@
+%y = gpuos.argmax %x axis 0 : i1

@@ -1,0 +1,1 @@
+%y = gpuos.broadcast %x to [4] : f32

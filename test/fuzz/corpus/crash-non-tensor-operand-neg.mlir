@@ -1,0 +1,1 @@
+gpuos.neg%x:i3

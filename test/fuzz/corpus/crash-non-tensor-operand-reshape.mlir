@@ -1,0 +1,1 @@
+%y = gpuos.reshape %x to [4] : index

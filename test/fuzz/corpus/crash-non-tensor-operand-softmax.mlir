@@ -1,0 +1,1 @@
+%y = gpuos.softmax %x axis 0 : f16

@@ -1,0 +1,1 @@
+%y = gpuos.transpose %x [0] : vector<4xf32>

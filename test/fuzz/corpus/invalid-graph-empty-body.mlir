@@ -1,0 +1,2 @@
+gpuos.graph @g() -> (y : !gpuos.tensor<4xf32>) {
+}

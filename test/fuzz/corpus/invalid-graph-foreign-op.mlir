@@ -1,0 +1,4 @@
+gpuos.graph @g(%x : !gpuos.tensor<4xf32>) -> (y : !gpuos.tensor<4xf32>) {
+  "test.op"() : () -> ()
+  gpuos.yield %x : !gpuos.tensor<4xf32>
+}

@@ -1,0 +1,4 @@
+"gpuos.graph"() ({
+^bb0:
+  "gpuos.yield"() : () -> ()
+}) : () -> ()

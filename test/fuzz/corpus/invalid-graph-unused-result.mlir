@@ -1,0 +1,5 @@
+gpuos.graph @g(%x : !gpuos.tensor<4xf32>) -> (y : !gpuos.tensor<4xf32>) {
+  %u = gpuos.exp %x : !gpuos.tensor<4xf32>
+  %y = gpuos.neg %x : !gpuos.tensor<4xf32>
+  gpuos.yield %y : !gpuos.tensor<4xf32>
+}

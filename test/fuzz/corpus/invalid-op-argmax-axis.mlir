@@ -1,0 +1,4 @@
+gpuos.graph @g(%x : !gpuos.tensor<4xf32>) -> (y : !gpuos.tensor<4xi64>) {
+  %y = gpuos.argmax %x axis 1 : !gpuos.tensor<4xf32>
+  gpuos.yield %y : !gpuos.tensor<4xi64>
+}

@@ -1,0 +1,4 @@
+gpuos.graph @g(%x : !gpuos.tensor<4xf32>) -> (y : !gpuos.tensor<f32>) {
+  %y = gpuos.reduce max %x axes [3] : !gpuos.tensor<4xf32>
+  gpuos.yield %y : !gpuos.tensor<f32>
+}

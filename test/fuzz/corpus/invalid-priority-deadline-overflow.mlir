@@ -1,0 +1,4 @@
+gpuos.graph @p(%x : !gpuos.tensor<4xf32>) -> (y : !gpuos.tensor<4xf32>) priority #gpuos.priority<urgent, deadline_us = 9223372036854775808> {
+  %y = gpuos.neg %x : !gpuos.tensor<4xf32>
+  gpuos.yield %y : !gpuos.tensor<4xf32>
+}

@@ -1,0 +1,5 @@
+gpuos.graph @g(%x : !gpuos.tensor<4xf32>) -> (y : !gpuos.tensor<4xf32>) {
+  %y = "gpuos.task"(%x) <{kind = "t", tile = array<i64: 4>}> ({
+  }) : (!gpuos.tensor<4xf32>) -> !gpuos.tensor<4xf32>
+  gpuos.yield %y : !gpuos.tensor<4xf32>
+}

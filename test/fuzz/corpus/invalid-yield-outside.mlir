@@ -1,0 +1,1 @@
+gpuos.yield

@@ -1,0 +1,1 @@
+gpuos.graph @gÿþ(%x : !gpuos.tensor<4xf32>) -> (y : !gpuos.tensor<4xf32>) {}

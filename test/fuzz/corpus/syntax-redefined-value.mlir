@@ -1,0 +1,4 @@
+gpuos.graph @g(%x : !gpuos.tensor<4xf32>) -> (y : !gpuos.tensor<4xf32>) {
+  %x = gpuos.neg %x : !gpuos.tensor<4xf32>
+  gpuos.yield %x : !gpuos.tensor<4xf32>
+}

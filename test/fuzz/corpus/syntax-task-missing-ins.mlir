@@ -1,0 +1,6 @@
+gpuos.graph @g(%x : !gpuos.tensor<4x8xf32>) -> (y : !gpuos.tensor<4x8xf32>) {
+  %y = gpuos.task "t" (%a = %x : !gpuos.tensor<4x8xf32>) tile [1, 8] -> (!gpuos.tensor<4x8xf32>) {
+    gpuos.yield %a : !gpuos.tensor<4x8xf32>
+  }
+  gpuos.yield %y : !gpuos.tensor<4x8xf32>
+}

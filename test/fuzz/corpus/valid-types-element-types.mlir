@@ -1,0 +1,3 @@
+gpuos.graph @element_types(%f32 : !gpuos.tensor<4xf32>, %f16 : !gpuos.tensor<4xf16>, %bf16 : !gpuos.tensor<4xbf16>, %f64 : !gpuos.tensor<4xf64>, %i64 : !gpuos.tensor<4xi64>, %i32 : !gpuos.tensor<4xi32>, %i8 : !gpuos.tensor<4xi8>, %i1 : !gpuos.tensor<4xi1>) -> (f32_out : !gpuos.tensor<4xf32>, f16_out : !gpuos.tensor<4xf16>, bf16_out : !gpuos.tensor<4xbf16>, f64_out : !gpuos.tensor<4xf64>, i64_out : !gpuos.tensor<4xi64>, i32_out : !gpuos.tensor<4xi32>, i8_out : !gpuos.tensor<4xi8>, i1_out : !gpuos.tensor<4xi1>) {
+  gpuos.yield %f32, %f16, %bf16, %f64, %i64, %i32, %i8, %i1 : !gpuos.tensor<4xf32>, !gpuos.tensor<4xf16>, !gpuos.tensor<4xbf16>, !gpuos.tensor<4xf64>, !gpuos.tensor<4xi64>, !gpuos.tensor<4xi32>, !gpuos.tensor<4xi8>, !gpuos.tensor<4xi1>
+}
