@@ -45,7 +45,8 @@ def Gpuos_StridedTensorType : Gpuos_Type<"StridedTensor", "tensor"> {
     /// Strides of every dimension; row-major ones when the view is
     /// contiguous, with `kDynamic` where a dynamic dim makes them unknown.
     ::llvm::SmallVector<int64_t> getEffectiveStrides() const;
-    /// Number of elements, or std::nullopt when a dimension is dynamic.
+    /// Number of elements, or std::nullopt when a dimension is dynamic or
+    /// the count does not fit in int64.
     std::optional<int64_t> getNumElements() const;
     /// The contiguous tensor of the same shape and element type.
     StridedTensorType getContiguous() const;

@@ -108,20 +108,6 @@ std::string print(Operation *op, bool generic) {
 
 } // namespace
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-// LLVM's BumpPtrAllocator poisons its slabs with ASan's manual-poisoning API
-// when the code including it is built with ASan. Here only our objects are;
-// the prebuilt MLIR archives are not, and the linker picks one copy of each
-// inline allocator function, so a slab poisoned by an instrumented copy gets
-// handed out by an uninstrumented one: a false use-after-poison. Manual
-// poisoning is all that turns off; heap, stack and global checks stay.
-extern "C" const char *__asan_default_options() {
-  return "allow_user_poisoning=0";
-}
-#endif
-#endif
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // The parser needs a NUL-terminated buffer.
   std::string input(reinterpret_cast<const char *>(data), size);
