@@ -104,3 +104,29 @@ gpuos.graph @g() -> (y : !gpuos.tensor<4xf32>) {
   %y = gpuos.constant dense<1> : tensor<4xi16>
   gpuos.yield %y : !gpuos.tensor<4xf32>
 }
+
+// -----
+
+// Inference runs while parsing, before operand types verify: a forward
+// reference of a non-tensor type gets a diagnostic, not a bad cast.
+gpuos.graph @g(%x : !gpuos.tensor<4xf32>) -> (y : !gpuos.tensor<4xf32>) {
+  // expected-error @+1 {{'gpuos.neg' operand #0 must be a !gpuos.tensor, got 'i3'}}
+  %y = gpuos.neg %z : i3
+  gpuos.yield %y : !gpuos.tensor<4xf32>
+}
+
+// -----
+
+gpuos.graph @g(%x : !gpuos.tensor<4xf32>) -> (y : !gpuos.tensor<4xf32>) {
+  // expected-error @+1 {{'gpuos.transpose' operand #0 must be a !gpuos.tensor, got 'f32'}}
+  %y = gpuos.transpose %z [0] : f32
+  gpuos.yield %y : !gpuos.tensor<4xf32>
+}
+
+// -----
+
+gpuos.graph @g(%x : !gpuos.tensor<4xf32>) -> (y : !gpuos.tensor<4xf32>) {
+  // expected-error @+1 {{'gpuos.matmul' operand #1 must be a !gpuos.tensor, got 'index'}}
+  %y = gpuos.matmul %x, %z : !gpuos.tensor<4xf32>, index
+  gpuos.yield %y : !gpuos.tensor<4xf32>
+}

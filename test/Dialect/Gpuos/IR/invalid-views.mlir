@@ -171,3 +171,44 @@ gpuos.graph @g(%x : !gpuos.tensor<?xf32>) -> (y : !gpuos.tensor<4xf32>) {
   %y = gpuos.reshape %x to [?, ?] : !gpuos.tensor<?xf32>
   gpuos.yield %y : !gpuos.tensor<4xf32>
 }
+
+// -----
+
+// Sizes and strides that overflow int64 are errors, not wrapped values.
+gpuos.graph @g(%x : !gpuos.tensor<?xf32>) -> (y : !gpuos.tensor<4xf32>) {
+  // expected-error @+1 {{'gpuos.reshape' target 4611686018427387904x4 has more elements than int64 counts}}
+  %y = gpuos.reshape %x to [4611686018427387904, 4] : !gpuos.tensor<?xf32>
+  gpuos.yield %y : !gpuos.tensor<4xf32>
+}
+
+// -----
+
+gpuos.graph @g(%x : !gpuos.tensor<4611686018427387904x4xf32>) -> (y : !gpuos.tensor<4xf32>) {
+  // expected-error @+1 {{'gpuos.reshape' operand 4611686018427387904x4 has more elements than int64 counts}}
+  %y = gpuos.reshape %x to [?] : !gpuos.tensor<4611686018427387904x4xf32>
+  gpuos.yield %y : !gpuos.tensor<4xf32>
+}
+
+// -----
+
+gpuos.graph @g(%x : !gpuos.tensor<?xf32, strides = [4611686018427387904]>) -> (y : !gpuos.tensor<4xf32>) {
+  // expected-error @+1 {{'gpuos.slice' dimension 0 stride 4611686018427387904 times step 4 overflows int64}}
+  %y = gpuos.slice %x starts [0] sizes [1] steps [4] : !gpuos.tensor<?xf32, strides = [4611686018427387904]>
+  gpuos.yield %y : !gpuos.tensor<4xf32>
+}
+
+// -----
+
+gpuos.graph @g(%x : !gpuos.tensor<?xf32>) -> (y : !gpuos.tensor<4xf32>) {
+  // expected-error @+1 {{'gpuos.slice' dimension 0 reads past index 9223372036854775807}}
+  %y = gpuos.slice %x starts [0] sizes [4611686018427387904] steps [4] : !gpuos.tensor<?xf32>
+  gpuos.yield %y : !gpuos.tensor<4xf32>
+}
+
+// -----
+
+gpuos.graph @g(%a : !gpuos.tensor<9223372036854775807xf32>, %b : !gpuos.tensor<1xf32>) -> (y : !gpuos.tensor<4xf32>) {
+  // expected-error @+1 {{'gpuos.concat' result dimension 0 overflows int64}}
+  %y = gpuos.concat %a, %b axis 0 : !gpuos.tensor<9223372036854775807xf32>, !gpuos.tensor<1xf32>
+  gpuos.yield %y : !gpuos.tensor<4xf32>
+}
