@@ -272,3 +272,21 @@ func.func @yield_outside(%x : !gpuos.tensor<4xf32>) {
   // expected-error @+1 {{'gpuos.yield' op expects parent op to be one of 'gpuos.graph, gpuos.task'}}
   gpuos.yield %x : !gpuos.tensor<4xf32>
 }
+
+// -----
+
+// A body ending in another dialect's terminator has no outputs.
+// expected-error @+1 {{'gpuos.graph' op body must end with gpuos.yield}}
+gpuos.graph @foreign_terminator(%x : !gpuos.tensor<4xf32>) -> (y : !gpuos.tensor<4xf32>) {
+  llvm.unreachable
+}
+
+// -----
+
+gpuos.graph @task_foreign_terminator(%x : !gpuos.tensor<4xf32>) -> (y : !gpuos.tensor<4xf32>) {
+  // expected-error @+1 {{'gpuos.task' op body must end with gpuos.yield}}
+  %y = gpuos.task "t" ins(%a = %x : !gpuos.tensor<4xf32>) tile [4] -> (!gpuos.tensor<4xf32>) {
+    llvm.unreachable
+  }
+  gpuos.yield %y : !gpuos.tensor<4xf32>
+}
