@@ -22,3 +22,16 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.gpuos_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(["gpuos-opt", "gpuos-interp", "gpuos-fuzz-replay"], tool_dirs)
+# Differential testing of the pass pipeline (test/Difftest).
+llvm_config.add_tool_substitutions(["gpuos-difftest"], tool_dirs)
+# Code generation (test/Conversion, test/Target): gpuos-jit, and the GPU
+# check's vector generator and CPU simulation (tools/gpuos-gpu-check).
+llvm_config.add_tool_substitutions(["gpuos-jit", "gpuos-check-gen", "gpuos-sim-check"], tool_dirs)
+# --emit=image needs nvJitLink (CUDA 13), opened at run time by gpuos-jit.
+if any(os.path.exists(os.path.join(d, "libnvJitLink.so.13")) for d in
+       [os.environ.get("CUDA_HOME", "") + "/lib64", "/usr/local/cuda/lib64"]):
+    config.available_features.add("nvjitlink")
+# PTX of tasks that call exp, tanh, erf ... needs CUDA's libdevice.
+if any(os.path.exists(os.path.join(d, "nvvm/libdevice/libdevice.10.bc")) for d in
+       [os.environ.get("CUDA_HOME", ""), os.environ.get("CUDA_PATH", ""), "/usr/local/cuda"] if d):
+    config.available_features.add("libdevice")

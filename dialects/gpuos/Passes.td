@@ -1,4 +1,11 @@
 //===- Passes.td - gpuos passes ----------------------------*- tablegen -*-===//
+//
+// Graph-level passes: ordering, fusion into gpuos.task ops, partitioning and
+// priorities. docs/passes.md states the rules they share (task body forms,
+// the cycle check, the tile rule, kind names); the pipeline is
+// `gpuos-pipeline` (include/gpuos/Dialect/Gpuos/Transforms/Pipeline.h).
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef GPUOS_PASSES_TD
 #define GPUOS_PASSES_TD
@@ -22,6 +29,226 @@ def GpuosTopologicalSort : Pass<"gpuos-topological-sort", "::gpuos::GraphOp"> {
     ```mlir
     %a = gpuos.neg %x : !gpuos.tensor<4xf32>
     %b = gpuos.exp %a : !gpuos.tensor<4xf32>
+    ```
+  }];
+}
+
+def GpuosFuseElementwise : Pass<"gpuos-fuse-elementwise", "::gpuos::GraphOp"> {
+  let summary = "Fuses chains and DAGs of elementwise ops of one shape into tasks";
+  let description = [{
+    Walks the body in topological order and grows groups of elementwise ops
+    (ops with the `Elementwise` trait: unary and binary arithmetic, `cast`,
+    `cmp`, `select`) whose results all have the same static shape, the
+    group's iteration space. An op joins the group of each producer it reads
+    directly when the contracted graph stays acyclic (a reachability test
+    through the ops outside the groups). Every group of two or more ops
+    becomes one `gpuos.task`:
+
+    - a value used outside the group (by another op or the graph's yield)
+      becomes a task result; values used only inside stay inside;
+    - operands defined outside are task inputs, whatever their shape
+      (numpy broadcasting happens inside the body);
+    - view ops (`broadcast`, `transpose`, `slice`, `reshape`) and constants
+      feeding the group are cloned into the body, so a task reads the
+      viewed tensor itself; a view of a value computed by the group ends
+      the group instead (the consumer goes to another task).
+
+    A task has at most 16 results; a group that would have more stops
+    growing. Single ops stay as they are for the later passes. Shapes with a
+    dynamic dimension never fuse: equal types do not prove equal run-time
+    sizes.
+
+    Before:
+    ```mlir
+    %t = gpuos.transpose %w [1, 0] : !gpuos.tensor<8x4xf32>
+    %a = gpuos.mul %x, %t : !gpuos.tensor<4x8xf32>, !gpuos.tensor<4x8xf32, strides = [1, 4]>
+    %b = gpuos.tanh %a : !gpuos.tensor<4x8xf32>
+    gpuos.yield %a, %b : !gpuos.tensor<4x8xf32>, !gpuos.tensor<4x8xf32>
+    ```
+    After:
+    ```mlir
+    %r:2 = gpuos.task "g_t0_mul_tanh"
+        ins(%arg0 = %x : !gpuos.tensor<4x8xf32>, %arg1 = %w : !gpuos.tensor<8x4xf32>)
+        tile [4, 8] -> (!gpuos.tensor<4x8xf32>, !gpuos.tensor<4x8xf32>) {
+      %t = gpuos.transpose %arg1 [1, 0] : !gpuos.tensor<8x4xf32>
+      %a = gpuos.mul %arg0, %t : !gpuos.tensor<4x8xf32>, !gpuos.tensor<4x8xf32, strides = [1, 4]>
+      %b = gpuos.tanh %a : !gpuos.tensor<4x8xf32>
+      gpuos.yield %a, %b : !gpuos.tensor<4x8xf32>, !gpuos.tensor<4x8xf32>
+    }
+    gpuos.yield %r#0, %r#1 : !gpuos.tensor<4x8xf32>, !gpuos.tensor<4x8xf32>
+    ```
+  }];
+}
+
+def GpuosFuseReductions : Pass<"gpuos-fuse-reductions", "::gpuos::GraphOp"> {
+  let summary = "Fuses elementwise prologues and epilogues into reductions, softmax and norms";
+  let description = [{
+    An anchor is a `reduce`, `argmax`, `softmax`, `layer_norm` or
+    `rms_norm` with static shapes. In topological order:
+
+    - prologue: the elementwise producers of the anchor's data operand
+      (elementwise ops, or tasks of them such as `gpuos-fuse-elementwise`
+      makes), and transitively theirs, join the anchor when they compute
+      exactly the operand's shape and only the anchor's group reads them,
+      so the prologue is computed while the anchor reads its input and is
+      never written out;
+    - epilogue: an elementwise op or task whose iteration space equals the
+      anchor's result shape and that reads a value of the anchor's group
+      directly (not through a view) joins the group, when the contracted
+      graph stays acyclic and the task keeps at most 16 results.
+
+    Each anchor with a prologue or an epilogue becomes one task whose
+    results all have the anchor's result shape; an anchor alone is left to
+    `gpuos-partition`. One anchor per task.
+
+    Before:
+    ```mlir
+    %m = gpuos.mul %x, %s : !gpuos.tensor<4x8xf32>, !gpuos.tensor<f32>
+    %p = gpuos.softmax %m axis 1 : !gpuos.tensor<4x8xf32>
+    %y = gpuos.mul %p, %g : !gpuos.tensor<4x8xf32>, !gpuos.tensor<8xf32>
+    gpuos.yield %y : !gpuos.tensor<4x8xf32>
+    ```
+    After:
+    ```mlir
+    %y = gpuos.task "g_t0_mul_softmax" ins(%a = %x : !gpuos.tensor<4x8xf32>,
+        %b = %s : !gpuos.tensor<f32>, %c = %g : !gpuos.tensor<8xf32>)
+        tile [4, 8] -> (!gpuos.tensor<4x8xf32>) {
+      %m = gpuos.mul %a, %b : !gpuos.tensor<4x8xf32>, !gpuos.tensor<f32>
+      %p = gpuos.softmax %m axis 1 : !gpuos.tensor<4x8xf32>
+      %y = gpuos.mul %p, %c : !gpuos.tensor<4x8xf32>, !gpuos.tensor<8xf32>
+      gpuos.yield %y : !gpuos.tensor<4x8xf32>
+    }
+    ```
+  }];
+}
+
+def GpuosFuseSharedWeights : Pass<"gpuos-fuse-shared-weights", "::gpuos::GraphOp"> {
+  let summary = "Fuses micro-batch matmuls that read one weight into one task";
+  let description = [{
+    `gpuos.matmul` ops with the same `rhs` value, the same transpose flags
+    and `lhs` operands of one type (micro-batches through a shared weight)
+    become one task with one matmul per micro-batch, all reading the same
+    `rhs` argument, when none of them depends on another (reachability
+    test). The task's tile keeps each product's whole M axis, so the tile
+    that covers a block of N columns reads that block of the weight once
+    for every micro-batch: one pass over the weights. At most
+    `max-matmuls` ops per task.
+
+    Before:
+    ```mlir
+    %y0 = gpuos.matmul %x0, %w : !gpuos.tensor<4x64xf32>, !gpuos.tensor<64x128xf32>
+    %y1 = gpuos.matmul %x1, %w : !gpuos.tensor<4x64xf32>, !gpuos.tensor<64x128xf32>
+    ```
+    After:
+    ```mlir
+    %y:2 = gpuos.task "g_t0_matmul" ins(%a = %x0 : !gpuos.tensor<4x64xf32>,
+        %b = %w : !gpuos.tensor<64x128xf32>, %c = %x1 : !gpuos.tensor<4x64xf32>)
+        tile [4, 64] -> (!gpuos.tensor<4x128xf32>, !gpuos.tensor<4x128xf32>) {
+      %y0 = gpuos.matmul %a, %b : !gpuos.tensor<4x64xf32>, !gpuos.tensor<64x128xf32>
+      %y1 = gpuos.matmul %c, %b : !gpuos.tensor<4x64xf32>, !gpuos.tensor<64x128xf32>
+      gpuos.yield %y0, %y1 : !gpuos.tensor<4x128xf32>, !gpuos.tensor<4x128xf32>
+    }
+    ```
+  }];
+  let options = [
+    Option<"maxMatmuls", "max-matmuls", "unsigned", /*default=*/"16",
+           "Most matmuls in one task">,
+  ];
+}
+
+def GpuosFuseHorizontal : Pass<"gpuos-fuse-horizontal", "::gpuos::GraphOp"> {
+  let summary = "Fuses independent tasks of one iteration space into one task";
+  let description = [{
+    Merges independent elementwise units (elementwise ops and tasks of
+    them) with each other, and reduction units (anchors and the tasks of
+    `gpuos-fuse-reductions`) with each other, when they have the same
+    static iteration space (the shape of the first result), the same axes
+    that a tile must keep whole, the same priority and the same level (the
+    longest chain of compute units from the graph inputs, views and
+    constants counting zero). Units of one level never depend on each
+    other, so merging them delays neither; a reachability test checks it
+    anyway. Matmuls are left to `gpuos-fuse-shared-weights`. At most
+    `max-width` units and 16 results per task.
+
+    Before:
+    ```mlir
+    %a = gpuos.tanh %x : !gpuos.tensor<4x8xf32>
+    %b = gpuos.exp %y : !gpuos.tensor<4x8xf32>
+    ```
+    After:
+    ```mlir
+    %r:2 = gpuos.task "g_t0_tanh_exp" ins(%p = %x : !gpuos.tensor<4x8xf32>,
+        %q = %y : !gpuos.tensor<4x8xf32>) tile [4, 8]
+        -> (!gpuos.tensor<4x8xf32>, !gpuos.tensor<4x8xf32>) {
+      %a = gpuos.tanh %p : !gpuos.tensor<4x8xf32>
+      %b = gpuos.exp %q : !gpuos.tensor<4x8xf32>
+      gpuos.yield %a, %b : !gpuos.tensor<4x8xf32>, !gpuos.tensor<4x8xf32>
+    }
+    ```
+  }];
+  let options = [
+    Option<"maxWidth", "max-width", "unsigned", /*default=*/"8",
+           "Most units merged into one task">,
+  ];
+}
+
+def GpuosPartition : Pass<"gpuos-partition", "::gpuos::GraphOp"> {
+  let summary = "Puts every op left outside a task into its own task, with a tile";
+  let description = [{
+    After this pass a graph body holds only `gpuos.task` ops and the yield.
+    Every compute op outside a task becomes a task of its own. Views and
+    constants are cloned into the tasks that read them (existing tasks
+    too), so task inputs are graph inputs or task results; a view or
+    constant that the graph yields directly becomes a task of its own (its
+    result keeps the view's strides). New tasks get a kind and a tile by the
+    rule in docs/passes.md: whole axes for softmax and norms, the reduced
+    axes inside one tile, then the innermost dimensions up to about 4096
+    elements of work per tile.
+
+    Before:
+    ```mlir
+    %t = gpuos.transpose %w [1, 0] : !gpuos.tensor<64x32xf32>
+    %y = gpuos.matmul %x, %t : !gpuos.tensor<16x64xf32>, !gpuos.tensor<64x32xf32, strides = [1, 64]>
+    gpuos.yield %y : !gpuos.tensor<16x32xf32>
+    ```
+    After:
+    ```mlir
+    %y = gpuos.task "g_t0_matmul" ins(%a = %x : !gpuos.tensor<16x64xf32>,
+        %b = %w : !gpuos.tensor<32x64xf32>) tile [16, 32] -> (!gpuos.tensor<16x32xf32>) {
+      %t = gpuos.transpose %b [1, 0] : !gpuos.tensor<32x64xf32>
+      %m = gpuos.matmul %a, %t : !gpuos.tensor<16x64xf32>, !gpuos.tensor<64x32xf32, strides = [1, 64]>
+      gpuos.yield %m : !gpuos.tensor<16x32xf32>
+    }
+    gpuos.yield %y : !gpuos.tensor<16x32xf32>
+    ```
+  }];
+}
+
+def GpuosAssignPriorities : Pass<"gpuos-assign-priorities", "::gpuos::GraphOp"> {
+  let summary = "Gives tasks the graph's priority and orders them by critical path";
+  let description = [{
+    A task without a `priority` takes its graph's. Each task then gets
+    `gpuos.critical_path`, the estimated work (see docs/passes.md: result
+    elements, times K for matmuls, input elements for reductions, softmax
+    and norms) on the longest path from the task to a graph output,
+    itself included; the body is reordered by that number, largest first,
+    ties in their previous order. A producer always has a larger number
+    than its consumers, so the order stays topological; the runtime (and
+    the manifest's task order) can start the longest chain first.
+
+    Before:
+    ```mlir
+    gpuos.graph @g(%x : !gpuos.tensor<4xf32>) -> (a : ..., b : ...)
+        priority #gpuos.priority<urgent> {
+      %a = gpuos.task "short" ins(...) tile [4] -> (...) {...}
+      %b = gpuos.task "long" ins(...) tile [4] -> (...) {...}  // 3 ops
+    ```
+    After:
+    ```mlir
+      %b = gpuos.task "long" ... priority #gpuos.priority<urgent> -> (...)
+          attributes {gpuos.critical_path = 12 : i64} {...}
+      %a = gpuos.task "short" ... priority #gpuos.priority<urgent> -> (...)
+          attributes {gpuos.critical_path = 4 : i64} {...}
     ```
   }];
 }

@@ -6,7 +6,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "gpuos/Dialect/Gpuos/IR/GpuosDialect.h"
+#include "gpuos/Conversion/Passes.h"
 #include "gpuos/Dialect/Gpuos/Transforms/Passes.h"
+#include "gpuos/Dialect/Gpuos/Transforms/Pipeline.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -24,6 +26,8 @@ int main(int argc, char **argv) {
   mlir::registerCSEPass();
   mlir::registerSymbolDCEPass();
   gpuos::registerGpuosPasses();
+  gpuos::registerGpuosConversionPasses();
+  gpuos::registerGpuosPipeline();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "gpuos pass driver\n", registry));
 }

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FusionUtils.h"
 #include "gpuos/Dialect/Gpuos/Transforms/Passes.h"
 #include "llvm/ADT/DenseMap.h"
 #include <queue>
@@ -21,7 +22,7 @@ using namespace gpuos;
 
 /// Reorders the non-terminator ops of `block` so producers precede their
 /// users; independent ops keep their written order. Fails on a cycle.
-static LogicalResult sortBlock(Block &block) {
+LogicalResult gpuos::fusion::sortGraphBody(Block &block) {
   SmallVector<Operation *> ops;
   llvm::DenseMap<Operation *, unsigned> position;
   for (Operation &op : block.without_terminator()) {
@@ -68,7 +69,7 @@ struct GpuosTopologicalSort
   void runOnOperation() override {
     GraphOp graph = getOperation();
     // The verifier rejects cycles, so a failed sort is a broken invariant.
-    if (failed(sortBlock(graph.getBodyBlock()))) {
+    if (failed(fusion::sortGraphBody(graph.getBodyBlock()))) {
       graph.emitOpError("body has a cycle and cannot be ordered");
       signalPassFailure();
     }

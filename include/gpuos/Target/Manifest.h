@@ -1,0 +1,37 @@
+//===- Manifest.h - the JSON description of an image ------------*- C++ -*-===//
+//
+// docs/abi.md "Manifest": one entry per task function with its graph,
+// priority, launch shape, buffers and dependencies, so the runtime can bind
+// and schedule tasks without parsing IR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPUOS_TARGET_MANIFEST_H
+#define GPUOS_TARGET_MANIFEST_H
+
+#include "gpuos/Conversion/GpuosToNVVM.h"
+#include "mlir/IR/BuiltinOps.h"
+#include <string>
+
+namespace gpuos {
+
+struct ManifestOptions {
+  std::string arch;
+  std::string contentHash;
+};
+
+/// The manifest of the tasks in `module`, whose graphs must be partitioned
+/// (bodies of gpuos.task ops and the yield only). `infos` is what
+/// lowerTasksToNVVM reported for each kind. Tasks are listed graph by graph
+/// in a topological order; `depends_on` holds indices into that list.
+mlir::FailureOr<std::string>
+buildManifest(mlir::ModuleOp module, llvm::ArrayRef<TaskCodegenInfo> infos,
+              const ManifestOptions &options);
+
+/// Checks that every graph body holds only tasks (and the yield), which an
+/// image needs; emits a diagnostic at the first other op.
+mlir::LogicalResult checkPartitioned(mlir::ModuleOp module);
+
+} // namespace gpuos
+
+#endif // GPUOS_TARGET_MANIFEST_H

@@ -1,0 +1,548 @@
+//===- RowEmitter.cpp - block-cooperative row reductions ------------------===//
+
+#include "RowEmitter.h"
+#include "ScalarMath.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace gpuos;
+using namespace gpuos::codegen;
+
+static constexpr StringLiteral kSharedName = "__gpuos_shared";
+static constexpr int64_t kEntryBytes = 16;
+
+/// The operand a row op reduces along its innermost axis, or null.
+static Value rowOperand(Operation *op) {
+  auto innermost = [](Value input, int64_t axis) {
+    return axis == cast<StridedTensorType>(input.getType()).getRank() - 1;
+  };
+  if (auto softmax = dyn_cast<SoftmaxOp>(op))
+    return innermost(softmax.getInput(), softmax.getAxis()) ? softmax.getInput()
+                                                            : Value();
+  if (auto norm = dyn_cast<LayerNormOp>(op))
+    return norm.getInput();
+  if (auto norm = dyn_cast<RmsNormOp>(op))
+    return norm.getInput();
+  if (auto reduce = dyn_cast<ReduceOp>(op))
+    return reduce.getAxes().size() == 1 &&
+                   innermost(reduce.getInput(), reduce.getAxes()[0])
+               ? reduce.getInput()
+               : Value();
+  if (auto argmax = dyn_cast<ArgmaxOp>(op))
+    return innermost(argmax.getInput(), argmax.getAxis()) ? argmax.getInput()
+                                                          : Value();
+  return Value();
+}
+
+/// Statistics (block reductions) each row op needs per row.
+static unsigned numStages(Operation *op) {
+  return isa<SoftmaxOp, LayerNormOp>(op) ? 2 : 1;
+}
+
+/// The row ops of the task and the row shape they share, or failure when
+/// the task does not fit the row strategy.
+static LogicalResult analyze(TaskOp task, const TaskABI &abi,
+                             SmallVectorImpl<Operation *> &ops,
+                             SmallVectorImpl<int64_t> &shape) {
+  for (Operation &op : task.getBodyBlock().without_terminator()) {
+    Value input = rowOperand(&op);
+    if (!input)
+      continue;
+    ArrayRef<int64_t> inputShape =
+        cast<StridedTensorType>(input.getType()).getShape();
+    if (ops.empty())
+      shape.assign(inputShape.begin(), inputShape.end());
+    else if (ArrayRef<int64_t>(shape) != inputShape)
+      return failure(); // rows of different shapes: reduce serially
+    ops.push_back(&op);
+  }
+  if (ops.empty() || shape.empty() || shape.back() < 1)
+    return failure();
+  ArrayRef<int64_t> full = shape, rows = full.drop_back();
+  SmallVector<int64_t> keep(rows);
+  keep.push_back(1);
+  auto rowShaped = [&](ArrayRef<int64_t> s) {
+    return s == full || s == rows || s == ArrayRef<int64_t>(keep);
+  };
+  for (Value result : task.getResults())
+    if (!rowShaped(cast<StridedTensorType>(result.getType()).getShape()))
+      return failure();
+  ArrayRef<int64_t> iter = abi.iterShape;
+  if (!rowShaped(iter))
+    return failure();
+  // A tile must hold whole rows.
+  if (iter == full && abi.tile.back() != full.back())
+    return failure();
+  return success();
+}
+
+bool RowEmitter::applies(TaskEmitter &t) {
+  SmallVector<Operation *> ops;
+  SmallVector<int64_t> shape;
+  return succeeded(analyze(t.task, t.abi, ops, shape));
+}
+
+RowEmitter::RowEmitter(TaskEmitter &task) : t(task), b(task.b) {
+  SmallVector<int64_t> shape;
+  (void)analyze(t.task, t.abi, rowOps, shape);
+  rowShape.assign(shape.begin(), shape.end() - 1);
+  rowLength = shape.back();
+  Type element =
+      cast<StridedTensorType>(rowOperand(rowOps.front()).getType()).getElementType();
+  rowLanes = std::min<unsigned>(8, 16 / storageBytes(element));
+  while (rowLanes > 1 && rowLength % rowLanes != 0)
+    rowLanes /= 2;
+  for (Operation *op : rowOps)
+    reductionsPerRow += numStages(op);
+}
+
+//===----------------------------------------------------------------------===//
+// Block-wide reductions
+//===----------------------------------------------------------------------===//
+
+void RowEmitter::barrier() { NVVM::Barrier0Op::create(b); }
+
+Value RowEmitter::shuffleXor(Value value, int offset) {
+  Type i32 = b.getI32Type();
+  Type type = value.getType();
+  auto shfl = [&](Value v) -> Value {
+    return NVVM::ShflOp::create(b, v.getType(), intConstant(b, i32, -1), v,
+                                intConstant(b, i32, offset),
+                                intConstant(b, i32, 31), NVVM::ShflKind::bfly,
+                                UnitAttr());
+  };
+  if (type.isF32() || type.isInteger(32))
+    return shfl(value);
+  unsigned width = type.getIntOrFloatBitWidth();
+  if (width < 32) { // i8, i16: widen, shuffle, narrow
+    Value wide = arith::ExtSIOp::create(b, i32, value);
+    return arith::TruncIOp::create(b, type, shfl(wide));
+  }
+  // 64 bits: two 32-bit halves.
+  Type i64 = b.getI64Type();
+  Value bits = type.isF64() ? Value(arith::BitcastOp::create(b, i64, value)) : value;
+  Value lo = arith::TruncIOp::create(b, i32, bits);
+  Value hi = arith::TruncIOp::create(
+      b, i32, arith::ShRUIOp::create(b, bits, intConstant(b, i64, 32)));
+  Value loOut = arith::ExtUIOp::create(b, i64, shfl(lo));
+  Value hiOut = arith::ExtUIOp::create(b, i64, shfl(hi));
+  Value joined = arith::OrIOp::create(
+      b, arith::ShLIOp::create(b, hiOut, intConstant(b, i64, 32)), loOut);
+  return type.isF64() ? Value(arith::BitcastOp::create(b, type, joined)) : joined;
+}
+
+Value RowEmitter::sharedSlot(unsigned offsetBytes, Value entry) {
+  Type i32 = b.getI32Type();
+  Value byte = arith::AddIOp::create(
+      b, intConstant(b, i32, offsetBytes),
+      arith::MulIOp::create(b, entry, intConstant(b, i32, kEntryBytes)));
+  return LLVM::GEPOp::create(b, sharedBase.getType(), b.getI8Type(), sharedBase,
+                             ValueRange{byte});
+}
+
+Value RowEmitter::blockReduce(Value partial, Fold fold, Value identity) {
+  Value value = partial;
+  for (int offset = 16; offset >= 1; offset /= 2)
+    value = fold(value, shuffleXor(value, offset));
+  unsigned slot = nextSlot;
+  nextSlot ^= 1;
+  unsigned base = slot * 32 * kEntryBytes;
+  Type i32 = b.getI32Type();
+  Value leader = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, laneId,
+                                       intConstant(b, i32, 0));
+  {
+    auto ifOp = scf::IfOp::create(b, leader, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    LLVM::StoreOp::create(b, value, sharedSlot(base, warpId), /*alignment=*/8);
+  }
+  barrier();
+  // Every thread folds the warp totals in warp order: the same result
+  // everywhere, and deterministic for a given block size.
+  auto loop = scf::ForOp::create(b, intConstant(b, i32, 0), numWarps,
+                                 intConstant(b, i32, 1), ValueRange{identity});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value stored = LLVM::LoadOp::create(b, value.getType(),
+                                      sharedSlot(base, loop.getInductionVar()),
+                                      /*alignment=*/8);
+  scf::YieldOp::create(b, fold(loop.getRegionIterArgs()[0], stored));
+  b.setInsertionPointAfter(loop);
+  return loop.getResult(0);
+}
+
+std::pair<Value, Value> RowEmitter::blockArgmax(Value value, Value index) {
+  auto pick = [&](Value v, Value i, Value otherV, Value otherI) {
+    Value takes = emitArgmaxTakes(b, otherV, otherI, v, i);
+    return std::pair(arith::SelectOp::create(b, takes, otherV, v).getResult(),
+                     arith::SelectOp::create(b, takes, otherI, i).getResult());
+  };
+  for (int offset = 16; offset >= 1; offset /= 2) {
+    Value otherV = shuffleXor(value, offset), otherI = shuffleXor(index, offset);
+    std::tie(value, index) = pick(value, index, otherV, otherI);
+  }
+  unsigned slot = nextSlot;
+  nextSlot ^= 1;
+  unsigned base = slot * 32 * kEntryBytes;
+  Type i32 = b.getI32Type();
+  Value leader = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, laneId,
+                                       intConstant(b, i32, 0));
+  {
+    auto ifOp = scf::IfOp::create(b, leader, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    LLVM::StoreOp::create(b, value, sharedSlot(base, warpId), /*alignment=*/8);
+    LLVM::StoreOp::create(b, index, sharedSlot(base + 8, warpId), /*alignment=*/8);
+  }
+  barrier();
+  Value initV = reductionIdentity(b, ReductionKind::max, value.getType());
+  Value initI = arith::ConstantOp::create(
+      b, b.getI64IntegerAttr(std::numeric_limits<int64_t>::max()));
+  auto loop = scf::ForOp::create(b, intConstant(b, i32, 0), numWarps,
+                                 intConstant(b, i32, 1), ValueRange{initV, initI});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value w = loop.getInductionVar();
+  Value storedV = LLVM::LoadOp::create(b, value.getType(), sharedSlot(base, w), 8);
+  Value storedI = LLVM::LoadOp::create(b, index.getType(), sharedSlot(base + 8, w), 8);
+  auto [v, i] = pick(loop.getRegionIterArgs()[0], loop.getRegionIterArgs()[1],
+                     storedV, storedI);
+  scf::YieldOp::create(b, ValueRange{v, i});
+  b.setInsertionPointAfter(loop);
+  return {loop.getResult(0), loop.getResult(1)};
+}
+
+//===----------------------------------------------------------------------===//
+// Per-row statistics
+//===----------------------------------------------------------------------===//
+
+Index RowEmitter::rowIndex(Value j) {
+  Index index;
+  for (Value row : currentRow) {
+    DimIndex dim;
+    dim.base = row;
+    index.push_back(dim);
+  }
+  DimIndex last;
+  last.base = j;
+  last.coef = 1;
+  last.divisor = rowLanes; // j starts at tid * lanes and steps by a multiple
+  index.push_back(last);
+  return index;
+}
+
+FailureOr<Value> RowEmitter::rowReduce(Value identity, Term term, Fold fold) {
+  Value lower = t.idxMul(t.threadId, rowLanes);
+  Value step = t.idxMul(t.blockDim, rowLanes);
+  auto loop = scf::ForOp::create(b, lower, t.idxConst(rowLength), step,
+                                 ValueRange{identity});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    t.pushScope();
+    FailureOr<Lanes> values = term(rowIndex(loop.getInductionVar()));
+    t.popScope();
+    if (failed(values))
+      return failure();
+    Value acc = loop.getRegionIterArgs()[0];
+    for (Value value : *values)
+      acc = fold(acc, value);
+    scf::YieldOp::create(b, acc);
+  }
+  return blockReduce(loop.getResult(0), fold, identity);
+}
+
+FailureOr<Value> RowEmitter::rowArgmax(Value input) {
+  Type element = cast<StridedTensorType>(input.getType()).getElementType();
+  Type i64 = b.getI64Type();
+  Value initV = reductionIdentity(b, ReductionKind::max, element);
+  Value initI = arith::ConstantOp::create(
+      b, b.getI64IntegerAttr(std::numeric_limits<int64_t>::max()));
+  Value lower = t.idxMul(t.threadId, rowLanes);
+  Value step = t.idxMul(t.blockDim, rowLanes);
+  auto loop = scf::ForOp::create(b, lower, t.idxConst(rowLength), step,
+                                 ValueRange{initV, initI});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    t.pushScope();
+    Value j = loop.getInductionVar();
+    FailureOr<Lanes> values = t.eval(input, rowIndex(j));
+    t.popScope();
+    if (failed(values))
+      return failure();
+    Value best = loop.getRegionIterArgs()[0], bestIndex = loop.getRegionIterArgs()[1];
+    Value position = j.getType().isInteger(64)
+                         ? j
+                         : Value(arith::ExtUIOp::create(b, i64, j));
+    for (auto [lane, value] : llvm::enumerate(*values)) {
+      Value at = arith::AddIOp::create(b, position, intConstant(b, i64, lane));
+      Value takes = emitArgmaxTakes(b, value, at, best, bestIndex);
+      best = arith::SelectOp::create(b, takes, value, best);
+      bestIndex = arith::SelectOp::create(b, takes, at, bestIndex);
+    }
+    scf::YieldOp::create(b, ValueRange{best, bestIndex});
+  }
+  return blockArgmax(loop.getResult(0), loop.getResult(1)).second;
+}
+
+LogicalResult RowEmitter::computeStats(Operation *op) {
+  Value input = rowOperand(op);
+  Type element = cast<StridedTensorType>(input.getType()).getElementType();
+  Type type = computeType(element);
+  Value n = isa<FloatType>(type) ? floatConstant(b, type, double(rowLength))
+                                 : Value();
+  auto x = [&](const Index &index) { return t.eval(input, index); };
+  auto add = [&](Value acc, Value v) -> Value {
+    return isa<FloatType>(type) ? Value(arith::AddFOp::create(b, acc, v))
+                                : Value(arith::AddIOp::create(b, acc, v));
+  };
+  auto map = [&](const Index &index,
+                 llvm::function_ref<Value(Value)> f) -> FailureOr<Lanes> {
+    FailureOr<Lanes> values = x(index);
+    if (failed(values))
+      return failure();
+    for (Value &value : *values)
+      value = f(value);
+    return values;
+  };
+  auto setStat = [&](unsigned stage, FailureOr<Value> value) {
+    if (succeeded(value))
+      t.stats[{op, stage}] = *value;
+    return success(succeeded(value));
+  };
+  Value zero = isa<FloatType>(type) ? floatConstant(b, type, 0.0) : Value();
+
+  if (auto softmax = dyn_cast<SoftmaxOp>(op)) {
+    FailureOr<Value> max = rowReduce(
+        reductionIdentity(b, ReductionKind::max, element), x,
+        [&](Value acc, Value v) -> Value { return arith::MaximumFOp::create(b, acc, v); });
+    if (failed(setStat(0, max)))
+      return failure();
+    return setStat(1, rowReduce(zero,
+                                [&](const Index &index) {
+                                  return map(index, [&](Value v) {
+                                    return emitExp(b, arith::SubFOp::create(b, v, *max));
+                                  });
+                                },
+                                add));
+  }
+  if (auto norm = dyn_cast<LayerNormOp>(op)) {
+    FailureOr<Value> sum = rowReduce(zero, x, add);
+    if (failed(sum))
+      return failure();
+    Value mean = arith::DivFOp::create(b, *sum, n);
+    t.stats[{op, 0}] = mean;
+    FailureOr<Value> squares = rowReduce(
+        zero,
+        [&](const Index &index) {
+          return map(index, [&](Value v) -> Value {
+            Value d = arith::SubFOp::create(b, v, mean);
+            return arith::MulFOp::create(b, d, d);
+          });
+        },
+        add);
+    if (failed(squares))
+      return failure();
+    Value eps = floatConstant(b, type, norm.getEpsilon().convertToDouble());
+    t.stats[{op, 1}] = emitRsqrt(
+        b, arith::AddFOp::create(b, arith::DivFOp::create(b, *squares, n), eps));
+    return success();
+  }
+  if (auto norm = dyn_cast<RmsNormOp>(op)) {
+    FailureOr<Value> squares = rowReduce(
+        zero,
+        [&](const Index &index) {
+          return map(index, [&](Value v) -> Value {
+            return arith::MulFOp::create(b, v, v);
+          });
+        },
+        add);
+    if (failed(squares))
+      return failure();
+    Value eps = floatConstant(b, type, norm.getEpsilon().convertToDouble());
+    t.stats[{op, 0}] = emitRsqrt(
+        b, arith::AddFOp::create(b, arith::DivFOp::create(b, *squares, n), eps));
+    return success();
+  }
+  if (auto reduce = dyn_cast<ReduceOp>(op)) {
+    ReductionKind kind = reduce.getKind();
+    FailureOr<Value> result = rowReduce(
+        reductionIdentity(b, kind, element), x,
+        [&](Value acc, Value v) { return reductionCombine(b, kind, acc, v, element); });
+    if (succeeded(result) && kind == ReductionKind::mean)
+      result = Value(arith::DivFOp::create(b, *result, n));
+    return setStat(0, result);
+  }
+  return setStat(0, rowArgmax(input));
+}
+
+//===----------------------------------------------------------------------===//
+// Rows
+//===----------------------------------------------------------------------===//
+
+LogicalResult RowEmitter::emitRow(ArrayRef<Value> row) {
+  currentRow.assign(row.begin(), row.end());
+  t.statRow.assign(row.begin(), row.end());
+  t.stats.clear();
+  for (Operation *op : rowOps)
+    if (failed(computeStats(op)))
+      return failure();
+
+  auto yield = cast<YieldOp>(t.task.getBodyBlock().getTerminator());
+  SmallVector<std::pair<unsigned, Value>> fullRow, reduced;
+  for (auto [index, value] : llvm::enumerate(yield.getValues())) {
+    auto shape = cast<StridedTensorType>(value.getType()).getShape();
+    if (shape.size() == rowShape.size() + 1 && shape.back() == rowLength)
+      fullRow.push_back({index, value});
+    else
+      reduced.push_back({index, value});
+  }
+  LogicalResult result = success();
+  if (!fullRow.empty()) {
+    Value lower = t.idxMul(t.threadId, rowLanes);
+    Value step = t.idxMul(t.blockDim, rowLanes);
+    auto loop = scf::ForOp::create(b, lower, t.idxConst(rowLength), step);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    t.pushScope();
+    Index index = rowIndex(loop.getInductionVar());
+    for (auto [slot, value] : fullRow) {
+      FailureOr<Lanes> values = t.eval(value, index);
+      if (failed(values)) {
+        result = failure();
+        break;
+      }
+      t.store(t.buffers[t.abi.numInputs + slot], index, *values);
+    }
+    t.popScope();
+  }
+  if (succeeded(result) && !reduced.empty()) {
+    Value first = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, t.threadId,
+                                        t.idxConst(0));
+    auto ifOp = scf::IfOp::create(b, first, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    unsigned savedLanes = t.lanes;
+    t.lanes = 1;
+    t.pushScope();
+    for (auto [slot, value] : reduced) {
+      Index index;
+      for (Value rowValue : currentRow) {
+        DimIndex dim;
+        dim.base = rowValue;
+        index.push_back(dim);
+      }
+      if (cast<StridedTensorType>(value.getType()).getRank() > int64_t(rowShape.size()))
+        index.push_back(t.constDim(0)); // keepdim
+      FailureOr<Lanes> values = t.eval(value, index);
+      if (failed(values)) {
+        result = failure();
+        break;
+      }
+      t.store(t.buffers[t.abi.numInputs + slot], index, *values);
+    }
+    t.popScope();
+    t.lanes = savedLanes;
+  }
+  t.stats.clear();
+  return result;
+}
+
+LogicalResult RowEmitter::emitRows(bool vectors) {
+  t.allowVector = vectors;
+  t.lanes = rowLanes;
+  nextSlot = 0;
+  int64_t rowsPerTile = 1;
+  for (size_t axis = 0; axis < rowShape.size(); ++axis)
+    rowsPerTile *= t.abi.tile[axis];
+  auto loop = scf::ForOp::create(b, t.idxConst(0), t.idxConst(rowsPerTile),
+                                 t.idxConst(1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  t.pushScope();
+  Value linear = loop.getInductionVar();
+  SmallVector<Value> row(rowShape.size());
+  Value inBounds;
+  for (int64_t axis = rowShape.size() - 1; axis >= 0; --axis) {
+    Value size = t.idxConst(t.abi.tile[axis]);
+    Value local = axis == 0 ? linear : b.createOrFold<arith::RemUIOp>(linear, size);
+    linear = b.createOrFold<arith::DivUIOp>(linear, size);
+    row[axis] = t.idxAdd(t.tileOrigin[axis], local);
+    if (rowShape[axis] % t.abi.tile[axis] != 0) {
+      // The same for every thread: barriers inside stay uniform.
+      Value inside = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, row[axis],
+                                           t.idxConst(rowShape[axis]));
+      inBounds = inBounds ? Value(arith::AndIOp::create(b, inBounds, inside)) : inside;
+    }
+  }
+  LogicalResult result = success();
+  if (inBounds) {
+    auto ifOp = scf::IfOp::create(b, inBounds, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    t.pushScope();
+    result = emitRow(row);
+    t.popScope();
+  } else {
+    result = emitRow(row);
+  }
+  // With an odd number of statistics per row, the next row's first one
+  // would reuse the slot this row's last one is still being read from.
+  if (reductionsPerRow % 2 == 1)
+    barrier();
+  t.popScope();
+  return result;
+}
+
+LogicalResult RowEmitter::emit() {
+  t.info.sharedBytes = kRowSharedBytes;
+  t.info.strategy = "rows";
+  t.maxLanes = rowLanes;
+  auto module = t.func->getParentOfType<gpu::GPUModuleOp>();
+  auto sharedPtr = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  if (!module.lookupSymbol(kSharedName)) {
+    // extern __shared__: the dynamic shared memory the runtime passes to
+    // every task (docs/abi.md), aliased by any other extern shared array.
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    LLVM::GlobalOp::create(b, LLVM::LLVMArrayType::get(b.getI8Type(), 0),
+                           /*isConstant=*/false, LLVM::Linkage::External,
+                           kSharedName, Attribute(), /*alignment=*/16,
+                           /*addrSpace=*/3);
+  }
+  sharedBase = LLVM::AddressOfOp::create(b, sharedPtr, kSharedName);
+  Type i32 = b.getI32Type();
+  Value tid = NVVM::ThreadIdXOp::create(b, i32);
+  laneId = arith::AndIOp::create(b, tid, intConstant(b, i32, 31));
+  warpId = arith::ShRUIOp::create(b, tid, intConstant(b, i32, 5));
+  numWarps = arith::ShRUIOp::create(b, NVVM::BlockDimXOp::create(b, i32),
+                                    intConstant(b, i32, 5));
+
+  LogicalResult result = success();
+  if (rowLanes > 1) {
+    Block *body = b.getInsertionBlock();
+    size_t opsBefore = body->getOperations().size();
+    result = emitRows(/*vectors=*/true);
+    if (succeeded(result) && llvm::is_contained(t.vectorized, true)) {
+      SmallVector<Operation *> rowsOps;
+      for (Operation &op : llvm::drop_begin(body->getOperations(), opsBefore))
+        rowsOps.push_back(&op);
+      Value aligned = t.alignmentCheck();
+      auto ifOp = scf::IfOp::create(b, aligned, /*withElseRegion=*/true);
+      for (Operation *op : rowsOps)
+        op->moveBefore(ifOp.thenBlock()->getTerminator());
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+      result = emitRows(/*vectors=*/false);
+    }
+  } else {
+    result = emitRows(/*vectors=*/false);
+  }
+  // Shared memory is free again when the function returns.
+  barrier();
+  return result;
+}

@@ -1,0 +1,74 @@
+//===- RowEmitter.h - block-cooperative row reductions ----------*- C++ -*-===//
+//
+// Tasks whose reductions run along the innermost axis of rows that a tile
+// holds whole (softmax, layer_norm, rms_norm, reduce/argmax over the last
+// axis) are emitted row by row:
+//
+//   for each row of the tile (the same trip count in every thread):
+//     for each statistic, in body order:      (e.g. max, then sum of exp)
+//       each thread folds a strided part of the row (vector loads),
+//       warp shuffles combine the 32 partials of a warp,
+//       lane 0 of each warp writes shared memory, one barrier,
+//       every thread folds the warp partials in the same order;
+//     threads write the row's elements using the statistics;
+//     thread 0 writes the row's reduced results.
+//
+// Shared memory: two slots of 32 entries of 16 bytes, alternating between
+// consecutive statistics so one barrier per statistic suffices (1 KiB,
+// declared as the task's shared_bytes). See docs/codegen.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPUOS_LIB_CONVERSION_GPUOSTONVVM_ROWEMITTER_H
+#define GPUOS_LIB_CONVERSION_GPUOSTONVVM_ROWEMITTER_H
+
+#include "TaskEmitter.h"
+
+namespace gpuos::codegen {
+
+/// Bytes of dynamic shared memory a row task needs.
+constexpr int64_t kRowSharedBytes = 2 * 32 * 16;
+
+class RowEmitter {
+public:
+  explicit RowEmitter(TaskEmitter &task);
+  /// True when the task reduces along the innermost axis of rows that its
+  /// tiles hold whole, so the block can share the work of each row.
+  static bool applies(TaskEmitter &task);
+  mlir::LogicalResult emit();
+
+private:
+  mlir::LogicalResult emitRows(bool vectors);
+  mlir::LogicalResult emitRow(llvm::ArrayRef<mlir::Value> row);
+  mlir::LogicalResult computeStats(mlir::Operation *op);
+  /// Folds `term` over the row in this thread (strided by the block), then
+  /// across the block; returns the block-wide result in every thread.
+  using Term = llvm::function_ref<mlir::FailureOr<Lanes>(const Index &)>;
+  using Fold = llvm::function_ref<mlir::Value(mlir::Value, mlir::Value)>;
+  mlir::FailureOr<mlir::Value> rowReduce(mlir::Value identity, Term term,
+                                         Fold fold);
+  mlir::FailureOr<mlir::Value> rowArgmax(mlir::Value input);
+  /// The block-wide part: warp shuffles, then shared memory.
+  mlir::Value blockReduce(mlir::Value partial, Fold fold, mlir::Value identity);
+  std::pair<mlir::Value, mlir::Value> blockArgmax(mlir::Value value,
+                                                  mlir::Value index);
+  mlir::Value shuffleXor(mlir::Value value, int offset);
+  mlir::Value sharedSlot(unsigned entryOffsetBytes, mlir::Value warp);
+  void barrier();
+  /// The row index with the innermost dim at `j` (lanes consecutive).
+  Index rowIndex(mlir::Value j);
+
+  TaskEmitter &t;
+  mlir::ImplicitLocOpBuilder &b;
+  llvm::SmallVector<mlir::Operation *> rowOps;
+  llvm::SmallVector<int64_t> rowShape; // L: the leading dims of the rows
+  int64_t rowLength = 0;               // N
+  unsigned rowLanes = 1;
+  mlir::Value sharedBase, laneId, warpId, numWarps;
+  llvm::SmallVector<mlir::Value> currentRow;
+  unsigned reductionsPerRow = 0, nextSlot = 0;
+};
+
+} // namespace gpuos::codegen
+
+#endif // GPUOS_LIB_CONVERSION_GPUOSTONVVM_ROWEMITTER_H

@@ -1,0 +1,70 @@
+//===- TaskABI.cpp - the image ABI of one task ----------------------------===//
+
+#include "gpuos/Conversion/TaskABI.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace gpuos;
+
+std::string gpuos::taskFunctionName(StringRef kind) {
+  return ("gpuos_task_" + kind).str();
+}
+
+std::string gpuos::taskLauncherName(StringRef kind) {
+  return ("gpuos_launch_" + kind).str();
+}
+
+bool gpuos::isCIdentifier(StringRef name) {
+  if (name.empty() || !(llvm::isAlpha(name[0]) || name[0] == '_'))
+    return false;
+  return llvm::all_of(name.drop_front(),
+                      [](char c) { return llvm::isAlnum(c) || c == '_'; });
+}
+
+/// ABI v0 reserves dynamic slots for `?` sizes and strides; until the
+/// lowering reads them, a dynamic type is rejected with this message.
+static LogicalResult checkStatic(TaskOp task, StridedTensorType type,
+                                 StringRef what, unsigned index) {
+  if (type.hasStaticShape() && !llvm::is_contained(type.getStrides(), kDynamic))
+    return success();
+  return task.emitOpError() << what << " #" << index << " has type " << type
+                            << "; dynamic sizes and strides are not lowered "
+                               "yet (ABI dynamic slots)";
+}
+
+FailureOr<TaskABI> TaskABI::get(TaskOp task) {
+  TaskABI abi;
+  abi.kind = task.getKind().str();
+  if (!isCIdentifier(abi.kind))
+    return task.emitOpError() << "kind '" << abi.kind
+                              << "' is not a C identifier; it names the "
+                                 "device function gpuos_task_<kind>";
+  abi.function = taskFunctionName(abi.kind);
+  abi.launcher = taskLauncherName(abi.kind);
+  for (auto [index, value] : llvm::enumerate(task.getInputs())) {
+    auto type = cast<StridedTensorType>(value.getType());
+    if (failed(checkStatic(task, type, "input", index)))
+      return failure();
+    abi.buffers.push_back(type);
+  }
+  abi.numInputs = abi.buffers.size();
+  for (auto [index, value] : llvm::enumerate(task.getResults())) {
+    auto type = cast<StridedTensorType>(value.getType());
+    if (failed(checkStatic(task, type, "result", index)))
+      return failure();
+    abi.buffers.push_back(type);
+  }
+  auto first = cast<StridedTensorType>(task.getResult(0).getType());
+  abi.iterShape.assign(first.getShape().begin(), first.getShape().end());
+  abi.tile.assign(task.getTile().begin(), task.getTile().end());
+  abi.numTiles = 1;
+  for (auto [size, tile] : llvm::zip(abi.iterShape, abi.tile)) {
+    abi.tilesPerDim.push_back(llvm::divideCeil(size, tile));
+    abi.numTiles *= abi.tilesPerDim.back();
+  }
+  if (abi.numTiles > std::numeric_limits<int32_t>::max())
+    return task.emitOpError() << "has " << abi.numTiles
+                              << " tiles; the ABI numbers tiles with a 32-bit "
+                                 "unsigned int below 2^31";
+  return abi;
+}

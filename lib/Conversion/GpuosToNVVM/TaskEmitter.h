@@ -1,0 +1,163 @@
+//===- TaskEmitter.h - the body of one task function ------------*- C++ -*-===//
+//
+// Emits the body of gpuos_task_<kind>: argument-block loads, the tile
+// decomposition, the per-thread element loop, and the evaluation of the
+// task's values at an index. Values are never materialized: evaluating a
+// value at an index walks back through its producers, views turn into
+// index arithmetic, and only task inputs (and constant tables) are loaded.
+//
+// A thread handles `lanes` consecutive elements of the innermost iteration
+// dimension at once, so leaf accesses along a unit stride become vector
+// loads and stores. See docs/codegen.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPUOS_LIB_CONVERSION_GPUOSTONVVM_TASKEMITTER_H
+#define GPUOS_LIB_CONVERSION_GPUOSTONVVM_TASKEMITTER_H
+
+#include "gpuos/Conversion/GpuosToNVVM.h"
+#include "gpuos/Conversion/TaskABI.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include <map>
+
+namespace gpuos::codegen {
+
+/// The index of one dimension for the lanes a thread handles at once.
+/// Affine form: lane l is at `base + coef * l`, and `base` is known to be a
+/// multiple of `divisor` (which proves vector alignment). Explicit form:
+/// `perLane[l]`, for index maps that are not affine in the lane (reshape).
+struct DimIndex {
+  mlir::Value base;
+  int64_t coef = 0;
+  int64_t divisor = 1;
+  llvm::SmallVector<mlir::Value, 4> perLane;
+  bool isAffine() const { return perLane.empty(); }
+};
+using Index = llvm::SmallVector<DimIndex, 4>;
+/// One compute value per lane (the same Value repeated when uniform).
+using Lanes = llvm::SmallVector<mlir::Value, 8>;
+
+/// A tensor in memory: an argument-block buffer or a constant table.
+struct MemoryLeaf {
+  mlir::Value ptr;          // !llvm.ptr<1>, element [0, ..., 0]
+  mlir::Type elementType;   // gpuos element type
+  llvm::SmallVector<int64_t> strides;
+  int bufferIndex = -1;     // argument-block slot, -1 for constants
+};
+
+class TaskEmitter {
+public:
+  TaskEmitter(TaskOp task, const TaskABI &abi, mlir::LLVM::LLVMFuncOp func,
+              const LowerTasksOptions &options);
+
+  /// Fills the function body; on failure a diagnostic names the op.
+  mlir::LogicalResult emit();
+  const TaskCodegenInfo &getInfo() const { return info; }
+
+private:
+  friend class RowEmitter;
+  // --- Function skeleton (TaskEmitter.cpp) -------------------------------
+  void loadArguments(mlir::Value args);
+  mlir::LogicalResult chooseLanes();
+  mlir::LogicalResult emitElementLoop(bool allowVector);
+  mlir::LogicalResult emitElement(llvm::ArrayRef<mlir::Value> global);
+  mlir::Value alignmentCheck();
+
+  // --- Evaluation of values at an index (Evaluate.cpp) -------------------
+  mlir::FailureOr<Lanes> eval(mlir::Value value, const Index &index);
+  mlir::FailureOr<Lanes> evalOp(mlir::Operation *op, const Index &index);
+  mlir::FailureOr<Lanes> evalElementwise(mlir::Operation *op,
+                                         const Index &index);
+  mlir::FailureOr<Lanes> evalView(mlir::Operation *op, const Index &index);
+  mlir::FailureOr<Lanes> evalConstant(ConstantOp op, const Index &index);
+  mlir::FailureOr<Lanes> evalConcat(ConcatOp op, const Index &index);
+  /// The operand index an elementwise op reads for result index `index`
+  /// (numpy broadcasting: leading dims drop, size-1 dims read index 0).
+  Index broadcastIndex(const Index &index, llvm::ArrayRef<int64_t> resultShape,
+                       llvm::ArrayRef<int64_t> operandShape);
+
+  // --- Reductions, norms, matmul (Reductions.cpp) ------------------------
+  mlir::FailureOr<Lanes> evalReduce(ReduceOp op, const Index &index);
+  mlir::FailureOr<Lanes> evalArgmax(ArgmaxOp op, const Index &index);
+  mlir::FailureOr<Lanes> evalSoftmax(SoftmaxOp op, const Index &index);
+  mlir::FailureOr<Lanes> evalLayerNorm(LayerNormOp op, const Index &index);
+  mlir::FailureOr<Lanes> evalRmsNorm(RmsNormOp op, const Index &index);
+  mlir::FailureOr<Lanes> evalMatmul(MatmulOp op, const Index &index);
+  /// Loops over `axes` of `index` (an operand index whose `axes` entries
+  /// are placeholders) in this thread, carrying accumulators: `init` holds
+  /// one scalar per accumulator, replicated per lane; `step` gets the full
+  /// index and the current accumulators, laid out [acc * lanes + lane], and
+  /// returns the next ones. With `uniform` (the result does not vary across
+  /// lanes) one lane is computed and replicated.
+  using Step = llvm::function_ref<mlir::FailureOr<llvm::SmallVector<mlir::Value>>(
+      const Index &, llvm::ArrayRef<mlir::Value>)>;
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  serialReduce(const Index &index, llvm::ArrayRef<int64_t> axes,
+               llvm::ArrayRef<int64_t> sizes, llvm::ArrayRef<mlir::Value> init,
+               Step step, bool uniform);
+  /// Row statistics of a row op computed cooperatively by the block (set by
+  /// RowEmitter for the current row), or null to reduce serially.
+  mlir::Value rowStat(mlir::Operation *op, unsigned stage, const Index &index);
+
+  // --- Memory (Memory.cpp) -----------------------------------------------
+  Lanes load(const MemoryLeaf &leaf, const Index &index);
+  void store(const MemoryLeaf &leaf, const Index &index, const Lanes &values);
+  /// Per-lane offsets (in elements) of `index` under `strides`; when the
+  /// index is affine also the lane stride and the known divisibility.
+  struct Offsets {
+    mlir::Value base;
+    int64_t laneStride = 0;
+    int64_t divisor = 1;
+    bool affine = true;
+    llvm::SmallVector<mlir::Value, 8> perLane;
+  };
+  Offsets offsets(const Index &index, llvm::ArrayRef<int64_t> strides);
+  mlir::Value elementPtr(const MemoryLeaf &leaf, mlir::Value offset);
+  /// Elements per vector access of `leaf`, or 1 when scalar.
+  unsigned vectorChunk(const MemoryLeaf &leaf, const Offsets &offs);
+
+  // --- Index arithmetic helpers (Evaluate.cpp) ----------------------------
+  mlir::Value idxConst(int64_t value);
+  mlir::Value idxAdd(mlir::Value a, mlir::Value b);
+  mlir::Value idxMul(mlir::Value a, int64_t c);
+  mlir::Value laneValue(const DimIndex &dim, unsigned lane);
+  DimIndex constDim(int64_t value);
+  bool isLaneUniform(const Index &index) const;
+
+  // --- Memoization, scoped by region ---------------------------------------
+  using MemoKey = std::vector<uintptr_t>;
+  MemoKey memoKey(mlir::Value value, const Index &index) const;
+  void pushScope() { memo.emplace_back(); }
+  void popScope() { memo.pop_back(); }
+
+  TaskOp task;
+  const TaskABI &abi;
+  mlir::LLVM::LLVMFuncOp func;
+  LowerTasksOptions options;
+  mlir::ImplicitLocOpBuilder b;
+  mlir::Type idxTy;
+  TaskCodegenInfo info;
+
+  llvm::SmallVector<MemoryLeaf> buffers;
+  mlir::Value threadId, blockDim, tileArg; // idxTy
+  llvm::SmallVector<mlir::Value> tileOrigin;
+
+  /// Lanes of the current evaluation and whether vector accesses are on.
+  unsigned lanes = 1;
+  unsigned maxLanes = 1;
+  bool allowVector = false;
+  /// Buffers that received a vector access (they need 16-byte alignment).
+  llvm::SmallVector<bool> vectorized;
+  std::vector<std::map<MemoKey, Lanes>> memo;
+  unsigned constantCounter = 0;
+
+  /// Row statistics of the row being processed (RowEmitter): key (op,
+  /// stage), and the row's leading index values they belong to.
+  llvm::DenseMap<std::pair<mlir::Operation *, unsigned>, mlir::Value> stats;
+  llvm::SmallVector<mlir::Value> statRow;
+};
+
+} // namespace gpuos::codegen
+
+#endif // GPUOS_LIB_CONVERSION_GPUOSTONVVM_TASKEMITTER_H

@@ -1,0 +1,89 @@
+//===- FuseHorizontal.cpp - independent units of one iteration space ------===//
+//
+// Elementwise units merge with elementwise units, reduction units with
+// reduction units, when their iteration spaces, whole axes, priorities and
+// levels agree. A unit's level is the longest chain of compute units from
+// the graph inputs to it (views and constants count zero): a path between
+// two units raises the level, so units of one level are independent and
+// start together, and merging them delays neither.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FusionUtils.h"
+#include "gpuos/Dialect/Gpuos/Transforms/Passes.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace gpuos {
+#define GEN_PASS_DEF_GPUOSFUSEHORIZONTAL
+#include "gpuos/Dialect/Gpuos/Passes.h.inc"
+} // namespace gpuos
+
+using namespace mlir;
+using namespace gpuos;
+using namespace gpuos::fusion;
+
+namespace {
+struct FuseHorizontal : gpuos::impl::GpuosFuseHorizontalBase<FuseHorizontal> {
+  using GpuosFuseHorizontalBase::GpuosFuseHorizontalBase;
+
+  void runOnOperation() override {
+    GraphOp graph = getOperation();
+    Block &body = graph.getBodyBlock();
+    if (failed(sortGraphBody(body))) {
+      graph.emitOpError("body has a cycle and cannot be fused");
+      return signalPassFailure();
+    }
+    FusionGraph fg(body);
+    SmallVector<UnitInfo> units;
+    SmallVector<unsigned> level(fg.size(), 0);
+    for (unsigned node = 0; node < fg.size(); ++node) {
+      units.push_back(classifyUnit(fg.op(node)));
+      for (unsigned from : fg.predecessors(node))
+        level[node] = std::max(
+            level[node],
+            level[from] + (units[from].cls == UnitClass::Free ? 0u : 1u));
+    }
+
+    // Open groups (any member node) by merge key, most recent last.
+    llvm::StringMap<SmallVector<unsigned>> open;
+    unsigned width = std::max(1u, static_cast<unsigned>(maxWidth));
+    for (unsigned node = 0; node < fg.size(); ++node) {
+      const UnitInfo &unit = units[node];
+      if (unit.cls != UnitClass::Elementwise &&
+          unit.cls != UnitClass::Reduction)
+        continue;
+      SmallVector<unsigned> &candidates = open[keyOf(unit, level[node])];
+      bool merged = false;
+      for (unsigned i = candidates.size(); i-- > 0 && !merged;) {
+        unsigned leader = fg.find(candidates[i]);
+        if (fg.resultsIfMerged(leader, node) > kMaxTaskResults ||
+            fg.wouldCreateCycle({leader, node}))
+          continue;
+        leader = fg.merge(leader, node);
+        merged = true;
+        if (fg.groupSize(leader) >= width)
+          candidates.erase(candidates.begin() + i);
+      }
+      if (!merged && width > 1)
+        candidates.push_back(node);
+    }
+
+    KindNamer namer(graph);
+    for (const SmallVector<Operation *> &group : fg.multiNodeGroups())
+      outlineGroup(group, namer);
+    (void)sortGraphBody(body);
+  }
+
+  static std::string keyOf(const UnitInfo &unit, unsigned level) {
+    std::string key;
+    llvm::raw_string_ostream os(key);
+    os << static_cast<int>(unit.cls) << '|';
+    llvm::interleave(unit.space, os, "x");
+    os << '|';
+    llvm::interleave(unit.wholeAxes, os, ",");
+    os << '|' << unit.priority.getAsOpaquePointer() << '|' << level;
+    return key;
+  }
+};
+} // namespace

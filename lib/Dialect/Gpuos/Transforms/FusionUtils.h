@@ -1,0 +1,204 @@
+//===- FusionUtils.h - shared machinery of the task passes ------*- C++ -*-===//
+//
+// What the fusion and partition passes share: the classification of the
+// top-level ops of a graph body into fusion units, a union-find of groups
+// over those ops with the cycle check, the outlining of a group into one
+// gpuos.task (views and constants cloned in, task bodies inlined), task kind
+// names and the tile rule. docs/passes.md states the rules in prose.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPUOS_LIB_DIALECT_GPUOS_TRANSFORMS_FUSIONUTILS_H
+#define GPUOS_LIB_DIALECT_GPUOS_TRANSFORMS_FUSIONUTILS_H
+
+#include "gpuos/Dialect/Gpuos/IR/GpuosDialect.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+#include <optional>
+#include <string>
+
+namespace gpuos::fusion {
+
+/// Reorders the ops of a graph body def-before-use; independent ops keep
+/// their order. Fails on a cycle, leaving a partial order.
+mlir::LogicalResult sortGraphBody(mlir::Block &body);
+
+/// Views and constants cost nothing to duplicate: tasks clone them.
+bool isViewOrConstant(mlir::Operation *op);
+/// reduce, argmax, softmax, layer_norm, rms_norm: the ops a reduction task
+/// is built around.
+bool isReductionAnchor(mlir::Operation *op);
+/// An elementwise compute op (the Elementwise trait).
+bool isElementwiseOp(mlir::Operation *op);
+
+/// How a top-level op of a graph body takes part in fusion.
+enum class UnitClass {
+  Elementwise, // an elementwise op, or a task of elementwise ops and views
+  Reduction,   // an anchor, or a task of anchors with elementwise ops
+  Matmul,      // a matmul, or a task of matmuls and views
+  Other,       // concat, dynamic shapes, anything else
+  Free,        // a view or a constant: cloned into its consumers
+};
+
+struct UnitInfo {
+  UnitClass cls = UnitClass::Other;
+  /// The iteration space: the shape of the first result.
+  llvm::SmallVector<int64_t> space;
+  /// Axes of `space` a tile must hold whole (softmax axis, norm axis).
+  llvm::SmallVector<int64_t> wholeAxes;
+  /// The task's explicit priority; null for plain ops.
+  PriorityAttr priority;
+};
+
+/// Classifies a top-level op of a graph body. Elementwise and reduction
+/// units need static shapes, and all their results share the iteration
+/// space; anything else is Other.
+UnitInfo classifyUnit(mlir::Operation *op);
+
+/// The top-level ops of a topologically sorted graph body as nodes
+/// (numbered in order), their use edges, and a union-find of groups.
+///
+/// The cycle check searches the contracted graph forward from the groups
+/// being merged and backward to them at once, and stops when either search
+/// runs out, so its cost follows the smaller of the two cones. The forward
+/// search skips nodes after the last node of those groups. That is sound
+/// when every group lies in the prefix of nodes a pass has processed and
+/// the nodes after it are still alone, which holds for passes that visit
+/// nodes in order and only merge the current node with groups before it;
+/// all the passes here do. Each group keeps the nodes just outside it, so
+/// neither a merge nor a check walks a whole group; a check gives up after
+/// `kSearchLimit` steps and reports a cycle, which only forgoes a merge.
+class FusionGraph {
+public:
+  static constexpr unsigned kSearchLimit = 100000;
+
+  explicit FusionGraph(mlir::Block &body);
+
+  unsigned size() const { return nodes.size(); }
+  mlir::Operation *op(unsigned node) const { return nodes[node]; }
+  /// The node of a top-level op, or std::nullopt for anything else.
+  std::optional<unsigned> nodeOf(mlir::Operation *op) const;
+  /// The node defining `value`, if a top-level op defines it.
+  std::optional<unsigned> producer(mlir::Value value) const;
+  llvm::ArrayRef<unsigned> successors(unsigned node) const {
+    return succ[node];
+  }
+  llvm::ArrayRef<unsigned> predecessors(unsigned node) const {
+    return pred[node];
+  }
+
+  /// The representative of `node`'s group.
+  unsigned find(unsigned node);
+  /// Number of nodes in `node`'s group.
+  size_t groupSize(unsigned node) { return groups[find(node)].members.size(); }
+  bool isAlone(unsigned node) { return groupSize(node) == 1; }
+  /// Merges two groups; returns the new representative.
+  unsigned merge(unsigned a, unsigned b);
+  /// True when contracting the groups of `nodes` into one node would close
+  /// a cycle: some path leaves them and comes back through other nodes.
+  bool wouldCreateCycle(llvm::ArrayRef<unsigned> nodes);
+  /// Results the group of `node` has: values used outside it (by other
+  /// nodes or the graph's yield).
+  unsigned results(unsigned node) { return groups[find(node)].results; }
+  /// Results the group of `a` and `b` would have after merging them.
+  unsigned resultsIfMerged(unsigned a, unsigned b) {
+    return countMerge(a, b, /*apply=*/false);
+  }
+  /// True when the members of `consumer`'s group read every value they
+  /// take from `producer`'s group directly: plain ops always do (views are
+  /// nodes of their own); a task does when the body arguments bound to
+  /// those values feed no view. Merging a group that views a value with its
+  /// producer would put a view of a computed value inside one task, which
+  /// needs that value at indices other than the tile's.
+  bool readsDirectly(unsigned consumer, unsigned producer);
+
+  /// The groups of two or more nodes, each as its ops in node order,
+  /// ordered by their first node.
+  llvm::SmallVector<llvm::SmallVector<mlir::Operation *>> multiNodeGroups();
+
+private:
+  struct Group {
+    llvm::SmallVector<unsigned, 1> members;
+    /// Neighbours outside the group; may hold nodes that joined it since.
+    llvm::SmallVector<unsigned, 4> outSucc, outPred;
+    /// Members that are tasks viewing one of their inputs.
+    llvm::SmallVector<unsigned, 0> viewers;
+    unsigned last = 0; // the largest member
+    size_t compactedAt = 0;
+    unsigned results = 0;
+  };
+  /// Drops neighbours that are members now, when the lists have grown.
+  void compact(unsigned leader);
+  /// The results of the merged group of `a` and `b`; with `apply`, also
+  /// records the uses between them as internal. Walks the smaller group.
+  unsigned countMerge(unsigned a, unsigned b, bool apply);
+
+  llvm::SmallVector<mlir::Operation *> nodes;
+  llvm::DenseMap<mlir::Operation *, unsigned> index;
+  llvm::SmallVector<llvm::SmallVector<unsigned, 4>> succ, pred;
+  llvm::SmallVector<unsigned> parent;
+  llvm::SmallVector<Group> groups;
+  /// Per node and result: uses outside the node's group.
+  llvm::SmallVector<llvm::SmallVector<unsigned, 1>> outsideUses;
+  llvm::SmallVector<unsigned> forwardMark, backwardMark;
+  unsigned epoch = 0;
+};
+
+/// Most results a fused task may have: each is an output buffer in the
+/// task's argument block, and a chain whose every link is read elsewhere
+/// must not become one task with thousands of them.
+constexpr unsigned kMaxTaskResults = 16;
+
+/// Hands out task kinds `<graph>_t<N>_<op names>`: C identifiers, unique in
+/// a module because graph symbols are. N continues after the largest index
+/// already used by a task of the graph.
+class KindNamer {
+public:
+  explicit KindNamer(GraphOp graph);
+  /// A fresh kind for a task whose body holds `body`'s ops.
+  std::string next(mlir::Block &body);
+
+private:
+  std::string prefix;
+  unsigned counter = 0;
+};
+
+/// The graph name as a C identifier: itself when it is one, else the
+/// invalid characters replaced by '_' and a hash of the name appended.
+std::string sanitizeGraphName(llvm::StringRef name);
+
+struct OutlineOptions {
+  /// Keep this kind instead of naming a new one.
+  std::optional<std::string> kind;
+  /// Keep this tile instead of choosing one (must fit the first result).
+  std::optional<llvm::SmallVector<int64_t>> tile;
+  /// The task's priority; by default the common priority of member tasks.
+  std::optional<PriorityAttr> priority;
+  /// Discardable attributes to carry over.
+  llvm::SmallVector<mlir::NamedAttribute> attrs;
+};
+
+/// Replaces `members`, top-level ops of one graph body in topological order
+/// (plain ops and tasks, whose bodies are inlined), by one task: values
+/// read from outside become inputs, views and constants feeding the group
+/// are cloned in so inputs are the viewed values, and values used outside
+/// the group become results in member order. The caller guarantees that the
+/// contraction is acyclic. Views and constants left without users are
+/// erased.
+TaskOp outlineGroup(llvm::ArrayRef<mlir::Operation *> members,
+                    KindNamer &namer, const OutlineOptions &options = {});
+
+/// Erases views and constants of `body` that nothing uses any more.
+void eraseDeadViewsAndConstants(mlir::Block &body);
+
+/// Tiling: at most this many elements of work per tile.
+constexpr int64_t kTileWorkElements = 4096;
+/// Tile size of a dynamic axis that must stay whole: one tile covers it.
+constexpr int64_t kWholeDynamicTile = 2147483647;
+
+/// The tile of `task` by the rule of docs/passes.md.
+llvm::SmallVector<int64_t> chooseTile(TaskOp task);
+
+} // namespace gpuos::fusion
+
+#endif // GPUOS_LIB_DIALECT_GPUOS_TRANSFORMS_FUSIONUTILS_H

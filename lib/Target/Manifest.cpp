@@ -1,0 +1,185 @@
+//===- Manifest.cpp - the JSON description of an image --------------------===//
+
+#include "gpuos/Target/Manifest.h"
+#include "gpuos/Conversion/TaskABI.h"
+#include "gpuos/Dialect/Gpuos/IR/GpuosDialect.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace gpuos;
+
+LogicalResult gpuos::checkPartitioned(ModuleOp module) {
+  WalkResult walk = module.walk([&](GraphOp graph) {
+    for (Operation &op : graph.getBodyBlock().without_terminator())
+      if (!isa<TaskOp>(op)) {
+        op.emitOpError() << "is outside a gpuos.task in graph @"
+                         << graph.getSymName()
+                         << "; an image holds task functions only, so "
+                            "partition the graph into tasks first";
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+/// Tasks of `graph` in a topological order (graph bodies may be written in
+/// any order), written order among independent ones.
+static SmallVector<TaskOp> sortedTasks(GraphOp graph) {
+  SmallVector<TaskOp> pending, sorted;
+  for (Operation &op : graph.getBodyBlock().without_terminator())
+    pending.push_back(cast<TaskOp>(op));
+  llvm::DenseSet<Operation *> placed;
+  while (!pending.empty()) {
+    auto ready = llvm::find_if(pending, [&](TaskOp task) {
+      return llvm::all_of(task.getInputs(), [&](Value input) {
+        Operation *producer = input.getDefiningOp();
+        return !producer || placed.contains(producer);
+      });
+    });
+    if (ready == pending.end())
+      break; // the verifier rejects cycles; be safe anyway
+    placed.insert(*ready);
+    sorted.push_back(*ready);
+    pending.erase(ready);
+  }
+  return sorted;
+}
+
+static std::string dtypeName(Type type) {
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  type.print(os);
+  return name;
+}
+
+/// Graph input and output names where a buffer is one, else a name shared
+/// by the task producing an intermediate and the tasks reading it.
+static std::string bufferName(GraphOp graph, Value value) {
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    if (arg.getOwner() == &graph.getBodyBlock())
+      return cast<StringAttr>(graph.getInputNames()[arg.getArgNumber()])
+          .getValue()
+          .str();
+  auto yield = cast<YieldOp>(graph.getBodyBlock().getTerminator());
+  for (auto [index, output] : llvm::enumerate(yield.getValues()))
+    if (output == value)
+      return cast<StringAttr>(graph.getOutputNames()[index]).getValue().str();
+  auto result = cast<OpResult>(value);
+  auto task = cast<TaskOp>(result.getOwner());
+  return ("tmp_" + task.getKind() + "_" + Twine(result.getResultNumber())).str();
+}
+
+static void writeDims(llvm::json::OStream &json, StringRef key,
+                      ArrayRef<int64_t> dims) {
+  json.attributeArray(key, [&] {
+    for (int64_t dim : dims)
+      json.value(dim);
+  });
+}
+
+FailureOr<std::string>
+gpuos::buildManifest(ModuleOp module, ArrayRef<TaskCodegenInfo> infos,
+                     const ManifestOptions &options) {
+  if (failed(checkPartitioned(module)))
+    return failure();
+  llvm::StringMap<const TaskCodegenInfo *> infoByKind;
+  for (const TaskCodegenInfo &info : infos)
+    infoByKind[info.kind] = &info;
+
+  // Global task order first: depends_on refers to it.
+  SmallVector<std::pair<GraphOp, TaskOp>> order;
+  llvm::DenseMap<Operation *, int64_t> position;
+  module.walk([&](GraphOp graph) {
+    for (TaskOp task : sortedTasks(graph)) {
+      position[task] = order.size();
+      order.push_back({graph, task});
+    }
+  });
+
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::json::OStream json(os, /*IndentSize=*/2);
+  bool ok = true;
+  json.object([&] {
+    json.attribute("abi", kImageAbiVersion);
+    json.attribute("arch", options.arch);
+    json.attribute("content_hash", options.contentHash);
+    // The runtime's relocatable device library is not linked in yet: the
+    // image holds the task functions and their test kernels only.
+    json.attribute("runtime", nullptr);
+    json.attributeArray("tasks", [&] {
+      for (auto [graph, task] : order) {
+        FailureOr<TaskABI> abi = TaskABI::get(task);
+        const TaskCodegenInfo *info = infoByKind.lookup(task.getKind());
+        if (failed(abi) || !info) {
+          ok = false;
+          continue;
+        }
+        PriorityAttr priority = task.getPriorityAttr();
+        if (!priority)
+          priority = graph.getPriorityAttr();
+        json.object([&] {
+          json.attribute("kind", abi->kind);
+          json.attribute("function", abi->function);
+          json.attribute("launcher", abi->launcher);
+          json.attribute("graph", graph.getSymName());
+          json.attribute("priority",
+                         priority ? stringifyPriorityClass(priority.getLevel())
+                                  : StringRef("normal"));
+          if (priority && priority.getDeadlineUs())
+            json.attribute("deadline_us", *priority.getDeadlineUs());
+          else
+            json.attribute("deadline_us", nullptr);
+          json.attribute("block_size", info->blockSize);
+          json.attribute("shared_bytes", info->sharedBytes);
+          writeDims(json, "tile", abi->tile);
+          json.attribute("num_tiles", abi->numTiles);
+          json.attribute("lanes", int64_t(info->lanes));
+          json.attribute("strategy", info->strategy);
+          json.attributeArray("buffers", [&] {
+            SmallVector<Value> values(task.getInputs());
+            llvm::append_range(values, task.getResults());
+            for (auto [index, value] : llvm::enumerate(values)) {
+              auto type = cast<StridedTensorType>(value.getType());
+              json.object([&] {
+                json.attribute("name", bufferName(graph, value));
+                json.attribute("role",
+                               index < abi->numInputs ? "input" : "output");
+                json.attribute("dtype", dtypeName(type.getElementType()));
+                writeDims(json, "shape", type.getShape());
+                writeDims(json, "strides", type.getEffectiveStrides());
+                // i1 is stored one byte per element.
+                json.attribute("elem_bytes",
+                               int64_t(std::max(
+                                   8u, type.getElementType().getIntOrFloatBitWidth()) / 8));
+                bool vector = index < info->vectorBuffers.size() &&
+                              info->vectorBuffers[index];
+                json.attribute("vector_align", vector ? 16 : 0);
+              });
+            }
+          });
+          json.attributeArray("dynamic", [] {});
+          json.attributeArray("depends_on", [&] {
+            SmallVector<int64_t> deps;
+            for (Value input : task.getInputs())
+              if (Operation *producer = input.getDefiningOp())
+                if (position.count(producer))
+                  deps.push_back(position[producer]);
+            llvm::sort(deps);
+            deps.erase(llvm::unique(deps), deps.end());
+            for (int64_t dep : deps)
+              json.value(dep);
+          });
+        });
+      }
+    });
+  });
+  os << "\n";
+  if (!ok)
+    return failure();
+  return text;
+}

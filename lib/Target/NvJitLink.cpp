@@ -1,0 +1,167 @@
+//===- NvJitLink.cpp - nvJitLink, loaded at run time ----------------------===//
+//
+// The entry points are declared here with the C ABI of nvJitLink.h (CUDA
+// 13), so building gpuos needs no CUDA headers. nvJitLink.h maps its API
+// names to versioned symbols (__nvJitLinkCreate_13_0 ...); those are
+// looked up first, the plain names second.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gpuos/Target/NvJitLink.h"
+#include "llvm/Support/FormatVariadic.h"
+#include <cstdint>
+#include <cstdlib>
+#include <dlfcn.h>
+
+using namespace gpuos;
+
+namespace {
+using Handle = void *;
+using Result = int; // nvJitLinkResult; 0 is NVJITLINK_SUCCESS
+constexpr int kInputPTX = 2, kInputObject = 5;
+
+const char *resultName(Result result) {
+  static const char *names[] = {
+      "NVJITLINK_SUCCESS", "NVJITLINK_ERROR_UNRECOGNIZED_OPTION",
+      "NVJITLINK_ERROR_MISSING_ARCH", "NVJITLINK_ERROR_INVALID_INPUT",
+      "NVJITLINK_ERROR_PTX_COMPILE", "NVJITLINK_ERROR_NVVM_COMPILE",
+      "NVJITLINK_ERROR_INTERNAL", "NVJITLINK_ERROR_THREADPOOL",
+      "NVJITLINK_ERROR_UNRECOGNIZED_INPUT", "NVJITLINK_ERROR_FINALIZE",
+      "NVJITLINK_ERROR_NULL_INPUT", "NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS",
+      "NVJITLINK_ERROR_INCORRECT_INPUT_TYPE", "NVJITLINK_ERROR_ARCH_MISMATCH",
+      "NVJITLINK_ERROR_OUTDATED_LIBRARY", "NVJITLINK_ERROR_MISSING_FATBIN",
+      "NVJITLINK_ERROR_UNRECOGNIZED_ARCH", "NVJITLINK_ERROR_UNSUPPORTED_ARCH",
+      "NVJITLINK_ERROR_LTO_NOT_ENABLED"};
+  if (result >= 0 && result < int(std::size(names)))
+    return names[result];
+  return "unknown nvJitLink error";
+}
+} // namespace
+
+struct NvJitLink::Api {
+  Result (*create)(Handle *, uint32_t, const char **) = nullptr;
+  Result (*destroy)(Handle *) = nullptr;
+  Result (*addData)(Handle, int, const void *, size_t, const char *) = nullptr;
+  Result (*complete)(Handle) = nullptr;
+  Result (*cubinSize)(Handle, size_t *) = nullptr;
+  Result (*cubin)(Handle, void *) = nullptr;
+  Result (*errorLogSize)(Handle, size_t *) = nullptr;
+  Result (*errorLog)(Handle, char *) = nullptr;
+  Result (*infoLogSize)(Handle, size_t *) = nullptr;
+  Result (*infoLog)(Handle, char *) = nullptr;
+  Result (*version)(unsigned *, unsigned *) = nullptr;
+};
+
+template <typename Fn>
+static bool resolve(void *library, const char *name, Fn &slot) {
+  std::string versioned = std::string("__") + name + "_13_0";
+  void *symbol = dlsym(library, versioned.c_str());
+  if (!symbol)
+    symbol = dlsym(library, name);
+  slot = reinterpret_cast<Fn>(symbol);
+  return symbol != nullptr;
+}
+
+llvm::Expected<NvJitLink> NvJitLink::load(llvm::StringRef path) {
+  std::vector<std::string> candidates;
+  if (!path.empty()) {
+    candidates.push_back(path.str());
+  } else {
+    if (const char *env = std::getenv("GPUOS_NVJITLINK"); env && *env)
+      candidates.push_back(env);
+    candidates.push_back("libnvJitLink.so.13");
+    if (const char *cuda = std::getenv("CUDA_HOME"); cuda && *cuda)
+      candidates.push_back(std::string(cuda) + "/lib64/libnvJitLink.so.13");
+    candidates.push_back("/usr/local/cuda/lib64/libnvJitLink.so.13");
+  }
+  std::string tried;
+  for (const std::string &candidate : candidates) {
+    void *library = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+      const char *why = dlerror();
+      tried += "\n  " + candidate + ": " + (why ? why : "cannot load");
+      continue;
+    }
+    // One table per process: the library stays loaded.
+    auto *api = new Api;
+    bool ok = resolve(library, "nvJitLinkCreate", api->create) &&
+              resolve(library, "nvJitLinkDestroy", api->destroy) &&
+              resolve(library, "nvJitLinkAddData", api->addData) &&
+              resolve(library, "nvJitLinkComplete", api->complete) &&
+              resolve(library, "nvJitLinkGetLinkedCubinSize", api->cubinSize) &&
+              resolve(library, "nvJitLinkGetLinkedCubin", api->cubin) &&
+              resolve(library, "nvJitLinkGetErrorLogSize", api->errorLogSize) &&
+              resolve(library, "nvJitLinkGetErrorLog", api->errorLog) &&
+              resolve(library, "nvJitLinkGetInfoLogSize", api->infoLogSize) &&
+              resolve(library, "nvJitLinkGetInfoLog", api->infoLog);
+    resolve(library, "nvJitLinkVersion", api->version); // optional
+    if (!ok) {
+      delete api;
+      tried += "\n  " + candidate + ": missing nvJitLink entry points";
+      continue;
+    }
+    NvJitLink linker;
+    linker.api = api;
+    return linker;
+  }
+  return llvm::createStringError("cannot load nvJitLink (CUDA 13) to link the "
+                                 "image; tried:" + tried);
+}
+
+std::string NvJitLink::version() const {
+  unsigned major = 0, minor = 0;
+  if (api->version && api->version(&major, &minor) == 0)
+    return llvm::formatv("{0}.{1}", major, minor).str();
+  return "unknown";
+}
+
+static std::string readLog(Result (*sizeFn)(Handle, size_t *),
+                           Result (*logFn)(Handle, char *), Handle handle) {
+  size_t size = 0;
+  if (sizeFn(handle, &size) != 0 || size <= 1)
+    return "";
+  std::string log(size, '\0');
+  if (logFn(handle, log.data()) != 0)
+    return "";
+  log.resize(log.find('\0') == std::string::npos ? size : log.find('\0'));
+  return log;
+}
+
+llvm::Expected<LinkResult> NvJitLink::link(llvm::ArrayRef<LinkInput> inputs,
+                                           const LinkOptions &options) const {
+  std::string arch = "-arch=" + options.arch;
+  std::string opt = "-O" + std::to_string(options.optLevel);
+  std::vector<const char *> args = {arch.c_str(), opt.c_str()};
+  if (options.verbose)
+    args.push_back("-verbose");
+  Handle handle = nullptr;
+  if (Result r = api->create(&handle, args.size(), args.data()))
+    return llvm::createStringError(llvm::formatv(
+        "nvJitLinkCreate({0} {1}) failed: {2}", arch, opt, resultName(r)));
+  auto fail = [&](const char *what, Result r) -> llvm::Error {
+    std::string log = readLog(api->errorLogSize, api->errorLog, handle);
+    api->destroy(&handle);
+    return llvm::createStringError(
+        llvm::formatv("{0} failed: {1}{2}{3}", what, resultName(r),
+                      log.empty() ? "" : "\n", log)
+            .str());
+  };
+  for (const LinkInput &input : inputs) {
+    int kind = input.kind == LinkInput::PTX ? kInputPTX : kInputObject;
+    if (Result r = api->addData(handle, kind, input.data.data(),
+                                input.data.size(), input.name.c_str()))
+      return fail(("nvJitLinkAddData(" + input.name + ")").c_str(), r);
+  }
+  if (Result r = api->complete(handle))
+    return fail("nvJitLinkComplete", r);
+  LinkResult result;
+  size_t size = 0;
+  if (Result r = api->cubinSize(handle, &size))
+    return fail("nvJitLinkGetLinkedCubinSize", r);
+  result.cubin.resize(size);
+  if (Result r = api->cubin(handle, result.cubin.data()))
+    return fail("nvJitLinkGetLinkedCubin", r);
+  result.infoLog = readLog(api->infoLogSize, api->infoLog, handle);
+  api->destroy(&handle);
+  return result;
+}

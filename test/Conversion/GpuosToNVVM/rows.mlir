@@ -1,0 +1,72 @@
+// Reductions along rows a tile holds whole are shared by the block: each
+// thread folds a strided part of the row (vector loads), warp shuffles
+// combine a warp, shared memory and one barrier combine the warps. Other
+// reductions loop serially in each thread.
+// RUN: gpuos-opt %s --gpuos-lower-tasks-to-nvvm=convert-to-llvm=false | FileCheck %s
+
+// CHECK: llvm.mlir.global external @__gpuos_shared() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+
+// softmax: a max, then a sum of exp(x - max), then the row's elements.
+// CHECK-LABEL: llvm.func @gpuos_task_softmax_rows
+// CHECK:         %[[SMEM:.+]] = llvm.mlir.addressof @__gpuos_shared : !llvm.ptr<3>
+// CHECK:         scf.for %[[ROW:.+]] = %c0_i32 to %c2_i32 step %c1_i32 : i32 {
+// CHECK:           %[[PMAX:.+]] = scf.for {{.*}} iter_args(%[[ACC:.+]] = %cst) -> (f32) : i32 {
+// CHECK:             llvm.load %{{.+}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK:             arith.maximumf %[[ACC]], %{{.+}} : f32
+// CHECK:           nvvm.shfl.sync bfly %c-1_i32, %[[PMAX]], %c16_i32, %c31_i32 : f32 -> f32
+// CHECK:           nvvm.shfl.sync bfly %c-1_i32, %{{.+}}, %c1_i32, %c31_i32 : f32 -> f32
+// CHECK:           scf.if
+// CHECK:             llvm.store %{{.+}}, %{{.+}} {alignment = 8 : i64} : f32, !llvm.ptr<3>
+// CHECK:           nvvm.barrier0
+// CHECK:           %[[MAX:.+]] = scf.for %{{.+}} = %c0_i32 to %{{.+}} step %c1_i32 iter_args
+// CHECK:             llvm.load %{{.+}} {alignment = 8 : i64} : !llvm.ptr<3> -> f32
+// CHECK:           scf.for
+// CHECK:             arith.subf %{{.+}}, %[[MAX]] : f32
+// CHECK:             llvm.call @__nv_expf
+// CHECK:           nvvm.barrier0
+// CHECK:           scf.for
+// CHECK:             arith.divf
+// CHECK:             llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+// The aligned-buffer fallback repeats the rows with scalar accesses.
+// CHECK:       } else {
+// CHECK:         nvvm.shfl.sync
+// CHECK:         llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK-LABEL: llvm.func @gpuos_launch_softmax_rows
+gpuos.graph @softmax(%x : !gpuos.tensor<8x128xf32>) -> (p : !gpuos.tensor<8x128xf32>) {
+  %r = gpuos.task "softmax_rows" ins(%a = %x : !gpuos.tensor<8x128xf32>) tile [2, 128] -> (!gpuos.tensor<8x128xf32>) {
+    %0 = gpuos.softmax %a axis 1 : !gpuos.tensor<8x128xf32>
+    gpuos.yield %0 : !gpuos.tensor<8x128xf32>
+  }
+  gpuos.yield %r : !gpuos.tensor<8x128xf32>
+}
+
+// A reduced result is stored by thread 0 of the row; an i64 partial crosses
+// the shuffles as two 32-bit halves.
+// CHECK-LABEL: llvm.func @gpuos_task_sum_rows
+// CHECK:         %[[LO:.+]] = arith.trunci %{{.+}} : i64 to i32
+// CHECK:         nvvm.shfl.sync bfly %c-1_i32, %[[LO]], %c16_i32, %c31_i32 : i32 -> i32
+// CHECK:         nvvm.barrier0
+// CHECK:         %[[FIRST:.+]] = arith.cmpi eq, %{{.+}}, %c0_i32 : i32
+// CHECK:         scf.if %[[FIRST]] {
+// CHECK:           llvm.store %{{.+}}, %{{.+}} {alignment = 8 : i64} : i64, !llvm.ptr<1>
+gpuos.graph @sum(%x : !gpuos.tensor<4x100xi64>) -> (s : !gpuos.tensor<4xi64>) {
+  %r = gpuos.task "sum_rows" ins(%a = %x : !gpuos.tensor<4x100xi64>) tile [1] -> (!gpuos.tensor<4xi64>) {
+    %0 = gpuos.reduce sum %a axes [1] : !gpuos.tensor<4x100xi64>
+    gpuos.yield %0 : !gpuos.tensor<4xi64>
+  }
+  gpuos.yield %r : !gpuos.tensor<4xi64>
+}
+
+// Over the leading axis each thread loops over the 24 rows itself.
+// CHECK-LABEL: llvm.func @gpuos_task_sum_columns
+// CHECK-NOT:     nvvm.barrier0
+// CHECK:         scf.for %{{.+}} = %c0_i32 to %c24_i32 step %c1_i32 iter_args
+// CHECK-NOT:     nvvm.barrier0
+// CHECK-LABEL: llvm.func @gpuos_launch_sum_columns
+gpuos.graph @columns(%x : !gpuos.tensor<24x64xf32>) -> (s : !gpuos.tensor<64xf32>) {
+  %r = gpuos.task "sum_columns" ins(%a = %x : !gpuos.tensor<24x64xf32>) tile [64] -> (!gpuos.tensor<64xf32>) {
+    %0 = gpuos.reduce sum %a axes [0] : !gpuos.tensor<24x64xf32>
+    gpuos.yield %0 : !gpuos.tensor<64xf32>
+  }
+  gpuos.yield %r : !gpuos.tensor<64xf32>
+}

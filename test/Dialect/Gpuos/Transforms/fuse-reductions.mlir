@@ -1,0 +1,169 @@
+// RUN: gpuos-opt %s --pass-pipeline='builtin.module(gpuos.graph(gpuos-fuse-reductions))' | FileCheck %s
+// RUN: gpuos-opt %s --pass-pipeline='builtin.module(gpuos.graph(gpuos-fuse-elementwise,gpuos-fuse-reductions))' | FileCheck %s --check-prefix=BOTH
+
+// The scaling before a softmax is its prologue and the per-column gain
+// after it the epilogue: one task, tiles of whole rows.
+// CHECK-LABEL: gpuos.graph @softmax_prologue_epilogue
+// CHECK: %[[T:.+]] = gpuos.task "softmax_prologue_epilogue_t0_mul_softmax" ins(%[[X:.+]] = %x : !gpuos.tensor<4x8xf32>, %[[S:.+]] = %s : !gpuos.tensor<f32>, %[[G:.+]] = %g : !gpuos.tensor<8xf32>) tile [4, 8] -> (!gpuos.tensor<4x8xf32>) {
+// CHECK-NEXT: %[[M:.+]] = gpuos.mul %[[X]], %[[S]]
+// CHECK-NEXT: %[[P:.+]] = gpuos.softmax %[[M]] axis 1
+// CHECK-NEXT: %[[Y:.+]] = gpuos.mul %[[P]], %[[G]]
+// CHECK-NEXT: gpuos.yield %[[Y]]
+// CHECK: gpuos.yield %[[T]]
+gpuos.graph @softmax_prologue_epilogue(%x : !gpuos.tensor<4x8xf32>, %s : !gpuos.tensor<f32>, %g : !gpuos.tensor<8xf32>) -> (y : !gpuos.tensor<4x8xf32>) {
+  %m = gpuos.mul %x, %s : !gpuos.tensor<4x8xf32>, !gpuos.tensor<f32>
+  %p = gpuos.softmax %m axis 1 : !gpuos.tensor<4x8xf32>
+  %y = gpuos.mul %p, %g : !gpuos.tensor<4x8xf32>, !gpuos.tensor<8xf32>
+  gpuos.yield %y : !gpuos.tensor<4x8xf32>
+}
+
+// A prologue chain (abs, then mul) before a mean with keepdim, and the rsqrt
+// over the 4x1 result after it. The reduction result is a graph output too,
+// so the task yields both. The 64 elements each result element reads count
+// against the tile budget: 4096 / 64 leaves room for all 4 rows.
+// CHECK-LABEL: gpuos.graph @reduce_keepdim
+// CHECK: %[[T:.+]]:2 = gpuos.task "reduce_keepdim_t0_abs_mul_reduce_rsqrt" ins(%[[X:.+]] = %x : !gpuos.tensor<4x64xf32>) tile [4, 1] -> (!gpuos.tensor<4x1xf32>, !gpuos.tensor<4x1xf32>) {
+// CHECK-NEXT: %[[A:.+]] = gpuos.abs %[[X]]
+// CHECK-NEXT: %[[B:.+]] = gpuos.mul %[[A]], %[[A]]
+// CHECK-NEXT: %[[S:.+]] = gpuos.reduce mean %[[B]] axes [1] keepdim
+// CHECK-NEXT: %[[R:.+]] = gpuos.rsqrt %[[S]]
+// CHECK-NEXT: gpuos.yield %[[S]], %[[R]]
+// CHECK: gpuos.yield %[[T]]#0, %[[T]]#1
+gpuos.graph @reduce_keepdim(%x : !gpuos.tensor<4x64xf32>) -> (s : !gpuos.tensor<4x1xf32>, r : !gpuos.tensor<4x1xf32>) {
+  %a = gpuos.abs %x : !gpuos.tensor<4x64xf32>
+  %b = gpuos.mul %a, %a : !gpuos.tensor<4x64xf32>, !gpuos.tensor<4x64xf32>
+  %s = gpuos.reduce mean %b axes [1] keepdim : !gpuos.tensor<4x64xf32>
+  %r = gpuos.rsqrt %s : !gpuos.tensor<4x1xf32>
+  gpuos.yield %s, %r : !gpuos.tensor<4x1xf32>, !gpuos.tensor<4x1xf32>
+}
+
+// argmax with a prologue, and an integer cast epilogue.
+// CHECK-LABEL: gpuos.graph @argmax_cast
+// CHECK: gpuos.task "argmax_cast_t0_neg_argmax_cast" ins(%{{.+}} = %x : !gpuos.tensor<4x8xf32>) tile [4] -> (!gpuos.tensor<4xi32>)
+// CHECK-NEXT: gpuos.neg
+// CHECK-NEXT: gpuos.argmax
+// CHECK-NEXT: gpuos.cast
+gpuos.graph @argmax_cast(%x : !gpuos.tensor<4x8xf32>) -> (i : !gpuos.tensor<4xi32>) {
+  %n = gpuos.neg %x : !gpuos.tensor<4x8xf32>
+  %a = gpuos.argmax %n axis 1 : !gpuos.tensor<4x8xf32>
+  %i = gpuos.cast %a : !gpuos.tensor<4xi64> to i32
+  gpuos.yield %i : !gpuos.tensor<4xi32>
+}
+
+// A layer_norm epilogue chain, which also reads the norm's input.
+// CHECK-LABEL: gpuos.graph @layer_norm_epilogue
+// CHECK: gpuos.task "layer_norm_epilogue_t0_layer_norm_gelu_add" ins(%[[X:.+]] = %x : !gpuos.tensor<2x16xf32>, %[[W:.+]] = %w : !gpuos.tensor<16xf32>, %[[B:.+]] = %b : !gpuos.tensor<16xf32>) tile [2, 16]
+// CHECK-NEXT: %[[N:.+]] = gpuos.layer_norm %[[X]] weight(%[[W]] : !gpuos.tensor<16xf32>) bias(%[[B]] : !gpuos.tensor<16xf32>)
+// CHECK-NEXT: %[[G:.+]] = gpuos.gelu %[[N]]
+// CHECK-NEXT: gpuos.add %[[G]], %[[X]]
+gpuos.graph @layer_norm_epilogue(%x : !gpuos.tensor<2x16xf32>, %w : !gpuos.tensor<16xf32>, %b : !gpuos.tensor<16xf32>) -> (y : !gpuos.tensor<2x16xf32>) {
+  %n = gpuos.layer_norm %x weight(%w : !gpuos.tensor<16xf32>) bias(%b : !gpuos.tensor<16xf32>) eps 1.0e-05 : !gpuos.tensor<2x16xf32>
+  %g = gpuos.gelu %n : !gpuos.tensor<2x16xf32>
+  %y = gpuos.add %g, %x : !gpuos.tensor<2x16xf32>, !gpuos.tensor<2x16xf32>
+  gpuos.yield %y : !gpuos.tensor<2x16xf32>
+}
+
+// Must not fuse: the residual %h is a graph output as well as the norm's
+// input, so it cannot live only inside the norm's task.
+// CHECK-LABEL: gpuos.graph @prologue_escapes
+// CHECK-NOT: gpuos.task
+// CHECK: gpuos.yield
+gpuos.graph @prologue_escapes(%x : !gpuos.tensor<4x8xf32>, %w : !gpuos.tensor<8xf32>) -> (h : !gpuos.tensor<4x8xf32>, n : !gpuos.tensor<4x8xf32>) {
+  %h = gpuos.add %x, %x : !gpuos.tensor<4x8xf32>, !gpuos.tensor<4x8xf32>
+  %n = gpuos.rms_norm %h weight(%w : !gpuos.tensor<8xf32>) eps 1.0e-06 : !gpuos.tensor<4x8xf32>
+  gpuos.yield %h, %n : !gpuos.tensor<4x8xf32>, !gpuos.tensor<4x8xf32>
+}
+
+// Must not fuse: the consumer computes over 4x8, not over the reduction's
+// 4x1 result.
+// CHECK-LABEL: gpuos.graph @epilogue_other_space
+// CHECK-NOT: gpuos.task
+// CHECK: gpuos.yield
+gpuos.graph @epilogue_other_space(%x : !gpuos.tensor<4x8xf32>, %y : !gpuos.tensor<4x8xf32>) -> (z : !gpuos.tensor<4x8xf32>) {
+  %r = gpuos.reduce max %x axes [1] keepdim : !gpuos.tensor<4x8xf32>
+  %z = gpuos.sub %y, %r : !gpuos.tensor<4x8xf32>, !gpuos.tensor<4x1xf32>
+  gpuos.yield %z : !gpuos.tensor<4x8xf32>
+}
+
+// %z reads %s first, but %z also depends on %s through %w, another
+// reduction: joining %s's task would close a cycle, so %z becomes %w's
+// epilogue instead, and %u stays %s's.
+// CHECK-LABEL: gpuos.graph @epilogue_cycle
+// CHECK: %[[T0:.+]]:2 = gpuos.task "epilogue_cycle_t0_reduce_exp" ins(%{{.+}} = %x : !gpuos.tensor<4x8xf32>)
+// CHECK-NEXT: %[[S:.+]] = gpuos.reduce sum
+// CHECK-NEXT: %[[U:.+]] = gpuos.exp %[[S]]
+// CHECK-NEXT: gpuos.yield %[[S]], %[[U]]
+// CHECK: %[[T1:.+]] = gpuos.task "epilogue_cycle_t1_reduce_add" ins(%[[UA:.+]] = %[[T0]]#1 : !gpuos.tensor<4xf32>, %[[SA:.+]] = %[[T0]]#0 : !gpuos.tensor<4xf32>)
+// CHECK-NEXT: %[[V:.+]] = gpuos.reshape %[[UA]] to [4, 1]
+// CHECK-NEXT: %[[W:.+]] = gpuos.reduce min %[[V]] axes [1]
+// CHECK-NEXT: %[[Z:.+]] = gpuos.add %[[SA]], %[[W]]
+// CHECK-NEXT: gpuos.yield %[[Z]]
+// CHECK: gpuos.yield %[[T1]]
+gpuos.graph @epilogue_cycle(%x : !gpuos.tensor<4x8xf32>) -> (z : !gpuos.tensor<4xf32>) {
+  %s = gpuos.reduce sum %x axes [1] : !gpuos.tensor<4x8xf32>
+  %u = gpuos.exp %s : !gpuos.tensor<4xf32>
+  %v = gpuos.reshape %u to [4, 1] : !gpuos.tensor<4xf32>
+  %w = gpuos.reduce min %v axes [1] : !gpuos.tensor<4x1xf32>
+  %z = gpuos.add %s, %w : !gpuos.tensor<4xf32>, !gpuos.tensor<4xf32>
+  gpuos.yield %z : !gpuos.tensor<4xf32>
+}
+
+// After gpuos-fuse-elementwise the prologue is a task of two ops; it joins
+// the softmax whole. The elementwise task reading the softmax's result is
+// its epilogue, although part of it (exp, neg of %y) does not read it.
+// BOTH-LABEL: gpuos.graph @prologue_task
+// BOTH: %[[T:.+]]:2 = gpuos.task "prologue_task_t2_sub_tanh_softmax_exp_neg_add" ins(%[[X:.+]] = %x : !gpuos.tensor<4x8xf32>, %[[Y:.+]] = %y : !gpuos.tensor<4x8xf32>) tile [4, 8]
+// BOTH-NEXT: %[[A:.+]] = gpuos.sub %[[X]], %[[Y]]
+// BOTH-NEXT: %[[B:.+]] = gpuos.tanh %[[A]]
+// BOTH-NEXT: %[[P:.+]] = gpuos.softmax %[[B]] axis 0
+// BOTH-NEXT: %[[C:.+]] = gpuos.exp %[[Y]]
+// BOTH-NEXT: %[[D:.+]] = gpuos.neg %[[C]]
+// BOTH-NEXT: %[[Q:.+]] = gpuos.add %[[D]], %[[P]]
+// BOTH-NEXT: gpuos.yield %[[P]], %[[Q]]
+// BOTH-NOT: gpuos.task
+// BOTH: gpuos.yield %[[T]]#0, %[[T]]#1
+gpuos.graph @prologue_task(%x : !gpuos.tensor<4x8xf32>, %y : !gpuos.tensor<4x8xf32>) -> (p : !gpuos.tensor<4x8xf32>, q : !gpuos.tensor<4x8xf32>) {
+  %a = gpuos.sub %x, %y : !gpuos.tensor<4x8xf32>, !gpuos.tensor<4x8xf32>
+  %b = gpuos.tanh %a : !gpuos.tensor<4x8xf32>
+  %p = gpuos.softmax %b axis 0 : !gpuos.tensor<4x8xf32>
+  %c = gpuos.exp %y : !gpuos.tensor<4x8xf32>
+  %d = gpuos.neg %c : !gpuos.tensor<4x8xf32>
+  %q = gpuos.add %d, %p : !gpuos.tensor<4x8xf32>, !gpuos.tensor<4x8xf32>
+  gpuos.yield %p, %q : !gpuos.tensor<4x8xf32>, !gpuos.tensor<4x8xf32>
+}
+
+// Must not fuse: the task reads the softmax's result through a transpose,
+// so it needs other rows than the softmax tile's.
+// CHECK-LABEL: gpuos.graph @epilogue_through_view
+// CHECK-NEXT: %[[P:.+]] = gpuos.softmax %x axis 1
+// CHECK-NEXT: %[[Y:.+]] = gpuos.task "viewer" ins(%{{.+}} = %[[P]] : !gpuos.tensor<4x4xf32>)
+// CHECK-NEXT: gpuos.transpose
+// CHECK-NEXT: gpuos.exp
+gpuos.graph @epilogue_through_view(%x : !gpuos.tensor<4x4xf32>) -> (y : !gpuos.tensor<4x4xf32>) {
+  %p = gpuos.softmax %x axis 1 : !gpuos.tensor<4x4xf32>
+  %y = gpuos.task "viewer" ins(%a = %p : !gpuos.tensor<4x4xf32>) tile [4, 4] -> (!gpuos.tensor<4x4xf32>) {
+    %t = gpuos.transpose %a [1, 0] : !gpuos.tensor<4x4xf32>
+    %e = gpuos.exp %t : !gpuos.tensor<4x4xf32, strides = [1, 4]>
+    gpuos.yield %e : !gpuos.tensor<4x4xf32>
+  }
+  gpuos.yield %y : !gpuos.tensor<4x4xf32>
+}
+
+// The prologue task reads %q through a transpose: the task joins the
+// reduction, %q does not.
+// CHECK-LABEL: gpuos.graph @prologue_through_view
+// CHECK-NEXT: %[[Q:.+]] = gpuos.exp %x
+// CHECK-NEXT: gpuos.task "prologue_through_view_t0_neg_reduce" ins(%[[A:.+]] = %[[Q]] : !gpuos.tensor<4x4xf32>)
+// CHECK-NEXT: %[[T:.+]] = gpuos.transpose %[[A]] [1, 0]
+// CHECK-NEXT: %[[N:.+]] = gpuos.neg %[[T]]
+// CHECK-NEXT: gpuos.reduce sum %[[N]] axes [1]
+gpuos.graph @prologue_through_view(%x : !gpuos.tensor<4x4xf32>) -> (y : !gpuos.tensor<4xf32>) {
+  %q = gpuos.exp %x : !gpuos.tensor<4x4xf32>
+  %p = gpuos.task "viewer" ins(%a = %q : !gpuos.tensor<4x4xf32>) tile [4, 4] -> (!gpuos.tensor<4x4xf32>) {
+    %t = gpuos.transpose %a [1, 0] : !gpuos.tensor<4x4xf32>
+    %n = gpuos.neg %t : !gpuos.tensor<4x4xf32, strides = [1, 4]>
+    gpuos.yield %n : !gpuos.tensor<4x4xf32>
+  }
+  %y = gpuos.reduce sum %p axes [1] : !gpuos.tensor<4x4xf32>
+  gpuos.yield %y : !gpuos.tensor<4xf32>
+}

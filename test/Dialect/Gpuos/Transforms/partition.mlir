@@ -1,0 +1,115 @@
+// RUN: gpuos-opt %s --pass-pipeline='builtin.module(gpuos.graph(gpuos-partition))' | FileCheck %s
+
+// Every compute op becomes a task; the transpose feeding the matmul is
+// cloned into its task, so the task reads %w itself and no view is left in
+// the graph body.
+// CHECK-LABEL: gpuos.graph @matmul_view
+// CHECK-NEXT: %[[T:.+]] = gpuos.task "matmul_view_t0_matmul" ins(%[[X:.+]] = %x : !gpuos.tensor<16x64xf32>, %[[W:.+]] = %w : !gpuos.tensor<32x64xf32>) tile [16, 32] -> (!gpuos.tensor<16x32xf32>) {
+// CHECK-NEXT: %[[V:.+]] = gpuos.transpose %[[W]] [1, 0]
+// CHECK-NEXT: %[[M:.+]] = gpuos.matmul %[[X]], %[[V]]
+// CHECK-NEXT: gpuos.yield %[[M]]
+// CHECK-NEXT: }
+// CHECK-NEXT: gpuos.yield %[[T]]
+gpuos.graph @matmul_view(%x : !gpuos.tensor<16x64xf32>, %w : !gpuos.tensor<32x64xf32>) -> (y : !gpuos.tensor<16x32xf32>) {
+  %t = gpuos.transpose %w [1, 0] : !gpuos.tensor<32x64xf32>
+  %y = gpuos.matmul %x, %t : !gpuos.tensor<16x64xf32>, !gpuos.tensor<64x32xf32, strides = [1, 64]>
+  gpuos.yield %y : !gpuos.tensor<16x32xf32>
+}
+
+// A view read by two tasks is cloned into both. Views and constants the
+// graph yields directly become tasks of their own; the view's task result
+// keeps the view's strides.
+// CHECK-LABEL: gpuos.graph @yielded_views
+// CHECK-NEXT: %[[C:.+]] = gpuos.task "yielded_views_t2_transpose" ins(%[[X:.+]] = %x : !gpuos.tensor<4x8xf32>) tile [8, 4] -> (!gpuos.tensor<8x4xf32, strides = [1, 8]>)
+// CHECK-NEXT: %[[V:.+]] = gpuos.transpose %[[X]] [1, 0]
+// CHECK-NEXT: gpuos.yield %[[V]] : !gpuos.tensor<8x4xf32, strides = [1, 8]>
+// CHECK: %[[A:.+]] = gpuos.task "yielded_views_t0_exp" ins(%[[X:.+]] = %x : !gpuos.tensor<4x8xf32>) tile [8, 4] -> (!gpuos.tensor<8x4xf32>)
+// CHECK-NEXT: gpuos.transpose %[[X]] [1, 0]
+// CHECK-NEXT: gpuos.exp
+// CHECK: %[[B:.+]] = gpuos.task "yielded_views_t1_neg" ins(%[[X:.+]] = %x : !gpuos.tensor<4x8xf32>) tile [8, 4] -> (!gpuos.tensor<8x4xf32>)
+// CHECK-NEXT: gpuos.transpose %[[X]] [1, 0]
+// CHECK-NEXT: gpuos.neg
+// CHECK: %[[D:.+]] = gpuos.task "yielded_views_t3_constant" ins() tile [2] -> (!gpuos.tensor<2xi32>)
+// CHECK-NEXT: %[[K:.+]] = gpuos.constant dense<[1, 2]> : tensor<2xi32>
+// CHECK-NEXT: gpuos.yield %[[K]]
+// CHECK-NEXT: }
+// CHECK-NEXT: gpuos.yield %[[A]], %[[B]], %[[C]], %[[D]]
+gpuos.graph @yielded_views(%x : !gpuos.tensor<4x8xf32>)
+    -> (a : !gpuos.tensor<8x4xf32>, b : !gpuos.tensor<8x4xf32>, t : !gpuos.tensor<8x4xf32, strides = [1, 8]>, k : !gpuos.tensor<2xi32>) {
+  %t = gpuos.transpose %x [1, 0] : !gpuos.tensor<4x8xf32>
+  %a = gpuos.exp %t : !gpuos.tensor<8x4xf32, strides = [1, 8]>
+  %b = gpuos.neg %t : !gpuos.tensor<8x4xf32, strides = [1, 8]>
+  %k = gpuos.constant dense<[1, 2]> : tensor<2xi32>
+  gpuos.yield %a, %b, %t, %k : !gpuos.tensor<8x4xf32>, !gpuos.tensor<8x4xf32>, !gpuos.tensor<8x4xf32, strides = [1, 8]>, !gpuos.tensor<2xi32>
+}
+
+// An existing task that reads a view and a constant takes them in and keeps
+// its kind, tile, priority and attributes; the view it read is gone.
+// CHECK-LABEL: gpuos.graph @existing_task
+// CHECK-NEXT: %[[T:.+]] = gpuos.task "mine" ins(%[[X:.+]] = %x : !gpuos.tensor<2x8xf32>) tile [8] priority #gpuos.priority<background> -> (!gpuos.tensor<8xf32>) attributes {note = "kept"} {
+// CHECK-NEXT: %[[S:.+]] = gpuos.slice %[[X]] starts [1, 0] sizes [1, 8] steps [1, 1]
+// CHECK-NEXT: %[[R:.+]] = gpuos.reshape %[[S]] to [8]
+// CHECK-NEXT: %[[C:.+]] = gpuos.constant dense<2.000000e+00>
+// CHECK-NEXT: %[[M:.+]] = gpuos.mul %[[R]], %[[C]]
+// CHECK-NEXT: gpuos.yield %[[M]]
+// CHECK-NEXT: }
+// CHECK-NEXT: gpuos.yield %[[T]]
+gpuos.graph @existing_task(%x : !gpuos.tensor<2x8xf32>) -> (y : !gpuos.tensor<8xf32>) {
+  %s = gpuos.slice %x starts [1, 0] sizes [1, 8] steps [1, 1] : !gpuos.tensor<2x8xf32>
+  %r = gpuos.reshape %s to [8] : !gpuos.tensor<1x8xf32>
+  %two = gpuos.constant dense<2.0> : tensor<f32>
+  %y = gpuos.task "mine" ins(%a = %r : !gpuos.tensor<8xf32>, %b = %two : !gpuos.tensor<f32>) tile [8]
+      priority #gpuos.priority<background> -> (!gpuos.tensor<8xf32>) attributes {note = "kept"} {
+    %m = gpuos.mul %a, %b : !gpuos.tensor<8xf32>, !gpuos.tensor<f32>
+    gpuos.yield %m : !gpuos.tensor<8xf32>
+  }
+  gpuos.yield %y : !gpuos.tensor<8xf32>
+}
+
+// The tile rule. Elementwise: the innermost dimension whole (1024), then 4
+// rows for 4096 elements. Softmax over axis 0: that axis whole (64), then
+// all 8 columns, since 64 x 8 fits. A sum over 512 elements per result:
+// 4096 / 512 = 8 results per tile. Matmul: 64 x 64 output blocks. Concat:
+// like elementwise. A rank-0 result: the empty tile. A dynamic dimension
+// takes what the budget leaves (4096 / 8 = 512); a dynamic axis that must
+// stay whole gets a tile size no run-time size exceeds, and uses up the
+// budget.
+// CHECK-LABEL: gpuos.graph @tiles
+// CHECK: gpuos.task "tiles_t0_exp" {{.+}} tile [4, 1024] -> (!gpuos.tensor<32x1024xf32>)
+// CHECK: gpuos.task "tiles_t1_softmax" {{.+}} tile [64, 8] -> (!gpuos.tensor<64x8xf32>)
+// CHECK: gpuos.task "tiles_t2_reduce" {{.+}} tile [8] -> (!gpuos.tensor<16xf32>)
+// CHECK: gpuos.task "tiles_t3_matmul" {{.+}} tile [64, 64] -> (!gpuos.tensor<128x256xf32>)
+// CHECK: gpuos.task "tiles_t4_concat" {{.+}} tile [2, 2048] -> (!gpuos.tensor<2x2048xf32>)
+// CHECK: gpuos.task "tiles_t5_reduce" {{.+}} tile [] -> (!gpuos.tensor<f32>)
+// CHECK: gpuos.task "tiles_t6_neg" {{.+}} tile [512, 8] -> (!gpuos.tensor<?x8xf32>)
+// CHECK: gpuos.task "tiles_t7_rms_norm" {{.+}} tile [1, 2147483647] -> (!gpuos.tensor<2x?xf32>)
+gpuos.graph @tiles(%a : !gpuos.tensor<32x1024xf32>, %b : !gpuos.tensor<64x8xf32>, %c : !gpuos.tensor<16x512xf32>,
+                   %d : !gpuos.tensor<128x64xf32>, %e : !gpuos.tensor<64x256xf32>, %f : !gpuos.tensor<2x1024xf32>,
+                   %g : !gpuos.tensor<?x8xf32>, %h : !gpuos.tensor<2x?xf32>)
+    -> (ya : !gpuos.tensor<32x1024xf32>, yb : !gpuos.tensor<64x8xf32>, yc : !gpuos.tensor<16xf32>,
+        yd : !gpuos.tensor<128x256xf32>, yf : !gpuos.tensor<2x2048xf32>, ys : !gpuos.tensor<f32>,
+        yg : !gpuos.tensor<?x8xf32>, yh : !gpuos.tensor<2x?xf32>) {
+  %ya = gpuos.exp %a : !gpuos.tensor<32x1024xf32>
+  %yb = gpuos.softmax %b axis 0 : !gpuos.tensor<64x8xf32>
+  %yc = gpuos.reduce sum %c axes [1] : !gpuos.tensor<16x512xf32>
+  %yd = gpuos.matmul %d, %e : !gpuos.tensor<128x64xf32>, !gpuos.tensor<64x256xf32>
+  %yf = gpuos.concat %f, %f axis 1 : !gpuos.tensor<2x1024xf32>, !gpuos.tensor<2x1024xf32>
+  %ys = gpuos.reduce max %b axes [0, 1] : !gpuos.tensor<64x8xf32>
+  %yg = gpuos.neg %g : !gpuos.tensor<?x8xf32>
+  %yh = gpuos.rms_norm %h eps 1.0e-06 : !gpuos.tensor<2x?xf32>
+  gpuos.yield %ya, %yb, %yc, %yd, %yf, %ys, %yg, %yh
+      : !gpuos.tensor<32x1024xf32>, !gpuos.tensor<64x8xf32>, !gpuos.tensor<16xf32>,
+        !gpuos.tensor<128x256xf32>, !gpuos.tensor<2x2048xf32>, !gpuos.tensor<f32>,
+        !gpuos.tensor<?x8xf32>, !gpuos.tensor<2x?xf32>
+}
+
+// A body of tasks only is left as it is.
+// CHECK-LABEL: gpuos.graph @already_tasks
+// CHECK-NEXT: gpuos.task "given" ins(%{{.+}} = %x : !gpuos.tensor<4xf32>) tile [2]
+gpuos.graph @already_tasks(%x : !gpuos.tensor<4xf32>) -> (y : !gpuos.tensor<4xf32>) {
+  %y = gpuos.task "given" ins(%a = %x : !gpuos.tensor<4xf32>) tile [2] -> (!gpuos.tensor<4xf32>) {
+    %e = gpuos.exp %a : !gpuos.tensor<4xf32>
+    gpuos.yield %e : !gpuos.tensor<4xf32>
+  }
+  gpuos.yield %y : !gpuos.tensor<4xf32>
+}

@@ -1,0 +1,43 @@
+// The shipped examples through gpuos-pipeline: the structure fusion should
+// reach, and the same interpreter outputs before and after.
+
+// The 64-op elementwise chain is one task; the per-column scale and bias are
+// broadcast inputs.
+// RUN: gpuos-opt %S/../../../../examples/elementwise_chain.mlir --gpuos-pipeline | FileCheck %s --check-prefix=CHAIN
+// CHAIN: gpuos.task "elementwise_chain_t0_mul_add_tanh_sub_sigmoid_silu_max" ins(%{{.+}} = %x : !gpuos.tensor<32x1024xf32>, %{{.+}} = %scale : !gpuos.tensor<1024xf32>, %{{.+}} = %bias : !gpuos.tensor<1024xf32>) tile [4, 1024] priority #gpuos.priority<urgent>
+// CHAIN-COUNT-64: = gpuos.
+// CHAIN-NEXT: gpuos.yield
+// CHAIN-NOT: gpuos.task
+// RUN: gpuos-interp %S/../../../../examples/elementwise_chain.mlir --seed=2 > %t.chain.before
+// RUN: gpuos-opt %S/../../../../examples/elementwise_chain.mlir --gpuos-pipeline | gpuos-interp --seed=2 > %t.chain.after
+// RUN: diff %t.chain.before %t.chain.after
+
+// Scale and mask are the softmax's prologue; layer_norm and rms_norm read
+// the same residual and share one task; the residual add is its own task
+// because both norms read it.
+// RUN: gpuos-opt %S/../../../../examples/softmax_norm.mlir --gpuos-pipeline | FileCheck %s --check-prefix=NORM
+// NORM-DAG: gpuos.task "softmax_norm_t{{[0-9]+}}_add" ins(%{{.+}} = %x : !gpuos.tensor<32x1024xf32>, %{{.+}} = %h : !gpuos.tensor<32x1024xf32>) tile [4, 1024]
+// NORM-DAG: gpuos.task "softmax_norm_t{{[0-9]+}}_layer_norm_rms_norm" {{.+}} tile [4, 1024]
+// NORM-DAG: gpuos.task "softmax_norm_t{{[0-9]+}}_mul_select_softmax" ins(%{{.+}} = %scores : !gpuos.tensor<16x32x32xf32>, %{{.+}} = %mask : !gpuos.tensor<32x32xi1>) tile [4, 32, 32]
+// RUN: gpuos-opt %S/../../../../examples/softmax_norm.mlir --gpuos-pipeline | grep -c ' = gpuos.task ' | FileCheck %s --check-prefix=NORM-TASKS
+// NORM-TASKS: {{^3$}}
+// RUN: gpuos-interp %S/../../../../examples/softmax_norm.mlir --seed=2 > %t.norm.before
+// RUN: gpuos-opt %S/../../../../examples/softmax_norm.mlir --gpuos-pipeline | gpuos-interp --seed=2 > %t.norm.after
+// RUN: diff %t.norm.before %t.norm.after
+
+// The decode step: each silu-gated product and each final residual add +
+// rms_norm fuse; the scaled scores are the softmax's prologue; the body
+// is tasks only.
+// RUN: gpuos-opt %S/../../../../examples/decode_step.mlir --gpuos-pipeline | grep -o 'gpuos.task "[a-z0-9_]*"' | sed -E 's/_t[0-9]+_/_/' | sort | uniq -c | FileCheck %s --check-prefix=DECODE
+// DECODE: {{^ *}}3 gpuos.task "decode_step_add"
+// DECODE-NEXT: {{^ *}}1 gpuos.task "decode_step_add_rms_norm"
+// DECODE-NEXT: {{^ *}}1 gpuos.task "decode_step_argmax"
+// DECODE-NEXT: {{^ *}}4 gpuos.task "decode_step_concat"
+// DECODE-NEXT: {{^ *}}19 gpuos.task "decode_step_matmul"
+// DECODE-NEXT: {{^ *}}2 gpuos.task "decode_step_mul_softmax"
+// DECODE-NEXT: {{^ *}}4 gpuos.task "decode_step_rms_norm"
+// DECODE-NEXT: {{^ *}}2 gpuos.task "decode_step_silu_mul"
+// RUN: gpuos-opt %S/../../../../examples/decode_step.mlir --gpuos-pipeline | grep -E '^    %' | not grep -v ' = gpuos.task '
+// RUN: gpuos-interp %S/../../../../examples/decode_step.mlir --seed=2 > %t.decode.before
+// RUN: gpuos-opt %S/../../../../examples/decode_step.mlir --gpuos-pipeline | gpuos-interp --seed=2 > %t.decode.after
+// RUN: diff %t.decode.before %t.decode.after

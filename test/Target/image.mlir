@@ -1,0 +1,95 @@
+// gpuos-jit --emit=image: nvJitLink links the PTX into <out>.cubin and the
+// manifest describes the tasks (docs/abi.md). A second compile of the
+// unchanged graph is a cache hit and writes the same files.
+// REQUIRES: nvjitlink, libdevice
+// RUN: rm -rf %t.cache %t.out*
+// RUN: gpuos-jit %s -o %t.out --cache-dir=%t.cache -v 2>&1 | FileCheck %s --check-prefix=MISS
+// RUN: od -A n -t x1 -N 4 %t.out.cubin | FileCheck %s --check-prefix=ELF
+// RUN: FileCheck %s --input-file=%t.out.manifest.json
+// RUN: gpuos-jit %s -o %t.again --cache-dir=%t.cache -v 2>&1 | FileCheck %s --check-prefix=HIT
+// RUN: cmp %t.out.cubin %t.again.cubin
+// RUN: cmp %t.out.manifest.json %t.again.manifest.json
+// A different architecture is a different image.
+// RUN: gpuos-jit %s -o %t.sm80 --arch=sm_80 --cache-dir=%t.cache -v 2>&1 | FileCheck %s --check-prefix=MISS
+// An unpartitioned graph cannot become an image.
+// RUN: not gpuos-jit %S/Inputs/unpartitioned.mlir -o %t.bad --no-cache 2>&1 | FileCheck %s --check-prefix=PARTITION
+
+// MISS: cache: miss
+// MISS: ptxas info
+// HIT: cache: hit
+// HIT-NOT: ptxas
+// ELF: 7f 45 4c 46
+
+// CHECK:      "abi": 0,
+// CHECK-NEXT: "arch": "sm_90",
+// CHECK-NEXT: "content_hash": "{{[0-9a-f]+}}",
+// CHECK-NEXT: "runtime": null,
+// CHECK-NEXT: "tasks": [
+// CHECK:        "kind": "norm_rows",
+// CHECK-NEXT:   "function": "gpuos_task_norm_rows",
+// CHECK-NEXT:   "launcher": "gpuos_launch_norm_rows",
+// CHECK-NEXT:   "graph": "block",
+// CHECK-NEXT:   "priority": "urgent",
+// CHECK-NEXT:   "deadline_us": 200,
+// CHECK-NEXT:   "block_size": 256,
+// CHECK-NEXT:   "shared_bytes": 1024,
+// CHECK-NEXT:   "tile": [
+// CHECK-NEXT:     2,
+// CHECK-NEXT:     256
+// CHECK-NEXT:   ],
+// CHECK-NEXT:   "num_tiles": 4,
+// CHECK-NEXT:   "lanes": 4,
+// CHECK-NEXT:   "strategy": "rows",
+// CHECK-NEXT:   "buffers": [
+// CHECK-NEXT:     {
+// CHECK-NEXT:       "name": "x",
+// CHECK-NEXT:       "role": "input",
+// CHECK-NEXT:       "dtype": "f32",
+// CHECK:            "vector_align": 16
+// CHECK:            "name": "w",
+// CHECK:            "name": "tmp_norm_rows_0",
+// CHECK-NEXT:       "role": "output",
+// CHECK:          "dynamic": [],
+// CHECK-NEXT:     "depends_on": []
+// The second task reads the first's output: a dependency, and the same
+// buffer name on both sides.
+// CHECK:        "kind": "gate",
+// CHECK:        "priority": "background",
+// CHECK-NEXT:   "deadline_us": null,
+// CHECK:        "shared_bytes": 0,
+// CHECK:        "strategy": "elementwise",
+// CHECK:            "name": "tmp_norm_rows_0",
+// CHECK-NEXT:       "role": "input",
+// CHECK:            "name": "m",
+// CHECK-NEXT:       "role": "input",
+// CHECK-NEXT:       "dtype": "i1",
+// CHECK-NEXT:       "shape": [
+// CHECK:            "strides": [
+// CHECK-NEXT:         0,
+// CHECK-NEXT:         1
+// CHECK-NEXT:       ],
+// CHECK-NEXT:       "elem_bytes": 1,
+// CHECK-NEXT:       "vector_align": 16
+// CHECK:            "name": "y",
+// CHECK-NEXT:       "role": "output",
+// CHECK:          "depends_on": [
+// CHECK-NEXT:       0
+// CHECK-NEXT:     ]
+
+// PARTITION: unpartitioned.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'gpuos.neg' op is outside a gpuos.task in graph @loose; an image holds task functions only, so partition the graph into tasks first
+gpuos.graph @block(%x : !gpuos.tensor<8x256xf32>, %w : !gpuos.tensor<256xf32>, %m : !gpuos.tensor<8x256xi1, strides = [0, 1]>)
+    -> (y : !gpuos.tensor<8x256xf32>) priority #gpuos.priority<urgent, deadline_us = 200> {
+  // Written consumer first: a graph body is a graph region.
+  %y = gpuos.task "gate" ins(%n = %t : !gpuos.tensor<8x256xf32>, %mm = %m : !gpuos.tensor<8x256xi1, strides = [0, 1]>)
+      tile [8, 256] priority #gpuos.priority<background> -> (!gpuos.tensor<8x256xf32>) {
+    %zero = gpuos.constant dense<0.0> : tensor<f32>
+    %0 = gpuos.select %mm, %n, %zero : !gpuos.tensor<8x256xi1, strides = [0, 1]>, !gpuos.tensor<8x256xf32>, !gpuos.tensor<f32>
+    gpuos.yield %0 : !gpuos.tensor<8x256xf32>
+  }
+  %t = gpuos.task "norm_rows" ins(%a = %x : !gpuos.tensor<8x256xf32>, %b = %w : !gpuos.tensor<256xf32>)
+      tile [2, 256] -> (!gpuos.tensor<8x256xf32>) {
+    %0 = gpuos.rms_norm %a weight(%b : !gpuos.tensor<256xf32>) eps 1.0e-06 : !gpuos.tensor<8x256xf32>
+    gpuos.yield %0 : !gpuos.tensor<8x256xf32>
+  }
+  gpuos.yield %y : !gpuos.tensor<8x256xf32>
+}

@@ -1,0 +1,37 @@
+// The GPU check's test graphs on the CPU simulation (tools/gpuos-gpu-check):
+// every task of every image against the reference interpreter, aligned
+// and misaligned, with small blocks so the OS-thread simulation stays fast.
+// scripts/gpu-check.sh runs the same vectors on a GPU.
+// REQUIRES: nvjitlink, libdevice
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: gpuos-jit %S/gpu-check/elementwise.mlir --no-cache -o %t/ew
+// RUN: gpuos-check-gen %S/gpu-check/elementwise.mlir --manifest=%t/ew.manifest.json -o %t/ew.d
+// RUN: gpuos-sim-check %S/gpu-check/elementwise.mlir %t/ew.d/check.txt --block=64 | FileCheck %s
+// RUN: gpuos-sim-check %S/gpu-check/elementwise.mlir %t/ew.d/check.txt --block=32 --misalign | FileCheck %s
+// RUN: gpuos-jit %S/gpu-check/views.mlir --no-cache -o %t/views
+// RUN: gpuos-check-gen %S/gpu-check/views.mlir --manifest=%t/views.manifest.json -o %t/views.d
+// RUN: gpuos-sim-check %S/gpu-check/views.mlir %t/views.d/check.txt --block=64 | FileCheck %s
+// RUN: gpuos-sim-check %S/gpu-check/views.mlir %t/views.d/check.txt --block=32 --misalign | FileCheck %s
+// RUN: gpuos-jit %S/gpu-check/dtypes.mlir --no-cache -o %t/dtypes
+// RUN: gpuos-check-gen %S/gpu-check/dtypes.mlir --manifest=%t/dtypes.manifest.json -o %t/dtypes.d
+// RUN: gpuos-sim-check %S/gpu-check/dtypes.mlir %t/dtypes.d/check.txt --block=64 | FileCheck %s
+// RUN: gpuos-sim-check %S/gpu-check/dtypes.mlir %t/dtypes.d/check.txt --block=32 --misalign | FileCheck %s
+// RUN: gpuos-jit %S/gpu-check/reductions.mlir --no-cache -o %t/red
+// RUN: gpuos-check-gen %S/gpu-check/reductions.mlir --manifest=%t/red.manifest.json -o %t/red.d
+// RUN: gpuos-sim-check %S/gpu-check/reductions.mlir %t/red.d/check.txt --block=64 | FileCheck %s
+// RUN: gpuos-sim-check %S/gpu-check/reductions.mlir %t/red.d/check.txt --block=32 --misalign | FileCheck %s
+// RUN: gpuos-jit %S/gpu-check/matmul.mlir --no-cache -o %t/mm
+// RUN: gpuos-check-gen %S/gpu-check/matmul.mlir --manifest=%t/mm.manifest.json -o %t/mm.d
+// RUN: gpuos-sim-check %S/gpu-check/matmul.mlir %t/mm.d/check.txt --block=64 | FileCheck %s
+// RUN: gpuos-sim-check %S/gpu-check/matmul.mlir %t/mm.d/check.txt --block=32 --misalign | FileCheck %s
+
+// The partitioned examples (snapshots of the graph pipeline's output).
+// RUN: gpuos-jit %S/gpu-check/example_softmax_norm.mlir --no-cache -o %t/sn
+// RUN: gpuos-check-gen %S/gpu-check/example_softmax_norm.mlir --manifest=%t/sn.manifest.json -o %t/sn.d
+// RUN: gpuos-sim-check %S/gpu-check/example_softmax_norm.mlir %t/sn.d/check.txt --block=64 | FileCheck %s
+// RUN: gpuos-jit %S/gpu-check/example_decode_step.mlir --no-cache -o %t/ds
+// RUN: gpuos-check-gen %S/gpu-check/example_decode_step.mlir --manifest=%t/ds.manifest.json -o %t/ds.d
+// RUN: gpuos-sim-check %S/gpu-check/example_decode_step.mlir %t/ds.d/check.txt --block=64 | FileCheck %s
+
+// CHECK-NOT: FAIL
+// CHECK: sim-check: {{[0-9]+}} passed, 0 failed

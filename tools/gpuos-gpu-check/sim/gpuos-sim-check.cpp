@@ -1,0 +1,380 @@
+//===- gpuos-sim-check.cpp - run the task functions on the CPU ------------===//
+//
+//   gpuos-sim-check tasks.mlir DIR/check.txt [--block=N] [--misalign]
+//
+// The GPU check without a GPU: lowers the tasks exactly as gpuos-jit does,
+// then retargets the task functions to the host and runs them with the
+// MLIR ExecutionEngine, one OS thread per simulated GPU thread:
+//
+//   tid.x / ntid.x / ctaid.x  -> thread-local values of the simulation
+//   bar.sync 0                -> a barrier of the block's threads
+//   shfl.sync.bfly            -> an exchange between the warp's 32 threads
+//   dynamic shared memory     -> one host buffer (blocks run one at a time)
+//   libdevice __nv_*          -> the host's libm
+//   address spaces 1 and 3    -> plain host pointers
+//   vector loads and stores   -> checked for their claimed alignment
+//
+// Inputs, expected outputs and tolerances come from gpuos-check-gen's
+// check.txt, compared as the GPU launcher compares them. This checks the
+// emitter's logic (index maps, views, vector alignment proofs, tiles, edge
+// tiles, casts, barriers and shuffles) where no GPU is; the NVPTX backend
+// and libdevice's accuracy are what only the GPU run checks. A barrier that
+// not every thread reaches is reported as a deadlock after 20 s.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../CheckFile.h"
+#include "gpuos/Conversion/GpuosToNVVM.h"
+#include "gpuos/Dialect/Gpuos/IR/GpuosDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+using namespace mlir;
+using namespace gpuos;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFilename(cl::Positional, cl::desc("<tasks.mlir>"),
+                                          cl::Required);
+static cl::opt<std::string> checkFile(cl::Positional, cl::desc("<check.txt>"),
+                                      cl::Required);
+static cl::opt<unsigned> blockOverride("block", cl::desc("Threads per block "
+                                                         "(default: the manifest's)"),
+                                       cl::init(0));
+static cl::opt<bool> misalign("misalign", cl::desc("Offset every buffer by one "
+                                                   "element from 16-byte alignment"));
+
+//===----------------------------------------------------------------------===//
+// The simulated block
+//===----------------------------------------------------------------------===//
+
+namespace {
+class Barrier {
+public:
+  explicit Barrier(unsigned count) : count(count) {}
+  void wait() {
+    std::unique_lock<std::mutex> lock(mutex);
+    unsigned generation = this->generation;
+    if (++waiting == count) {
+      waiting = 0;
+      ++this->generation;
+      condition.notify_all();
+      return;
+    }
+    if (!condition.wait_for(lock, std::chrono::seconds(20),
+                            [&] { return generation != this->generation; })) {
+      std::fprintf(stderr, "gpuos-sim-check: deadlock: %u of %u threads reached "
+                           "a barrier\n", waiting, count);
+      std::_Exit(3);
+    }
+  }
+
+private:
+  std::mutex mutex;
+  std::condition_variable condition;
+  unsigned count, waiting = 0, generation = 0;
+};
+
+struct SimBlock {
+  unsigned threads;
+  Barrier all;
+  std::vector<std::unique_ptr<Barrier>> warps;
+  std::vector<uint32_t> exchange;
+  explicit SimBlock(unsigned threads)
+      : threads(threads), all(threads), exchange(threads) {
+    for (unsigned w = 0; w < threads / 32; ++w)
+      warps.push_back(std::make_unique<Barrier>(32));
+  }
+};
+
+SimBlock *block = nullptr;
+thread_local unsigned threadId = 0, blockId = 0;
+alignas(16) char sharedMemory[64 * 1024];
+
+extern "C" uint32_t simTid() { return threadId; }
+extern "C" uint32_t simNtid() { return block->threads; }
+extern "C" uint32_t simCtaid() { return blockId; }
+extern "C" void simBarrier() { block->all.wait(); }
+/// Every access that claims more alignment than its element size (the
+/// vector path) is checked: a wrong alignment proof would fault on a GPU.
+std::atomic<long long> vectorAccesses{0};
+extern "C" void simCheckAlign(void *address, uint32_t alignment) {
+  ++vectorAccesses;
+  if (reinterpret_cast<uintptr_t>(address) % alignment != 0) {
+    std::fprintf(stderr, "gpuos-sim-check: misaligned access: %p is not a "
+                         "multiple of %u\n", address, alignment);
+    std::_Exit(4);
+  }
+}
+extern "C" uint32_t simShflI32(uint32_t value, uint32_t offset) {
+  unsigned warp = threadId / 32, lane = threadId % 32;
+  block->exchange[threadId] = value;
+  block->warps[warp]->wait();
+  uint32_t result = block->exchange[warp * 32 + (lane ^ offset)];
+  block->warps[warp]->wait();
+  return result;
+}
+extern "C" float simShflF32(float value, uint32_t offset) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  bits = simShflI32(bits, offset);
+  float result;
+  std::memcpy(&result, &bits, 4);
+  return result;
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Retargeting the task module to the host
+//===----------------------------------------------------------------------===//
+
+static LLVM::LLVMFuncOp declare(ModuleOp module, StringRef name, Type result,
+                                ArrayRef<Type> params) {
+  if (auto existing = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+    return existing;
+  OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
+  return LLVM::LLVMFuncOp::create(builder, module.getLoc(), name,
+                                  LLVM::LLVMFunctionType::get(result, params));
+}
+
+/// Moves the functions of gpu.module @gpuos_tasks into a host module and
+/// replaces what only a GPU has.
+static OwningOpRef<ModuleOp> hostModule(gpu::GPUModuleOp gpuModule) {
+  MLIRContext *context = gpuModule.getContext();
+  OwningOpRef<ModuleOp> host = ModuleOp::create(gpuModule.getLoc());
+  mlir::Block *body = host->getBody();
+  for (Operation &op : llvm::make_early_inc_range(gpuModule.getBody()->getOperations()))
+    op.moveBefore(body, body->end());
+
+  Type i32 = IntegerType::get(context, 32);
+  auto voidType = LLVM::LLVMVoidType::get(context);
+  auto hostPtr = LLVM::LLVMPointerType::get(context);
+  SmallVector<Operation *> toErase;
+  host->walk([&](Operation *op) {
+    OpBuilder builder(op);
+    auto call = [&](StringRef name, Type result, ValueRange args) {
+      SmallVector<Type> params(args.getTypes());
+      auto callee = declare(*host, name, result, params);
+      auto newCall = LLVM::CallOp::create(builder, op->getLoc(), callee, args);
+      if (op->getNumResults())
+        op->getResult(0).replaceAllUsesWith(newCall.getResult());
+      toErase.push_back(op);
+    };
+    if (isa<NVVM::ThreadIdXOp>(op))
+      call("simTid", i32, {});
+    else if (isa<NVVM::BlockDimXOp>(op))
+      call("simNtid", i32, {});
+    else if (isa<NVVM::BlockIdXOp>(op))
+      call("simCtaid", i32, {});
+    else if (isa<NVVM::Barrier0Op>(op))
+      call("simBarrier", voidType, {});
+    else if (auto shfl = dyn_cast<NVVM::ShflOp>(op))
+      call(shfl.getVal().getType().isF32() ? "simShflF32" : "simShflI32",
+           shfl.getVal().getType(), {shfl.getVal(), shfl.getOffset()});
+    else if (isa<LLVM::LoadOp, LLVM::StoreOp>(op)) {
+      auto load = dyn_cast<LLVM::LoadOp>(op);
+      auto store = dyn_cast<LLVM::StoreOp>(op);
+      uint64_t alignment = load ? load.getAlignment().value_or(0)
+                                : store.getAlignment().value_or(0);
+      Type type = load ? load.getType() : store.getValue().getType();
+      if (isa<VectorType>(type) && alignment > 1) {
+        Value ptr = load ? load.getAddr() : store.getAddr();
+        // Declared on host pointers: the retyping below makes the operand one.
+        auto callee = declare(*host, "simCheckAlign", voidType, {hostPtr, i32});
+        Value bytes = LLVM::ConstantOp::create(builder, op->getLoc(), i32,
+                                               builder.getI32IntegerAttr(alignment));
+        LLVM::CallOp::create(builder, op->getLoc(), callee, ValueRange{ptr, bytes});
+      }
+    } else if (auto func = dyn_cast<LLVM::LLVMFuncOp>(op))
+      func->removeAttr(NVVM::NVVMDialect::getKernelFuncAttrName());
+    else if (auto global = dyn_cast<LLVM::GlobalOp>(op))
+      global.setAddrSpace(0);
+  });
+  for (Operation *op : toErase)
+    op->erase();
+  // Every pointer is a host pointer: retype, and drop the casts between
+  // address spaces that are now no-ops.
+  auto retype = [&](Value value) {
+    if (auto ptr = dyn_cast<LLVM::LLVMPointerType>(value.getType()))
+      if (ptr.getAddressSpace() != 0)
+        value.setType(hostPtr);
+  };
+  toErase.clear();
+  host->walk([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (mlir::Block &b : region)
+        for (BlockArgument arg : b.getArguments())
+          retype(arg);
+    for (Value result : op->getResults())
+      retype(result);
+    if (auto cast = dyn_cast<LLVM::AddrSpaceCastOp>(op)) {
+      cast.getResult().replaceAllUsesWith(cast.getArg());
+      toErase.push_back(op);
+    }
+  });
+  for (Operation *op : toErase)
+    op->erase();
+  return host;
+}
+
+//===----------------------------------------------------------------------===//
+// Running a task
+//===----------------------------------------------------------------------===//
+
+using TaskFn = void (*)(void *, uint32_t);
+
+static bool runTask(TaskFn fn, const check::Task &task, unsigned threads,
+                    check::Outcome &outcome) {
+  struct Allocation {
+    std::vector<char> bytes;
+    long long offset;
+  };
+  std::vector<Allocation> allocations;
+  std::vector<uint64_t> args;
+  for (const check::Buffer &buffer : task.buffers) {
+    Allocation allocation;
+    // 16 spare bytes in front so the aligned base can move.
+    allocation.bytes.assign(size_t(buffer.span) * buffer.elemBytes + 32, char(0xFF));
+    char *aligned = reinterpret_cast<char *>(
+        (reinterpret_cast<uintptr_t>(allocation.bytes.data()) + 15) & ~uintptr_t(15));
+    allocation.offset = (aligned - allocation.bytes.data()) +
+                        (misalign ? buffer.elemBytes : 0);
+    if (buffer.input)
+      std::memcpy(allocation.bytes.data() + allocation.offset, buffer.data.data(),
+                  buffer.data.size());
+    allocations.push_back(std::move(allocation));
+    args.push_back(reinterpret_cast<uint64_t>(allocations.back().bytes.data() +
+                                              allocations.back().offset));
+  }
+  for (unsigned tile = 0; tile < task.tiles; ++tile) {
+    SimBlock sim(threads);
+    block = &sim;
+    std::memset(sharedMemory, 0xAB, sizeof sharedMemory); // stale data
+    std::vector<std::thread> workers;
+    for (unsigned t = 0; t < threads; ++t)
+      workers.emplace_back([&, t] {
+        threadId = t;
+        blockId = tile;
+        fn(args.data(), tile);
+      });
+    for (std::thread &worker : workers)
+      worker.join();
+  }
+  for (size_t i = 0; i < task.buffers.size(); ++i)
+    if (!task.buffers[i].input)
+      check::compare(task.buffers[i], allocations[i].bytes, allocations[i].offset,
+                     outcome);
+  return true;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  if (!cl::ParseCommandLineOptions(argc, argv, "GPU check on the CPU\n", &llvm::errs()))
+    return 2;
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+
+  DialectRegistry registry;
+  registry.insert<GpuosDialect, arith::ArithDialect, cf::ControlFlowDialect,
+                  gpu::GPUDialect, LLVM::LLVMDialect, NVVM::NVVMDialect,
+                  scf::SCFDialect>();
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  std::string error;
+  auto file = openInputFile(inputFilename, &error);
+  if (!file) {
+    llvm::errs() << error << "\n";
+    return 1;
+  }
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module || failed(lowerTasksToNVVM(*module, LowerTasksOptions())))
+    return 1;
+  auto gpuModule = module->lookupSymbol<gpu::GPUModuleOp>(kTaskModuleName);
+  OwningOpRef<ModuleOp> host = hostModule(gpuModule);
+
+  auto engine = ExecutionEngine::create(*host);
+  if (!engine) {
+    llvm::errs() << "gpuos-sim-check: " << llvm::toString(engine.takeError()) << "\n";
+    return 1;
+  }
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    auto add = [&](StringRef name, void *address) {
+      symbols[interner(name)] = llvm::orc::ExecutorSymbolDef(
+          llvm::orc::ExecutorAddr::fromPtr(address), llvm::JITSymbolFlags::Exported);
+    };
+    add("simTid", reinterpret_cast<void *>(&simTid));
+    add("simNtid", reinterpret_cast<void *>(&simNtid));
+    add("simCtaid", reinterpret_cast<void *>(&simCtaid));
+    add("simBarrier", reinterpret_cast<void *>(&simBarrier));
+    add("simShflI32", reinterpret_cast<void *>(&simShflI32));
+    add("simCheckAlign", reinterpret_cast<void *>(&simCheckAlign));
+    add("simShflF32", reinterpret_cast<void *>(&simShflF32));
+    add("__gpuos_shared", sharedMemory);
+    // libdevice names on the host's libm.
+    add("__nv_expf", reinterpret_cast<void *>(static_cast<float (*)(float)>(&expf)));
+    add("__nv_logf", reinterpret_cast<void *>(static_cast<float (*)(float)>(&logf)));
+    add("__nv_tanhf", reinterpret_cast<void *>(static_cast<float (*)(float)>(&tanhf)));
+    add("__nv_erff", reinterpret_cast<void *>(static_cast<float (*)(float)>(&erff)));
+    add("__nv_powf", reinterpret_cast<void *>(static_cast<float (*)(float, float)>(&powf)));
+    add("__nv_exp", reinterpret_cast<void *>(static_cast<double (*)(double)>(&exp)));
+    add("__nv_log", reinterpret_cast<void *>(static_cast<double (*)(double)>(&log)));
+    add("__nv_tanh", reinterpret_cast<void *>(static_cast<double (*)(double)>(&tanh)));
+    add("__nv_erf", reinterpret_cast<void *>(static_cast<double (*)(double)>(&erf)));
+    add("__nv_pow", reinterpret_cast<void *>(static_cast<double (*)(double, double)>(&pow)));
+    return symbols;
+  });
+
+  std::string image;
+  std::vector<check::Task> tasks;
+  if (!check::parseCheck(checkFile, image, tasks))
+    return 1;
+  int passed = 0, failed = 0;
+  for (const check::Task &task : tasks) {
+    auto address = (*engine)->lookup("gpuos_task_" + task.kind);
+    if (!address) {
+      llvm::errs() << "gpuos-sim-check: " << llvm::toString(address.takeError()) << "\n";
+      return 1;
+    }
+    unsigned threads = blockOverride ? blockOverride.getValue() : task.blockSize;
+    check::Outcome outcome;
+    runTask(reinterpret_cast<TaskFn>(*address), task, threads, outcome);
+    std::printf("%s %-40s block=%-4u %-9s max_abs=%.3g max_rel=%.3g elems=%lld",
+                outcome.ok ? "PASS" : "FAIL", task.kind.c_str(), threads,
+                misalign ? "unaligned" : "aligned", outcome.maxAbs, outcome.maxRel,
+                outcome.elements);
+    if (outcome.mismatches)
+      std::printf(" mismatches=%lld first: %s", outcome.mismatches, outcome.first.c_str());
+    if (outcome.poisonTouched)
+      std::printf(" wrote %lld elements outside the view", outcome.poisonTouched);
+    std::printf("\n");
+    (outcome.ok ? passed : failed)++;
+  }
+  std::printf("sim-check: %d passed, %d failed (%lld vector accesses, all aligned)\n",
+              passed, failed, vectorAccesses.load());
+  return failed ? 1 : 0;
+}
