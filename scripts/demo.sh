@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The main job: install what is missing, build, and run a shipped example
-# through the compiler pipeline and the CPU reference interpreter; report
-# the GPU this machine has. Usage: demo.sh [example.mlir]
+# The main job: install what is missing, build, compile a shipped example to
+# a GPU image, check the compiled graph against the CPU reference, and run
+# the image on the GPU against the reference when a GPU is present.
+# Usage: demo.sh [example.mlir]   (default: examples/decode_step.mlir)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
@@ -9,38 +10,52 @@ example=${1:-$root/examples/decode_step.mlir}
 [[ -f "$example" ]] || { echo "demo: no such example: $example" >&2; exit 2; }
 
 bash "$root/scripts/setup.sh"
-bash "$root/scripts/build.sh" --target gpuos-opt gpuos-interp gpuos-info >/dev/null
+bash "$root/scripts/build.sh" --target gpuos-opt gpuos-jit gpuos-interp gpuos-info \
+  gpuos-check-gen gpuos-gpu-check >/dev/null
 bin=$build/bin
-out=$build/demo
-mkdir -p "$out"
 name=$(basename "$example" .mlir)
+out=$build/demo/$name
+rm -rf "$out" && mkdir -p "$out"
 
-echo "== $name: gpuos-opt (verify, canonicalize, topological order) =="
-"$bin/gpuos-opt" "$example" \
-  --pass-pipeline='builtin.module(canonicalize,gpuos.graph(gpuos-topological-sort))' \
-  -o "$out/$name.opt.mlir"
-grep -o 'gpuos\.[a-z_]*' "$out/$name.opt.mlir" | sort | uniq -c | sort -rn |
-  awk '{printf "  %-20s %s\n", $2, $1}'
-echo "  compiled IR: $out/$name.opt.mlir"
+echo "== $name: fuse and partition (gpuos-opt --gpuos-pipeline) =="
+"$bin/gpuos-opt" "$example" --gpuos-pipeline -o "$out/tasks.mlir"
+ops=$(grep -c ' = gpuos\.' "$example" || true)
+tasks=$(grep -c 'gpuos.task "' "$out/tasks.mlir" || true)
+echo "  $ops micro-ops -> $tasks tasks ($out/tasks.mlir)"
 
 echo
-echo "== $name: CPU reference (gpuos-interp, seed 1, random inputs) =="
-"$bin/gpuos-interp" "$example" --seed=1 --print-values=4 | tee "$out/$name.ref.txt"
-"$bin/gpuos-interp" "$out/$name.opt.mlir" --seed=1 --print-values=4 >"$out/$name.opt.txt"
-if cmp -s "$out/$name.ref.txt" "$out/$name.opt.txt"; then
-  echo "reference check: the compiled graph matches the source graph on the CPU"
+echo "== $name: compile to an image (gpuos-jit) =="
+if "$bin/gpuos-jit" "$out/tasks.mlir" --emit=image --no-cache -o "$out/image" 2>"$out/jit.log"; then
+  image=yes
+  echo "  $out/image.cubin ($(stat -c %s "$out/image.cubin") bytes) + image.manifest.json"
 else
-  echo "reference check FAILED: the compiled graph differs from the source graph" >&2
-  diff "$out/$name.ref.txt" "$out/$name.opt.txt" >&2 || true
+  image=no
+  echo "  no image ($(tail -1 "$out/jit.log")); emitting PTX instead"
+  "$bin/gpuos-jit" "$out/tasks.mlir" --emit=ptx -o "$out/tasks.ptx"
+  echo "  $out/tasks.ptx: $(grep -c '^.visible .func' "$out/tasks.ptx") task functions"
+fi
+
+echo
+echo "== $name: CPU reference check (gpuos-interp, seed 1) =="
+"$bin/gpuos-interp" "$example" --seed=1 --print-values=4 >"$out/source.txt"
+"$bin/gpuos-interp" "$out/tasks.mlir" --seed=1 --print-values=4 >"$out/tasks.txt"
+grep -A2 '^output' "$out/source.txt" | sed 's/^/  /'
+if cmp -s "$out/source.txt" "$out/tasks.txt"; then
+  echo "reference check: the fused graph computes what the source graph does"
+else
+  echo "reference check FAILED: the fused graph differs from the source graph" >&2
+  diff "$out/source.txt" "$out/tasks.txt" >&2 || true
   exit 1
 fi
 
 echo
 echo "== GPU =="
-"$bin/gpuos-info"
-if "$bin/gpuos-info" --has-gpu; then
-  echo "A GPU is present, but gpuos-jit and the resident runtime are not built"
-  echo "yet (issues 3 and 4): the CPU reference above is this run's result."
+"$bin/gpuos-info" | sed 's/^/  /'
+if [[ $image == yes ]] && "$bin/gpuos-info" --has-gpu; then
+  # Every task of the image against the interpreter on random inputs.
+  "$bin/gpuos-check-gen" "$out/tasks.mlir" --manifest="$out/image.manifest.json" \
+    --image=../image.cubin -o "$out/check" >/dev/null
+  "$bin/gpuos-gpu-check" "$out/check/check.txt" --quick | tail -1
 else
-  echo "No GPU here: the compiled IR and the CPU reference check above are the result."
+  echo "No GPU here: the compiled image and the CPU reference check above are the result."
 fi
