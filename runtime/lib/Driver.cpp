@@ -21,6 +21,62 @@ bool resolve(void *library, const char *symbol, Fn &slot, std::string &error) {
   return slot != nullptr;
 }
 
+template <typename Fn> void resolveOptional(void *library, const char *symbol, Fn &slot) {
+  slot = reinterpret_cast<Fn>(dlsym(library, symbol));
+}
+
+// The entry points of the resident runtime, after the basic ones so that a
+// library without cuInit is still reported by that name. Versioned symbols
+// (_v2) are the ones cuda.h maps the plain names to.
+bool resolveRuntimeEntryPoints(void *library, DriverApi &api,
+                               std::string &error) {
+  return resolve(library, "cuDevicePrimaryCtxRetain",
+                 api.cuDevicePrimaryCtxRetain, error) &&
+         resolve(library, "cuDevicePrimaryCtxRelease_v2",
+                 api.cuDevicePrimaryCtxRelease, error) &&
+         resolve(library, "cuCtxSetCurrent", api.cuCtxSetCurrent, error) &&
+         resolve(library, "cuCtxSynchronize", api.cuCtxSynchronize, error) &&
+         resolve(library, "cuModuleLoadData", api.cuModuleLoadData, error) &&
+         resolve(library, "cuModuleUnload", api.cuModuleUnload, error) &&
+         resolve(library, "cuModuleGetFunction", api.cuModuleGetFunction,
+                 error) &&
+         resolve(library, "cuModuleGetGlobal_v2", api.cuModuleGetGlobal,
+                 error) &&
+         resolve(library, "cuMemAlloc_v2", api.cuMemAlloc, error) &&
+         resolve(library, "cuMemFree_v2", api.cuMemFree, error) &&
+         resolve(library, "cuMemHostAlloc", api.cuMemHostAlloc, error) &&
+         resolve(library, "cuMemFreeHost", api.cuMemFreeHost, error) &&
+         resolve(library, "cuMemHostGetDevicePointer_v2",
+                 api.cuMemHostGetDevicePointer, error) &&
+         resolve(library, "cuMemcpyHtoDAsync_v2", api.cuMemcpyHtoDAsync,
+                 error) &&
+         resolve(library, "cuMemcpyDtoHAsync_v2", api.cuMemcpyDtoHAsync,
+                 error) &&
+         resolve(library, "cuStreamCreate", api.cuStreamCreate, error) &&
+         resolve(library, "cuStreamDestroy_v2", api.cuStreamDestroy, error) &&
+         resolve(library, "cuStreamSynchronize", api.cuStreamSynchronize,
+                 error) &&
+         resolve(library, "cuStreamQuery", api.cuStreamQuery, error) &&
+         resolve(library, "cuLaunchKernel", api.cuLaunchKernel, error) &&
+         resolve(library, "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+                 api.cuOccupancyMaxActiveBlocksPerMultiprocessor, error) &&
+         resolve(library, "cuFuncSetAttribute", api.cuFuncSetAttribute,
+                 error) &&
+         resolve(library, "cuFuncGetAttribute", api.cuFuncGetAttribute, error);
+}
+
+void resolveOptionalEntryPoints(void *library, DriverApi &api) {
+  resolveOptional(library, "cuCtxCreate_v2", api.cuCtxCreate);
+  resolveOptional(library, "cuCtxDestroy_v2", api.cuCtxDestroy);
+  resolveOptional(library, "cuStreamBeginCapture_v2", api.cuStreamBeginCapture);
+  resolveOptional(library, "cuStreamEndCapture", api.cuStreamEndCapture);
+  resolveOptional(library, "cuGraphInstantiateWithFlags",
+                  api.cuGraphInstantiateWithFlags);
+  resolveOptional(library, "cuGraphLaunch", api.cuGraphLaunch);
+  resolveOptional(library, "cuGraphExecDestroy", api.cuGraphExecDestroy);
+  resolveOptional(library, "cuGraphDestroy", api.cuGraphDestroy);
+}
+
 } // namespace
 
 DriverStatus loadDriverFrom(const char *path) {
@@ -46,12 +102,14 @@ DriverStatus loadDriverFrom(const char *path) {
                     error) &&
             resolve(library, "cuDeviceTotalMem_v2", api->cuDeviceTotalMem,
                     error) &&
-            resolve(library, "cuGetErrorString", api->cuGetErrorString, error);
+            resolve(library, "cuGetErrorString", api->cuGetErrorString, error) &&
+            resolveRuntimeEntryPoints(library, *api, error);
   if (!ok) {
     delete api;
     status.error = "no GPU: " + error + " (" + path + ")";
     return status;
   }
+  resolveOptionalEntryPoints(library, *api);
   if (CUresult result = api->cuInit(0)) {
     status.error = "no GPU: cuInit failed: " + describeError(*api, result);
     delete api;

@@ -16,9 +16,34 @@
 namespace gpuos::runtime {
 
 /// CUresult and CUdevice as the driver ABI defines them (ints); declared
-/// here so the runtime needs no CUDA headers to build.
+/// here so the runtime needs no CUDA headers to build. The handle types are
+/// opaque pointers in cuda.h; CUdeviceptr is an unsigned 64-bit integer.
 using CUresult = int;
 using CUdevice = int;
+using CUcontext = void *;
+using CUmodule = void *;
+using CUfunction = void *;
+using CUstream = void *;
+using CUevent = void *;
+using CUgraph = void *;
+using CUgraphExec = void *;
+using CUdeviceptr = unsigned long long;
+
+/// The few cuda.h constants the runtime passes (values are ABI-stable).
+namespace cu {
+constexpr CUresult kSuccess = 0;
+constexpr CUresult kErrorNotReady = 600;
+constexpr unsigned kMemHostAllocPortable = 0x1;
+constexpr unsigned kMemHostAllocDeviceMap = 0x2;
+constexpr unsigned kStreamNonBlocking = 0x1;
+constexpr unsigned kEventDisableTiming = 0x2;
+constexpr int kFuncAttrNumRegs = 4;
+constexpr int kFuncAttrMaxDynamicSharedBytes = 8;
+constexpr int kStreamCaptureModeThreadLocal = 1;
+constexpr int kAttrCanMapHostMemory = 19;
+constexpr int kAttrUnifiedAddressing = 41;
+constexpr int kAttrMaxSharedPerBlockOptin = 97;
+} // namespace cu
 
 /// The driver entry points the runtime uses, resolved once.
 struct DriverApi {
@@ -31,6 +56,56 @@ struct DriverApi {
                                    CUdevice device) = nullptr;
   CUresult (*cuDeviceTotalMem)(size_t *bytes, CUdevice device) = nullptr;
   CUresult (*cuGetErrorString)(CUresult error, const char **text) = nullptr;
+
+  // Contexts, modules, memory, streams and launches: what the resident
+  // runtime needs (all required).
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *ctx, CUdevice device) = nullptr;
+  CUresult (*cuDevicePrimaryCtxRelease)(CUdevice device) = nullptr;
+  CUresult (*cuCtxSetCurrent)(CUcontext ctx) = nullptr;
+  CUresult (*cuCtxSynchronize)() = nullptr;
+  CUresult (*cuModuleLoadData)(CUmodule *module, const void *image) = nullptr;
+  CUresult (*cuModuleUnload)(CUmodule module) = nullptr;
+  CUresult (*cuModuleGetFunction)(CUfunction *fn, CUmodule module,
+                                  const char *name) = nullptr;
+  CUresult (*cuModuleGetGlobal)(CUdeviceptr *ptr, size_t *bytes,
+                                CUmodule module, const char *name) = nullptr;
+  CUresult (*cuMemAlloc)(CUdeviceptr *ptr, size_t bytes) = nullptr;
+  CUresult (*cuMemFree)(CUdeviceptr ptr) = nullptr;
+  CUresult (*cuMemHostAlloc)(void **ptr, size_t bytes, unsigned flags) = nullptr;
+  CUresult (*cuMemFreeHost)(void *ptr) = nullptr;
+  CUresult (*cuMemHostGetDevicePointer)(CUdeviceptr *ptr, void *host,
+                                        unsigned flags) = nullptr;
+  CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr dst, const void *src, size_t bytes,
+                                CUstream stream) = nullptr;
+  CUresult (*cuMemcpyDtoHAsync)(void *dst, CUdeviceptr src, size_t bytes,
+                                CUstream stream) = nullptr;
+  CUresult (*cuStreamCreate)(CUstream *stream, unsigned flags) = nullptr;
+  CUresult (*cuStreamDestroy)(CUstream stream) = nullptr;
+  CUresult (*cuStreamSynchronize)(CUstream stream) = nullptr;
+  CUresult (*cuStreamQuery)(CUstream stream) = nullptr;
+  CUresult (*cuLaunchKernel)(CUfunction fn, unsigned gx, unsigned gy,
+                             unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                             unsigned sharedBytes, CUstream stream,
+                             void **params, void **extra) = nullptr;
+  CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(
+      int *blocks, CUfunction fn, int blockSize, size_t dynamicShared) = nullptr;
+  CUresult (*cuFuncSetAttribute)(CUfunction fn, int attribute,
+                                 int value) = nullptr;
+  CUresult (*cuFuncGetAttribute)(int *value, int attribute,
+                                 CUfunction fn) = nullptr;
+
+  // Optional (null when the driver lacks them): a private context, and
+  // CUDA graph capture for the benchmark's comparison.
+  CUresult (*cuCtxCreate)(CUcontext *ctx, unsigned flags,
+                          CUdevice device) = nullptr;
+  CUresult (*cuCtxDestroy)(CUcontext ctx) = nullptr;
+  CUresult (*cuStreamBeginCapture)(CUstream stream, int mode) = nullptr;
+  CUresult (*cuStreamEndCapture)(CUstream stream, CUgraph *graph) = nullptr;
+  CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec *exec, CUgraph graph,
+                                          unsigned long long flags) = nullptr;
+  CUresult (*cuGraphLaunch)(CUgraphExec exec, CUstream stream) = nullptr;
+  CUresult (*cuGraphExecDestroy)(CUgraphExec exec) = nullptr;
+  CUresult (*cuGraphDestroy)(CUgraph graph) = nullptr;
 };
 
 /// What loading the driver found: the API table when it loaded and

@@ -1,0 +1,495 @@
+//===- gpuos-bench.cpp - resident runtime against launch and CUDA graphs --===//
+//
+// One run measures, on the same device and the same tiny task (one block
+// writing 256 floats):
+//   roundtrip   submit -> complete of a one-task graph (p50/p99)
+//   throughput  a graph of N independent tiny tasks, us per task
+//   chain       a graph of N dependent tiny tasks, us per hop
+//   relaunch    park(), then submit -> complete (includes the relaunch)
+//   eager       cuLaunchKernel + cuStreamSynchronize of the same task
+//   eager_b2b   back-to-back cuLaunchKernel, one sync at the end
+//   cuda_graph  replay of a captured graph of N launches, us per node
+// and prints a table (last) and writes JSON (--json FILE).
+//
+//   gpuos-bench [--json out.json] [--quick] [--sim] [--workers-per-sm N]
+//               [--idle-sleep-ns N] [--no-inline] [--no-continue]
+//
+//===----------------------------------------------------------------------===//
+
+#include "gpuos/runtime/Driver.h"
+#include "gpuos/runtime/Runtime.h"
+
+#include "TestImage.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+using namespace gpuos::runtime;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double usSince(Clock::time_point t0) {
+  return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+}
+
+struct Summary {
+  double p50 = 0, p99 = 0, mean = 0;
+  size_t n = 0;
+};
+
+Summary summarize(std::vector<double> v) {
+  Summary s;
+  if (v.empty())
+    return s;
+  std::sort(v.begin(), v.end());
+  s.n = v.size();
+  s.p50 = v[v.size() / 2];
+  s.p99 = v[std::min(v.size() - 1, (size_t)(v.size() * 0.99))];
+  double sum = 0;
+  for (double x : v)
+    sum += x;
+  s.mean = sum / v.size();
+  return s;
+}
+
+bool check(const Status &st, const char *what) {
+  if (st.ok())
+    return true;
+  std::fprintf(stderr, "gpuos-bench: %s: %s\n", what, st.toString().c_str());
+  return false;
+}
+
+struct Row {
+  std::string key, label, unit;
+  double p50 = 0, p99 = -1; // p99 < 0: a single figure
+  std::string target;
+  size_t samples = 0;
+};
+
+std::string fmt(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), v < 1 ? "%.3f" : "%.2f", v);
+  return buf;
+}
+
+/// The eager and CUDA-graph baselines (GPU only; the kernel must be parked).
+class Baselines {
+public:
+  bool setup(const std::string &cubinPath, uint64_t argsDev) {
+    const DriverStatus &d = loadDriver();
+    if (!d.available())
+      return false;
+    api = d.api;
+    CUdevice dev;
+    if (api->cuDeviceGet(&dev, 0) || api->cuDevicePrimaryCtxRetain(&ctx, dev) ||
+        api->cuCtxSetCurrent(ctx))
+      return false;
+    std::vector<char> cubin;
+    if (!readFile(cubinPath, cubin).ok())
+      return false;
+    if (api->cuModuleLoadData(&module, cubin.data()) ||
+        api->cuModuleGetFunction(&tiny, module, "gpuos_launch_tiny") ||
+        api->cuStreamCreate(&stream, cu::kStreamNonBlocking))
+      return false;
+    args = argsDev;
+    return true;
+  }
+  ~Baselines() {
+    if (!api)
+      return;
+    if (stream)
+      api->cuStreamDestroy(stream);
+    if (module)
+      api->cuModuleUnload(module);
+  }
+
+  CUresult launch() {
+    void *params[] = {&args};
+    return api->cuLaunchKernel(tiny, 1, 1, 1, 256, 1, 1, 0, stream, params, nullptr);
+  }
+
+  Summary eager(int iters) {
+    std::vector<double> v;
+    for (int i = 0; i < iters + iters / 10; ++i) {
+      auto t0 = Clock::now();
+      launch();
+      api->cuStreamSynchronize(stream);
+      if (i >= iters / 10)
+        v.push_back(usSince(t0));
+    }
+    return summarize(v);
+  }
+
+  double backToBack(int n) {
+    for (int i = 0; i < 100; ++i)
+      launch();
+    api->cuStreamSynchronize(stream);
+    auto t0 = Clock::now();
+    for (int i = 0; i < n; ++i)
+      launch();
+    api->cuStreamSynchronize(stream);
+    return usSince(t0) / n;
+  }
+
+  /// Host writes i to mapped memory, a one-thread kernel answers with a
+  /// release store of i: the PCIe round trip under everything else.
+  Summary pingPong(int iters) {
+    CUfunction fn = nullptr;
+    void *host = nullptr;
+    CUdeviceptr dev = 0;
+    Summary s;
+    if (api->cuModuleGetFunction(&fn, module, "gpuos_pingpong") ||
+        api->cuMemHostAlloc(&host, 256, cu::kMemHostAllocPortable | cu::kMemHostAllocDeviceMap) ||
+        api->cuMemHostGetDevicePointer(&dev, host, 0))
+      return s;
+    auto *flag = static_cast<uint32_t *>(host);
+    uint32_t *ack = flag + 16;
+    *flag = 0;
+    *ack = 0;
+    CUdeviceptr flagDev = dev, ackDev = dev + 64;
+    unsigned n = (unsigned)(iters + iters / 10);
+    void *params[] = {&flagDev, &ackDev, &n};
+    if (api->cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, stream, params, nullptr))
+      return s;
+    std::vector<double> v;
+    for (unsigned i = 1; i <= n; ++i) {
+      auto t0 = Clock::now();
+      __atomic_store_n(flag, i, __ATOMIC_RELEASE);
+      while (__atomic_load_n(ack, __ATOMIC_ACQUIRE) != i) {
+      }
+      if (i > (unsigned)iters / 10)
+        v.push_back(usSince(t0));
+    }
+    api->cuStreamSynchronize(stream);
+    api->cuMemFreeHost(host);
+    return summarize(v);
+  }
+
+  /// gpuos_probe (TestTasks.cu): per-primitive latency, alone and with
+  /// `spinners` other blocks polling like idle workers. ns per operation.
+  std::vector<double> probe(Runtime &rt, unsigned spinners) {
+    std::vector<double> ns;
+    CUfunction fn = nullptr;
+    void *host = nullptr;
+    CUdeviceptr hostDev = 0;
+    Buffer dev, out;
+    if (api->cuModuleGetFunction(&fn, module, "gpuos_probe") ||
+        api->cuMemHostAlloc(&host, 4096, cu::kMemHostAllocPortable | cu::kMemHostAllocDeviceMap) ||
+        api->cuMemHostGetDevicePointer(&hostDev, host, 0) ||
+        !rt.alloc(64 * 1024 * 4, dev).ok() || !rt.alloc(32 * 8, out).ok())
+      return ns;
+    std::memset(host, 0, 4096);
+    std::vector<uint32_t> words(64 * 1024, 0);
+    for (uint32_t i = 0; i < 64; ++i)
+      words[32 * i] = 32 * ((i + 1) % 64);
+    if (!rt.copyToDevice(dev.ptr, words.data(), words.size() * 4).ok())
+      return ns;
+    CUdeviceptr d = dev.ptr, o = out.ptr;
+    unsigned iters = 2000;
+    void *params[] = {&d, &hostDev, &o, &iters};
+    if (api->cuLaunchKernel(fn, 1 + spinners, 1, 1, 256, 1, 1, 0, stream, params,
+                            nullptr) ||
+        api->cuStreamSynchronize(stream))
+      return ns;
+    std::vector<unsigned long long> r(32);
+    if (!rt.copyFromDevice(r.data(), out.ptr, r.size() * 8).ok())
+      return ns;
+    for (int k = 0; k < 10; ++k)
+      ns.push_back(r[2 * k + 1] / 1000.0);
+    api->cuMemFreeHost(host);
+    return ns;
+  }
+
+  /// Median us per node of replaying a captured graph of `nodes` launches.
+  double graphReplay(int nodes, int reps) {
+    if (!api->cuStreamBeginCapture || !api->cuStreamEndCapture ||
+        !api->cuGraphInstantiateWithFlags || !api->cuGraphLaunch)
+      return -1;
+    CUgraph graph = nullptr;
+    CUgraphExec exec = nullptr;
+    if (api->cuStreamBeginCapture(stream, cu::kStreamCaptureModeThreadLocal))
+      return -1;
+    for (int i = 0; i < nodes; ++i)
+      launch();
+    if (api->cuStreamEndCapture(stream, &graph) ||
+        api->cuGraphInstantiateWithFlags(&exec, graph, 0))
+      return -1;
+    std::vector<double> v;
+    for (int r = 0; r < reps + 2; ++r) {
+      auto t0 = Clock::now();
+      api->cuGraphLaunch(exec, stream);
+      api->cuStreamSynchronize(stream);
+      if (r >= 2)
+        v.push_back(usSince(t0) / nodes);
+    }
+    api->cuGraphExecDestroy(exec);
+    api->cuGraphDestroy(graph);
+    return summarize(v).p50;
+  }
+
+private:
+  const DriverApi *api = nullptr;
+  CUcontext ctx = nullptr;
+  CUmodule module = nullptr;
+  CUfunction tiny = nullptr;
+  CUstream stream = nullptr;
+  CUdeviceptr args = 0;
+};
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string jsonPath;
+  bool quick = false, sim = false;
+  unsigned workersPerSM = 1, idleSleepNs = 0;
+  bool inlineUrgent = true, continueSuccessors = true;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--json" && i + 1 < argc)
+      jsonPath = argv[++i];
+    else if (a == "--quick")
+      quick = true;
+    else if (a == "--sim")
+      sim = true;
+    else if (a == "--workers-per-sm" && i + 1 < argc)
+      workersPerSM = (unsigned)std::atoi(argv[++i]);
+    else if (a == "--idle-sleep-ns" && i + 1 < argc)
+      idleSleepNs = (unsigned)std::atoi(argv[++i]);
+    else if (a == "--no-inline")
+      inlineUrgent = false;
+    else if (a == "--no-continue")
+      continueSuccessors = false;
+    else {
+      std::fprintf(stderr, "usage: gpuos-bench [--json FILE] [--quick] [--sim] "
+                           "[--workers-per-sm N] [--idle-sleep-ns N] [--no-inline] "
+                           "[--no-continue]\n");
+      return 2;
+    }
+  }
+  const int rtIters = sim ? 2000 : quick ? 5000 : 20000;
+  const int throughputTasks = sim ? 2000 : 10000;
+  const int chainTasks = sim ? 200 : 1000;
+  const int relaunchIters = sim ? 20 : quick ? 100 : 300;
+
+  RuntimeOptions options;
+  options.idleParkUs = 0; // park only when asked: no park in the middle
+  options.workersPerSM = workersPerSM;
+  options.workerIdleSleepNs = idleSleepNs;
+  options.inlineUrgentSingletons = inlineUrgent;
+  options.continueSuccessors = continueSuccessors;
+  std::unique_ptr<Runtime> rt;
+  std::string skip, error;
+  if (!testimage::openTestRuntime(sim ? "sim" : "gpu", options, rt, skip, error)) {
+    std::fprintf(stderr, "gpuos-bench: %s\n", (skip + error).c_str());
+    return skip.empty() ? 1 : 0;
+  }
+  Stats st0;
+  if (!check(rt->stats(st0), "stats"))
+    return 1;
+  std::vector<Row> rows;
+  std::string probeTable, probeJson;
+
+  Buffer out, args;
+  if (!check(rt->alloc(256 * 4, out), "alloc") || !check(rt->alloc(16, args), "alloc") ||
+      !check(rt->copyToDevice(args.ptr, &out.ptr, 8), "copy"))
+    return 1;
+  auto tinyTask = [&](std::vector<uint32_t> deps) {
+    return TaskSpec{"tiny", {out.arg()}, {}, std::move(deps)};
+  };
+
+  // 1. Round trip of a one-task graph.
+  GraphSpec one;
+  one.tasks.push_back(tinyTask({}));
+  GraphId oneId;
+  if (!check(rt->createGraph(one, oneId), "createGraph"))
+    return 1;
+  std::vector<double> samples;
+  for (int i = 0; i < rtIters + rtIters / 10; ++i) {
+    Submission s;
+    auto t0 = Clock::now();
+    if (!check(rt->submit(oneId, Priority::Urgent, s), "submit") ||
+        !check(rt->wait(s, 10'000'000), "wait"))
+      return 1;
+    if (i >= rtIters / 10)
+      samples.push_back(usSince(t0));
+  }
+  Summary roundtrip = summarize(samples);
+  rows.push_back({"roundtrip_us", "submit->complete, 1-task graph, urgent", "us",
+                  roundtrip.p50, roundtrip.p99, "p50 <= 4", roundtrip.n});
+  // The same at normal priority: always through a ready queue and a worker.
+  std::vector<double> submitOnly;
+  samples.clear();
+  for (int i = 0; i < rtIters + rtIters / 10; ++i) {
+    Submission s;
+    auto t0 = Clock::now();
+    if (!check(rt->submit(oneId, Priority::Normal, s), "submit"))
+      return 1;
+    double submitted = usSince(t0);
+    if (!check(rt->wait(s, 10'000'000), "wait"))
+      return 1;
+    if (i >= rtIters / 10) {
+      samples.push_back(usSince(t0));
+      submitOnly.push_back(submitted);
+    }
+  }
+  Summary queued = summarize(samples), submitS = summarize(submitOnly);
+  rows.push_back({"roundtrip_queued_us", "submit->complete, 1-task graph, normal",
+                  "us", queued.p50, queued.p99, "(through a worker)", queued.n});
+  rows.push_back({"submit_call_us", "host time inside submit()", "us",
+                  submitS.p50, submitS.p99, "", submitS.n});
+
+  // 2. Throughput: N independent tiny tasks in one graph.
+  GraphSpec wide;
+  for (int i = 0; i < throughputTasks; ++i)
+    wide.tasks.push_back(tinyTask({}));
+  GraphId wideId;
+  if (!check(rt->createGraph(wide, wideId), "createGraph(wide)"))
+    return 1;
+  samples.clear();
+  for (int r = 0; r < 12; ++r) {
+    Submission s;
+    auto t0 = Clock::now();
+    if (!check(rt->submit(wideId, Priority::Normal, s), "submit") ||
+        !check(rt->wait(s, 60'000'000), "wait"))
+      return 1;
+    if (r >= 2)
+      samples.push_back(usSince(t0) / throughputTasks);
+  }
+  Summary wideS = summarize(samples);
+  rows.push_back({"throughput_us_per_task",
+                  "tiny tasks in a graph (" + std::to_string(throughputTasks) +
+                      " independent)",
+                  "us/task", wideS.p50, -1, "<= 0.3", wideS.n});
+
+  // 3. A dependent chain: the device-side dependency hop.
+  GraphSpec chain;
+  for (int i = 0; i < chainTasks; ++i)
+    chain.tasks.push_back(tinyTask(i ? std::vector<uint32_t>{(uint32_t)i - 1}
+                                     : std::vector<uint32_t>{}));
+  GraphId chainId;
+  if (!check(rt->createGraph(chain, chainId), "createGraph(chain)"))
+    return 1;
+  samples.clear();
+  for (int r = 0; r < 7; ++r) {
+    Submission s;
+    auto t0 = Clock::now();
+    if (!check(rt->submit(chainId, Priority::Urgent, s), "submit") ||
+        !check(rt->wait(s, 60'000'000), "wait"))
+      return 1;
+    if (r >= 2)
+      samples.push_back(usSince(t0) / chainTasks);
+  }
+  Summary chainS = summarize(samples);
+  rows.push_back({"chain_us_per_hop",
+                  "dependent chain (" + std::to_string(chainTasks) + " tasks)",
+                  "us/task", chainS.p50, -1, "", chainS.n});
+
+  // 4. Park -> relaunch -> complete.
+  samples.clear();
+  std::vector<double> parks;
+  for (int i = 0; i < relaunchIters; ++i) {
+    auto tp = Clock::now();
+    if (!check(rt->park(), "park"))
+      return 1;
+    parks.push_back(usSince(tp));
+    Submission s;
+    auto t0 = Clock::now();
+    if (!check(rt->submit(oneId, Priority::Urgent, s), "submit") ||
+        !check(rt->wait(s, 10'000'000), "wait"))
+      return 1;
+    samples.push_back(usSince(t0));
+  }
+  Summary relaunch = summarize(samples), parkS = summarize(parks);
+  rows.push_back({"relaunch_us", "park -> submit -> complete (relaunch)", "us",
+                  relaunch.p50, relaunch.p99, "p50 <= 50", relaunch.n});
+  rows.push_back({"park_us", "park() (drain + exit)", "us", parkS.p50, parkS.p99,
+                  "", parkS.n});
+
+  Stats st;
+  if (!check(rt->stats(st), "stats"))
+    return 1;
+
+  // 5. Baselines on the same task, with the kernel parked.
+  if (!sim) {
+    if (!check(rt->park(), "park"))
+      return 1;
+    Baselines base;
+    if (base.setup(testimage::cubinPath(), args.ptr)) {
+      Summary ping = base.pingPong(rtIters);
+      rows.push_back({"pcie_pingpong_us", "PCIe ping-pong floor (mapped flag)", "us",
+                      ping.p50, ping.p99, "(2.2 measured before)", ping.n});
+      Summary eager = base.eager(rtIters);
+      rows.push_back({"eager_launch_sync_us", "eager cuLaunchKernel + sync", "us",
+                      eager.p50, eager.p99, "(8.6 measured before)", eager.n});
+      double b2b = base.backToBack(rtIters);
+      rows.push_back({"eager_back_to_back_us", "eager launches back to back",
+                      "us/launch", b2b, -1, "", (size_t)rtIters});
+      double graph = base.graphReplay(1000, 20);
+      rows.push_back({"cuda_graph_us_per_node", "CUDA graph replay (1000 nodes)",
+                      "us/node", graph, -1, "", 20});
+      const char *names[] = {"ld.relaxed.gpu (L2, dependent)", "atom.add.gpu (dependent)",
+                             "ld.acquire.gpu (dependent)", "fence.acq_rel.gpu",
+                             "st.relaxed.gpu + fence.acq_rel.gpu", "st.release.gpu",
+                             "fence.sc.sys", "st.release.sys (host memory)",
+                             "st.relaxed.sys + fence.sc.sys", "ld.volatile host memory (PCIe)"};
+      std::vector<double> quiet = base.probe(*rt, 0);
+      std::vector<double> loaded = base.probe(*rt, st.workers);
+      if (quiet.size() == 10 && loaded.size() == 10) {
+        probeTable += "\nprimitive latency, ns (thread 0 alone | with " +
+                      std::to_string(st.workers) + " idle-polling blocks):\n";
+        for (int k = 0; k < 10; ++k) {
+          char line[160];
+          std::snprintf(line, sizeof(line), "  %-40s %8.1f %8.1f\n", names[k],
+                        quiet[k], loaded[k]);
+          probeTable += line;
+          probeJson += std::string(probeJson.empty() ? "" : ",\n") + "    \"" +
+                       names[k] + "\": [" + std::to_string(quiet[k]) + ", " +
+                       std::to_string(loaded[k]) + "]";
+        }
+      }
+    } else {
+      std::fprintf(stderr, "gpuos-bench: baselines unavailable\n");
+    }
+  }
+
+  // JSON.
+  if (!jsonPath.empty()) {
+    std::ofstream js(jsonPath);
+    js << "{\n  \"device\": \"" << rt->deviceInfo().name << "\",\n"
+       << "  \"workers\": " << st.workers << ",\n"
+       << "  \"block_threads\": " << st.blockThreads << ",\n"
+       << "  \"launches\": " << st.launches << ",\n  \"results\": {\n";
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const Row &r = rows[i];
+      js << "    \"" << r.key << "\": {\"p50\": " << r.p50;
+      if (r.p99 >= 0)
+        js << ", \"p99\": " << r.p99;
+      js << ", \"unit\": \"" << r.unit << "\", \"samples\": " << r.samples << "}"
+         << (i + 1 < rows.size() ? "," : "") << "\n";
+    }
+    js << "  },\n  \"primitives_ns_quiet_loaded\": {\n" << probeJson << "\n  }\n}\n";
+  }
+
+  // The table, last.
+  std::printf("\ngpuos-bench on %s: %u workers x %u threads, idle nap %u ns, "
+              "urgent singletons %s, continuations %s, %llu launches\n",
+              rt->deviceInfo().name.c_str(), st.workers, st.blockThreads,
+              idleSleepNs, inlineUrgent ? "inline" : "queued",
+              continueSuccessors ? "on" : "off",
+              (unsigned long long)st.launches);
+  std::printf("%-44s %10s %10s  %-10s %s\n", "metric", "p50", "p99", "unit", "target");
+  for (const Row &r : rows)
+    std::printf("%-44s %10s %10s  %-10s %s\n", r.label.c_str(), fmt(r.p50).c_str(),
+                r.p99 >= 0 ? fmt(r.p99).c_str() : "-", r.unit.c_str(),
+                r.target.c_str());
+  std::printf("%s", probeTable.c_str());
+  return 0;
+}

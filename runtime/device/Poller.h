@@ -1,0 +1,252 @@
+//===- Poller.h - the one reader of host memory -----------------*- C++ -*-===//
+//
+// Warp 0 of block 0 is the only code that reads host memory
+// (PLATFORM-FACTS 3: every block polling PCIe saturates it). Each lane
+// loads one 16-byte ring entry per round, so one PCIe round trip brings up
+// to 32 submissions. For each submission the poller reads the run slot's row
+// (device memory) and publishes the root tiles into the priority's root
+// queue, of which it is the only producer: no atomic and, since it checks
+// the next slot's freedom while idle, no wait on the submission path. From
+// then on the workers only touch device memory.
+//
+// Urgent runs of one task with one tile (the latency-critical case) are run
+// by block 0 itself, right after the poll that found them (inlineUrgent):
+// no queue, no second block. Ring polling pauses for that tile.
+//
+// The poll loop is one PCIe read long: bookkeeping that needs device-memory
+// loads (forced stop, runs in flight, parking) runs every 8th empty poll.
+//
+// Parking: see Park.h.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPUOS_DEVICE_POLLER_H
+#define GPUOS_DEVICE_POLLER_H
+
+#include "Park.h"
+#include "ReadyQueue.h"
+#include "Worker.h"
+
+namespace gpuos::dev {
+
+/// The poller's private state: the next position of each root queue (it is
+/// their only producer) and whether that slot is already known to be free.
+struct PollerState {
+  uint64_t next[kNumPriorities];
+  uint32_t knownFree; // bit p: slot of next[p] seen free (seq == position)
+};
+
+/// The poller block's view of an inline job; on the GPU this is __shared__.
+struct PollerShared {
+  QueueEntry job;
+  uint32_t inlineJob;
+  uint32_t exit;
+};
+
+/// Starts one run: the row (and, speculatively, its first root template)
+/// in one round of loads, then either the root tiles into the priority's
+/// root queue, or, for an urgent run of one task with one tile when
+/// inlineUrgent is set, the job into `sh` for block 0 to run itself (true).
+/// All lanes of the warp call it with the same entry.
+template <typename Warp>
+GPUOS_DEV bool startRun(DeviceControl *c, const Warp &w, const RingEntry &e,
+                        PollerState &ps, PollerShared &sh) {
+  const RunRow *row = reinterpret_cast<const RunRow *>(c->runTable) + e.run;
+  uint32_t prio = ringPriority(e);
+  if (prio >= kNumPriorities)
+    prio = kPriorityBackground;
+  uint32_t q = rootQueue(prio);
+  uint32_t n = ldcg(&row->numRootEntries);
+  uint32_t numTasks = ldcg(&row->numTasks);
+  uint64_t p0 = ps.next[prio];
+  if (n == 1) {
+    bool inlined = prio == kPriorityUrgent && numTasks == 1 && c->inlineUrgent;
+    if (w.lane() == 0) {
+      QueueEntry t;
+      readPayload(&row->first, t);
+      t.epoch = e.epoch;
+      if (inlined) {
+        sh.job = t;
+        sh.inlineJob = 1;
+      } else {
+        QueueEntry *slot = slotOf(c, q, p0);
+        if (!(ps.knownFree >> prio & 1u)) {
+          while (ldObserve(&slot->seq) != (uint32_t)p0)
+            spinPause();
+          fenceGpu(); // acquire: the previous lap's consumer is done with it
+        } // else: seen free before the fence.acq_rel.sys after the ring read
+        writePayload(slot, t);
+        fenceGpu(); // release the payload
+        stPublish(&slot->seq, (uint32_t)(p0 + 1));
+      }
+    }
+    if (inlined)
+      return true;
+  } else {
+    const QueueEntry *templates =
+        reinterpret_cast<const QueueEntry *>(ldcg(&row->rootEntries));
+    uint32_t epoch = e.epoch;
+    publishEntries(c, nullptr, q, p0, w.lane(), n, w.width(),
+                   [&](uint32_t i, QueueEntry &out) {
+                     readPayload(templates + i, out);
+                     out.epoch = epoch;
+                   });
+  }
+  ps.next[prio] = p0 + n;
+  ps.knownFree &= ~(1u << prio);
+  w.sync();
+  if (w.lane() == 0) {
+    // Workers take tickets below reserve; the slots are published already.
+    stRelaxed(&c->queues[q].reserve.value, p0 + n);
+    // After publishing, off the critical path. A fast run may decrement
+    // first; the count then wraps for a moment, which reads as busy.
+    atomicAddRelaxed(&c->runsInFlight.value, 1u);
+  }
+  return false;
+}
+
+/// While idle: learn whether the next slot of each root queue is free, so
+/// the next submission need not wait for that load.
+GPUOS_DEV void precheckRootSlots(const DeviceControl *c, PollerState &ps) {
+  for (uint32_t p = 0; p < kNumPriorities; ++p)
+    if (!(ps.knownFree >> p & 1u) &&
+        ldObserve(&slotOf(c, rootQueue(p), ps.next[p])->seq) ==
+            (uint32_t)ps.next[p])
+      ps.knownFree |= 1u << p;
+}
+
+/// Warp 0's state between poll steps.
+struct PollerLoop {
+  PollerState ps;
+  uint64_t head;
+  uint64_t reported; // last value written to hs->ringHead
+  uint64_t lastActive;
+  RingEntry batch;   // this lane's entry of the last ring read
+  uint32_t n, i;     // valid entries in the batch, next to process
+  uint32_t idle;     // empty polls since the last entry
+  bool parkRequested;
+};
+
+/// One step of warp 0: read the ring (unless entries of the last read are
+/// still pending) and start what is there; stop at an inline job. While
+/// idle, the bookkeeping that needs device-memory loads (forced stop, runs
+/// in flight, parking) runs every 8th poll only, so the poll loop is one
+/// PCIe read long and new entries are seen sooner.
+template <typename Warp>
+GPUOS_DEV void pollStep(DeviceControl *c, const Warp &w, PollerLoop &L,
+                        PollerShared &sh) {
+  const RingEntry *ring = reinterpret_cast<const RingEntry *>(c->ring);
+  HostShared *hs = reinterpret_cast<HostShared *>(c->hostShared);
+  if (w.lane() == 0) {
+    sh.inlineJob = 0;
+    sh.exit = 0;
+  }
+  if (L.i >= L.n) {
+    uint64_t pos = L.head + w.lane();
+    L.batch = ldRingEntry(ring + (pos & c->ringMask));
+    L.n = w.leadingTrue(ringEntryValid(L.batch, (uint32_t)(pos + 1)));
+    L.i = 0;
+    if (L.n)
+      fenceSysAcqRel(); // acquire what the host wrote before these entries
+  }
+  if (L.n) {
+    L.idle = 0;
+    while (L.i < L.n) {
+      RingEntry e = w.shuffle(L.batch, L.i);
+      ++L.i;
+      ++L.head;
+      if (ringOp(e) == kRingOpSubmit) {
+        if (startRun(c, w, e, L.ps, sh))
+          break; // run it now; the rest of the batch next step
+      } else {
+        L.parkRequested = true;
+      }
+    }
+    if (w.lane() == 0 && L.head - L.reported >= 256) {
+      stRelaxedSys(&hs->ringHead, L.head); // flow control, when busy
+      L.reported = L.head;
+    }
+    L.lastActive = nowNs();
+    return;
+  }
+  uint32_t stop = 0;
+  if (w.lane() == 0) {
+    if (L.head != L.reported) {
+      // Flow control for the host, written while idle so that no system
+      // store is outstanding when the next entry's fence.sys comes.
+      stRelaxedSys(&hs->ringHead, L.head);
+      L.reported = L.head;
+    }
+    if (L.ps.knownFree != (1u << kNumPriorities) - 1)
+      precheckRootSlots(c, L.ps);
+    if ((++L.idle & 7) == 0) {
+      uint64_t now = nowNs();
+      if (ldRelaxed(&c->stop.value) != 0u)
+        stop = 1; // the host forced a stop (teardown after a failure)
+      else if (ldRelaxed(&c->runsInFlight.value) != 0u)
+        L.lastActive = now;
+      else if (L.parkRequested ||
+               (c->idleNs && now - L.lastActive >= c->idleNs)) {
+        if (tryPark(c, hs, ring, L.head))
+          stop = 1;
+        else
+          L.lastActive = now;
+      }
+    }
+    sh.exit = stop;
+  }
+  L.ps.knownFree = w.broadcast(L.ps.knownFree);
+  spinPause();
+}
+
+/// Block 0: warp 0 polls; the whole block runs inline jobs. Two barriers
+/// per step: after the first everyone reads the step's decision, after the
+/// second warp 0 may overwrite it.
+template <typename Warp, typename Block, typename Dispatch>
+GPUOS_DEV void pollerMain(DeviceControl *c, const Warp &w, const Block &block,
+                          PollerShared &sh, Dispatch dispatch) {
+  const bool poller = block.tid() < w.width();
+  PollerLoop L;
+  if (poller) {
+    L.head = ldRelaxed(&c->ringHead.value);
+    L.reported = L.head;
+    L.lastActive = nowNs();
+    L.n = L.i = L.idle = 0;
+    L.parkRequested = false;
+    for (uint32_t p = 0; p < kNumPriorities; ++p)
+      L.ps.next[p] = ldRelaxed(&c->queues[rootQueue(p)].reserve.value);
+    L.ps.knownFree = 0;
+  }
+  uint64_t tiles = 0;
+  uint64_t *tileStat = reinterpret_cast<uint64_t *>(c->blockTiles);
+  if (block.tid() == 0)
+    tiles = ldRelaxed(tileStat);
+  for (;;) {
+    if (poller)
+      pollStep(c, w, L, sh);
+    block.sync();
+    uint32_t exit = sh.exit, inl = sh.inlineJob;
+    uint32_t kind = sh.job.kind, tile = sh.job.tile;
+    uint64_t args = sh.job.args;
+    block.sync();
+    if (exit)
+      break;
+    if (inl) {
+      int rc = dispatch(kind, reinterpret_cast<const unsigned char *>(args), tile);
+      block.sync();
+      if (block.tid() == 0) {
+        stRelaxed(tileStat, ++tiles);
+        completeSingleton(c, sh.job, rc);
+      }
+    }
+  }
+  if (block.tid() == 0) {
+    stRelaxed(&c->ringHead.value, L.head);
+    stRelaxedSys(&reinterpret_cast<HostShared *>(c->hostShared)->ringHead, L.head);
+    blockExit(c);
+  }
+}
+
+} // namespace gpuos::dev
+
+#endif // GPUOS_DEVICE_POLLER_H

@@ -1,0 +1,212 @@
+//===- ReadyQueue.h - per-priority ready queues of tiles --------*- C++ -*-===//
+//
+// Bounded MPMC rings of QueueEntry in device memory, two per priority class
+// (Protocol.h: the poller's root queue and the workers' shared queue). An
+// entry is one tile, so a task's tiles spread over every worker that looks,
+// and a worker returns to the scheduler (urgent first) after every tile.
+//
+// Producers of a shared queue (workers, for tasks whose last dependency
+// finished) reserve a range of positions with one atomicAdd on `reserve`,
+// wait until each slot is free (seq == position), write the payload, and
+// publish with a release of seq = position + 1. The root queue's single
+// producer (the poller) needs no atomic: it publishes, then stores reserve.
+// A consumer frees its slot (seq = position + capacity) after running the
+// tile, under the fence it needs for the tile's writes anyway.
+//
+// Consumers take a ticket with atomicAdd on `head`, but only after seeing
+// head < reserve, so tickets stay close to real work. Two workers racing
+// for the last entry can both get tickets; the loser's ticket is "owed":
+// it refers to a position whose entry has not been written yet. The owner
+// remembers it in its Inbox and keeps serving other queues, and takes the
+// entry as soon as it is published. Nothing is ever lost: a position is
+// consumed exactly once, by its ticket holder. When the kernel parks, no run
+// is in flight, so every written position was consumed and the owed
+// tickets are positions no producer has reserved yet; the last exiting
+// block resets head to reserve, forgetting them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPUOS_DEVICE_READYQUEUE_H
+#define GPUOS_DEVICE_READYQUEUE_H
+
+#include "Platform.h"
+
+namespace gpuos::dev {
+
+constexpr uint32_t kInboxEmpty = 0, kInboxOwed = 1, kInboxTaken = 2;
+
+/// What a worker holds in one queue: nothing, an owed ticket, or an entry it
+/// already took out of the ring (while it was producing, see
+/// publishEntries) and has not run yet. Lives in the scheduling thread's
+/// registers.
+struct Inbox {
+  uint64_t ticket;
+  uint32_t state;
+  QueueEntry entry;
+};
+
+GPUOS_DEV QueueEntry *slotOf(const DeviceControl *c, uint32_t q, uint64_t pos) {
+  return reinterpret_cast<QueueEntry *>(c->queueSlots[q]) + (pos & c->queueMask);
+}
+
+GPUOS_DEV uint64_t reservePositions(DeviceControl *c, uint32_t q, uint32_t n) {
+  return atomicAddRelaxed(&c->queues[q].reserve.value, (uint64_t)n);
+}
+
+/// Reads the entry of `pos` if it has been published. The acquire pairs
+/// with the producer's release of seq (so the payload and everything the
+/// producer saw are visible). The slot stays the caller's until freeSlot.
+GPUOS_DEV bool tryClaim(const DeviceControl *c, uint32_t q, uint64_t pos,
+                        QueueEntry &out) {
+  QueueEntry *s = slotOf(c, q, pos);
+  if (ldAcquire(&s->seq) != (uint32_t)(pos + 1))
+    return false;
+  readPayload(s, out);
+  return true;
+}
+
+/// Hands the slot of `pos` to the producer of the next lap. The caller has
+/// issued fenceGpu() since reading the payload (release: our reads come
+/// before the producer's overwrite). Workers do this after running the
+/// tile, under the fence they need anyway, not before it.
+GPUOS_DEV void freeSlot(const DeviceControl *c, uint32_t q, uint64_t pos) {
+  stPublish(&slotOf(c, q, pos)->seq,
+            (uint32_t)(pos + (uint64_t)c->queueMask + 1));
+}
+
+/// tryClaim and free at once (for entries moved into an inbox).
+GPUOS_DEV bool tryTake(const DeviceControl *c, uint32_t q, uint64_t pos,
+                       QueueEntry &out) {
+  if (!tryClaim(c, q, pos, out))
+    return false;
+  stRelease(&slotOf(c, q, pos)->seq,
+            (uint32_t)(pos + (uint64_t)c->queueMask + 1));
+  return true;
+}
+
+/// Moves published owed entries into their inbox. A producer calls this
+/// while it waits for a slot: the slot it waits for may be one of its own
+/// owed positions from a lap ago, which only it can consume.
+GPUOS_DEV void drainOwed(const DeviceControl *c, Inbox *inbox) {
+  if (!inbox)
+    return;
+  for (uint32_t q = 0; q < kNumQueues; ++q)
+    if (inbox[q].state == kInboxOwed &&
+        tryTake(c, q, inbox[q].ticket, inbox[q].entry))
+      inbox[q].state = kInboxTaken;
+}
+
+/// Publishes the entries i = begin, begin + stride, ... < end at positions
+/// p0 + i of queue q; `make(i, entry)` fills entry i's payload. Works
+/// `kPublishChunk` entries at a time: read all the chunk's slot sequences
+/// first (independent loads, one round trip), wait for any slot that is not
+/// free yet, then one acquire fence (the previous lap's consumers finished
+/// reading), the payloads, one release fence, and the relaxed stores of seq
+/// that publish them.
+constexpr uint32_t kPublishChunk = 8;
+
+template <typename Make>
+GPUOS_DEV void publishEntries(const DeviceControl *c, Inbox *inbox, uint32_t q,
+                              uint64_t p0, uint32_t begin, uint32_t end,
+                              uint32_t stride, Make make) {
+  for (uint32_t base = begin; base < end; base += kPublishChunk * stride) {
+    uint32_t seqs[kPublishChunk];
+    uint32_t m = 0;
+    for (uint32_t i = base; i < end && m < kPublishChunk; i += stride, ++m)
+      seqs[m] = ldObserve(&slotOf(c, q, p0 + i)->seq);
+    for (uint32_t k = 0, i = base; k < m; ++k, i += stride) {
+      uint64_t pos = p0 + i;
+      while (seqs[k] != (uint32_t)pos) {
+        drainOwed(c, inbox);
+        spinPause();
+        seqs[k] = ldObserve(&slotOf(c, q, pos)->seq);
+      }
+    }
+    fenceGpu();
+    for (uint32_t k = 0, i = base; k < m; ++k, i += stride) {
+      QueueEntry e;
+      make(i, e);
+      writePayload(slotOf(c, q, p0 + i), e);
+    }
+    fenceGpu();
+    for (uint32_t k = 0, i = base; k < m; ++k, i += stride)
+      stPublish(&slotOf(c, q, p0 + i)->seq, (uint32_t)(p0 + i + 1));
+  }
+}
+
+/// What pickJob found: the entry, its queue, and the slot to free after the
+/// tile (unless it was freed already, for entries taken into an inbox).
+struct Pick {
+  QueueEntry job;
+  uint64_t pos;
+  uint32_t queue;
+  uint32_t mustFree;
+};
+
+/// The scheduling decision at a tile boundary: queues in index order
+/// (urgent root, urgent shared, normal root, ...). In each: an entry already
+/// taken, else an owed ticket (if its entry is there; while it is not, the
+/// worker cannot take another ticket of that queue but serves the others),
+/// else a new ticket if the queue looks non-empty. Each pass first issues
+/// all its loads at once (owed slots' seq, the other queues' head and
+/// reserve), so a pass costs one L2 round trip, not one per queue; a hit
+/// is then confirmed with an acquire fence. Returns false when the poller
+/// asked everyone to stop (only ever when nothing is in flight).
+GPUOS_DEV_OUTLINE bool pickJob(DeviceControl *c, Inbox *inbox, Pick &pick) {
+  for (uint32_t spin = 0;; ++spin) {
+    for (uint32_t q = 0; q < kNumQueues; ++q)
+      if (inbox[q].state == kInboxTaken) {
+        pick.job = inbox[q].entry;
+        pick.queue = q;
+        pick.pos = 0;
+        pick.mustFree = 0; // freed when it was taken
+        inbox[q].state = kInboxEmpty;
+        return true;
+      }
+    uint64_t head[kNumQueues], reserve[kNumQueues];
+    uint32_t seen[kNumQueues];
+    for (uint32_t q = 0; q < kNumQueues; ++q) {
+      if (inbox[q].state == kInboxOwed) {
+        seen[q] = ldObserve(&slotOf(c, q, inbox[q].ticket)->seq);
+      } else {
+        head[q] = ldRelaxed(&c->queues[q].head.value);
+        reserve[q] = ldRelaxed(&c->queues[q].reserve.value);
+      }
+    }
+    for (uint32_t q = 0; q < kNumQueues; ++q) {
+      Inbox &ib = inbox[q];
+      if (ib.state == kInboxOwed) {
+        if (seen[q] != (uint32_t)(ib.ticket + 1))
+          continue;
+        fenceGpu(); // acquire: pairs with the producer's release of seq
+        readPayload(slotOf(c, q, ib.ticket), pick.job);
+        pick.queue = q;
+        pick.pos = ib.ticket;
+        pick.mustFree = 1;
+        ib.state = kInboxEmpty;
+        return true;
+      }
+      if (head[q] < reserve[q]) {
+        uint64_t t = atomicAddRelaxed(&c->queues[q].head.value, (uint64_t)1);
+        if (tryClaim(c, q, t, pick.job)) {
+          pick.queue = q;
+          pick.pos = t;
+          pick.mustFree = 1;
+          return true;
+        }
+        ib.ticket = t;
+        ib.state = kInboxOwed;
+      }
+    }
+    if ((spin & 15) == 15 && ldRelaxed(&c->stop.value))
+      return false;
+    if (spin > 256)
+      idleNap(c->idleSleepNs);
+    else
+      spinPause();
+  }
+}
+
+} // namespace gpuos::dev
+
+#endif // GPUOS_DEVICE_READYQUEUE_H

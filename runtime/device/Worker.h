@@ -1,0 +1,270 @@
+//===- Worker.h - worker blocks: run tiles, resolve dependencies -*- C++ -*-===//
+//
+// Every block but block 0 is a worker. Its thread 0 schedules (pickJob),
+// the whole block runs the tile (gpuos_dispatch, the ABI's one-block call),
+// and thread 0 finishes it:
+//
+//   0. a run of one task with one tile completes at once: one
+//      st.release.sys of the completion word, no counters (fast path);
+//   1. fence (release): the block's writes, ordered before thread 0 by the
+//      barrier, are visible GPU-wide before any counter says "done"; the
+//      queue slot it came from is freed under the same fence;
+//   2. multi-tile task: atomicAdd on tilesDone[task]; the block that brings
+//      it to numTiles finished the task, resets the counter, and fences
+//      (acquire) so it has seen every other tile's writes;
+//   3. each successor: one with a single dependency is ready at once; the
+//      others count down depsLeft[s], and whoever reaches zero resets it
+//      and fences (acquire: every predecessor's writes). A ready successor
+//      is published into its priority's shared queue, except that the
+//      first one-tile successor is kept and run next by this block
+//      (a continuation) unless higher-priority work is waiting by then;
+//   4. atomicAdd(-1) on tasksLeft; whoever reaches zero resets the run's
+//      counters and writes the completion word with st.release.sys. A
+//      failing tile sets tasksLeft's top bit, so this last decrement also
+//      learns whether the run failed.
+//
+// Counters are relaxed atomics in device memory with explicit fences around
+// them (on the GPU one fence can cover a batch; atomicAddOrdered/stPublish
+// name the pairing, Platform.h); the release/acquire chain runs tile ->
+// task -> successor -> ... -> completion, so the host that sees the
+// completion word sees every output.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPUOS_DEVICE_WORKER_H
+#define GPUOS_DEVICE_WORKER_H
+
+#include "Park.h"
+#include "ReadyQueue.h"
+
+namespace gpuos::dev {
+
+/// The block's view of the job; on the GPU this is __shared__.
+struct WorkerShared {
+  Pick pick;
+  uint32_t stop;
+};
+
+GPUOS_DEV uint32_t *depsLeftOf(RunCounters *r) {
+  return reinterpret_cast<uint32_t *>(r + 1);
+}
+GPUOS_DEV uint32_t *tilesDoneOf(RunCounters *r, uint32_t numTasks) {
+  return depsLeftOf(r) + numTasks;
+}
+
+/// A tile's dispatch returned non-zero (an unknown kind, or a task's own
+/// error): flag the run failed and record the run's first such error.
+GPUOS_DEV_OUTLINE void recordFailure(RunCounters *r, const QueueEntry &job,
+                                     int rc) {
+  // Seen by whoever makes the last decrement of tasksLeft (this tile's own
+  // decrements, and so the flag, come before it in the counter's order).
+  atomicOrRelaxed(&r->tasksLeft, kRunFailedBit);
+  if (atomicCasRelaxed(&r->errorClaim, 0u, 1u) != 0u)
+    return;
+  stRelaxed(&r->error.code, (uint32_t)rc);
+  stRelaxed(&r->error.kind, job.kind);
+  stRelaxed(&r->error.task, job.task);
+  stRelaxed(&r->error.tile, job.tile);
+  stRelaxed(&r->error.run, job.run);
+  stRelaxed(&r->error.epoch, job.epoch);
+  // Ordered before the completion store (a release at system scope); the
+  // host reads the record after it saw the failed completion.
+}
+
+/// The run's last task finished: restore the counters for the next run of
+/// this slot, then tell the host. The host reuses the slot only after it
+/// has seen this store, so the resets cannot race with the next run.
+GPUOS_DEV_OUTLINE void completeRun(DeviceControl *c, RunCounters *r,
+                           const QueueEntry &job, bool failed) {
+  fenceGpu(); // acquire: every task's decrement (and writes) before ours
+  stRelaxed(&r->tasksLeft, job.numTasks);
+  if (failed)
+    stRelaxed(&r->errorClaim, 0u); // the record itself stays for the host
+  uint32_t status = failed ? kStatusFailed : kStatusOk;
+  uint32_t *completion = reinterpret_cast<uint32_t *>(c->completion) + job.run;
+  stReleaseSys(completion, (job.epoch & 0xFFFFu) | (status << 16));
+  atomicAddRelaxed(&c->runsInFlight.value, ~0u); // after: park drains on it
+}
+
+/// A run of one task with one tile, finished by the block that ran it
+/// (thread 0, after the barrier): the completion store is a release at
+/// system scope, which covers the block's writes the barrier ordered
+/// before it. No counter is touched, except to clear a failure.
+GPUOS_DEV_OUTLINE void completeSingleton(DeviceControl *c, const QueueEntry &job,
+                                         int rc) {
+  if (rc != 0) {
+    RunCounters *r = reinterpret_cast<RunCounters *>(job.counters);
+    recordFailure(r, job, rc);
+    stRelaxed(&r->tasksLeft, job.numTasks); // clear the failure bit
+    stRelaxed(&r->errorClaim, 0u);
+  }
+  uint32_t *completion = reinterpret_cast<uint32_t *>(c->completion) + job.run;
+  stReleaseSys(completion, (job.epoch & 0xFFFFu) |
+                               ((rc != 0 ? kStatusFailed : kStatusOk) << 16));
+}
+
+/// Releases the successors of a finished task and publishes the tiles of
+/// those that became ready. A successor with one dependency (this task) is
+/// ready now and needs no counter; others count down depsLeft. Thread 0
+/// only (it owns the inbox).
+GPUOS_DEV_OUTLINE bool releaseSuccessors(DeviceControl *c, Inbox *inbox,
+                                          const QueueEntry &job, uint32_t q,
+                                          QueueEntry *cont) {
+  bool kept = false;
+  RunCounters *r = reinterpret_cast<RunCounters *>(job.counters);
+  const TaskDesc *succ =
+      reinterpret_cast<const TaskDesc *>(job.graph) + job.numTasks + job.succOffset;
+  uint32_t *depsLeft = depsLeftOf(r);
+  uint32_t sq = sharedQueue(priorityOfQueue(q));
+  for (uint32_t i = 0; i < job.numSucc; ++i) {
+    TaskDesc d = ldcgTask(succ + i);
+    if (d.numDeps > 1) {
+      if (atomicAddOrdered(depsLeft + d.index, ~0u) != 1u)
+        continue;
+      stRelaxed(depsLeft + d.index, d.numDeps);
+      fenceGpu(); // acquire: the other predecessors' writes
+    }
+    QueueEntry e = job;
+    e.task = d.index;
+    e.kind = d.kind;
+    e.args = d.args;
+    e.numTiles = d.numTiles;
+    e.numSucc = d.numSucc;
+    e.succOffset = d.succOffset;
+    if (cont && !kept && d.numTiles == 1) {
+      // Keep it: this block runs it next (see workerMain), unless
+      // higher-priority work is waiting by then.
+      e.tile = 0;
+      *cont = e;
+      kept = true;
+      continue;
+    }
+    uint64_t p0 = reservePositions(c, sq, d.numTiles);
+    publishEntries(c, inbox, sq, p0, 0, d.numTiles, 1,
+                   [&](uint32_t t, QueueEntry &out) {
+                     out = e;
+                     out.tile = t;
+                   });
+  }
+  return kept;
+}
+
+/// Publishes a kept successor after all (higher-priority work came first).
+GPUOS_DEV_OUTLINE void publishKept(DeviceControl *c, Inbox *inbox,
+                                   const QueueEntry &e, uint32_t q) {
+  uint64_t p0 = reservePositions(c, q, 1);
+  publishEntries(c, inbox, q, p0, 0, 1, 1,
+                 [&](uint32_t, QueueEntry &out) { out = e; });
+}
+
+/// Is there work of a priority strictly higher than queue q's waiting for
+/// this worker (an entry it took or owes, or a non-empty queue)?
+GPUOS_DEV_OUTLINE bool higherPriorityWaiting(const DeviceControl *c,
+                                             const Inbox *inbox, uint32_t q) {
+  uint32_t end = rootQueue(priorityOfQueue(q));
+  for (uint32_t h = 0; h < end; ++h) {
+    if (inbox[h].state == kInboxTaken)
+      return true;
+    if (inbox[h].state == kInboxOwed) {
+      if (ldObserve(&slotOf(c, h, inbox[h].ticket)->seq) ==
+          (uint32_t)(inbox[h].ticket + 1))
+        return true;
+    } else if (ldRelaxed(&c->queues[h].head.value) <
+               ldRelaxed(&c->queues[h].reserve.value)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/// Returns true when it kept a ready successor in `cont` for this block.
+GPUOS_DEV_OUTLINE bool finishTile(DeviceControl *c, Inbox *inbox,
+                                  const Pick &pick, int rc, QueueEntry &cont) {
+  const QueueEntry &job = pick.job;
+  RunCounters *r = reinterpret_cast<RunCounters *>(job.counters);
+  if (job.numTasks == 1 && job.numTiles == 1) {
+    // The whole run was this tile: no counter to consult. The slot is
+    // freed after the completion store, with its own release, off the path
+    // to the host.
+    completeSingleton(c, job, rc);
+    if (pick.mustFree)
+      stRelease(&slotOf(c, pick.queue, pick.pos)->seq,
+                (uint32_t)(pick.pos + (uint64_t)c->queueMask + 1));
+    atomicAddRelaxed(&c->runsInFlight.value, ~0u);
+    return false;
+  }
+  if (rc != 0)
+    recordFailure(r, job, rc);
+  fenceGpu(); // release: this block's tile writes (and our slot reads)
+  if (pick.mustFree)
+    freeSlot(c, pick.queue, pick.pos);
+  if (job.numTiles > 1) {
+    uint32_t *done = tilesDoneOf(r, job.numTasks) + job.task;
+    if (atomicAddOrdered(done, 1u) + 1u != job.numTiles)
+      return false;
+    stRelaxed(done, 0u);
+    fenceGpu(); // acquire: the task's other tiles
+  }
+  bool kept = false;
+  if (job.numSucc)
+    kept = releaseSuccessors(c, inbox, job, pick.queue,
+                             c->continuations ? &cont : nullptr);
+  // A kept successor is not done, so this is never the run's last task then.
+  uint32_t old = atomicAddOrdered(&r->tasksLeft, ~0u);
+  if ((old & ~kRunFailedBit) == 1u)
+    completeRun(c, r, job, (old & kRunFailedBit) != 0);
+  return kept;
+}
+
+/// The worker loop. `Block` gives the thread index and the block barrier;
+/// `Dispatch` runs one tile (gpuos_dispatch on the GPU).
+template <typename Block, typename Dispatch>
+GPUOS_DEV void workerMain(DeviceControl *c, uint32_t blockId, WorkerShared &sh,
+                          const Block &block, Dispatch dispatch) {
+  Inbox inbox[kNumQueues];
+  for (uint32_t q = 0; q < kNumQueues; ++q)
+    inbox[q].state = kInboxEmpty;
+  uint64_t tiles = 0;
+  uint64_t *tileStat = reinterpret_cast<uint64_t *>(c->blockTiles) + blockId;
+  if (block.tid() == 0)
+    tiles = ldRelaxed(tileStat);
+  QueueEntry cont;   // a successor this block released and keeps (thread 0)
+  bool kept = false;
+  for (;;) {
+    if (block.tid() == 0) {
+      uint32_t sq = kept ? sharedQueue(priorityOfQueue(sh.pick.queue)) : 0;
+      if (kept && !higherPriorityWaiting(c, inbox, sq)) {
+        // Continue with the successor: no queue, no other worker involved.
+        // Its inputs were written by this block, or acquired by thread 0
+        // through depsLeft; the barrier below passes them to the block.
+        sh.pick.job = cont;
+        sh.pick.queue = sq;
+        sh.pick.pos = 0;
+        sh.pick.mustFree = 0;
+        sh.stop = 0;
+      } else {
+        if (kept)
+          publishKept(c, inbox, cont, sq);
+        sh.stop = pickJob(c, inbox, sh.pick) ? 0u : 1u;
+      }
+      kept = false;
+    }
+    block.sync();
+    if (sh.stop)
+      break;
+    int rc = dispatch(sh.pick.job.kind,
+                      reinterpret_cast<const unsigned char *>(sh.pick.job.args),
+                      sh.pick.job.tile);
+    block.sync();
+    if (block.tid() == 0) {
+      stRelaxed(tileStat, ++tiles);
+      kept = finishTile(c, inbox, sh.pick, rc, cont);
+    }
+  }
+  if (block.tid() == 0)
+    blockExit(c);
+}
+
+} // namespace gpuos::dev
+
+#endif // GPUOS_DEVICE_WORKER_H

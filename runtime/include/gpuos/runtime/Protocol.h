@@ -1,0 +1,285 @@
+//===- Protocol.h - memory shared by the host runtime and the kernel -*- C++ -*-===//
+//
+// The one description of every structure that the host runtime and the
+// resident kernel (runtime/device/) both read or write. It compiles as plain
+// C++17 (the host library, the CPU simulator) and as CUDA (the relocatable
+// device library), so the two sides cannot disagree about a layout; the
+// static_asserts pin sizes and offsets that the device code relies on.
+//
+// Where each structure lives and who writes it:
+//
+//   pinned host memory, mapped into the device (one allocation):
+//     RingEntry ring[ringCapacity]   host writes, the poller reads (PCIe)
+//     HostShared                     device writes (plain/st.release.sys
+//                                    stores, never atomics), host reads
+//     uint32_t completion[maxRuns]   device writes, host reads
+//   device memory:
+//     DeviceControl                  queue counters, flags, configuration
+//     QueueEntry slots[kNumQueues][queueCapacity]
+//     RunRow runTable[maxRuns]       one per run slot (a submittable copy of
+//                                    a graph's counters)
+//     TaskDesc tasks[] + successor lists, argument blocks, RunCounters,
+//     root QueueEntry templates      in the runtime's arena
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPUOS_RUNTIME_PROTOCOL_H
+#define GPUOS_RUNTIME_PROTOCOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__CUDACC__)
+#define GPUOS_PROTO_HD __host__ __device__ inline
+#else
+#define GPUOS_PROTO_HD inline
+#endif
+
+namespace gpuos::runtime::proto {
+
+/// Bumped whenever a layout below or the meaning of a field changes. The
+/// device library exports it as `gpuos_runtime_protocol`; loading an image
+/// linked against another version is refused.
+constexpr uint32_t kProtocolVersion = 6;
+
+/// Priority classes; lower goes first.
+constexpr uint32_t kNumPriorities = 3;
+constexpr uint32_t kPriorityUrgent = 0, kPriorityNormal = 1,
+                   kPriorityBackground = 2;
+
+/// Two ready queues per priority: the root queue, written only by the
+/// poller (one producer: no atomics and no waiting on the submission path),
+/// and the shared queue, where workers publish tasks whose dependencies
+/// finished. Workers look at them in index order: urgent root, urgent
+/// shared, normal root, ...
+constexpr uint32_t kNumQueues = 2 * kNumPriorities;
+GPUOS_PROTO_HD uint32_t rootQueue(uint32_t priority) { return 2 * priority; }
+GPUOS_PROTO_HD uint32_t sharedQueue(uint32_t priority) {
+  return 2 * priority + 1;
+}
+GPUOS_PROTO_HD uint32_t priorityOfQueue(uint32_t q) { return q / 2; }
+
+//===----------------------------------------------------------------------===//
+// Submission ring (host -> poller)
+//===----------------------------------------------------------------------===//
+
+constexpr uint32_t kRingOpSubmit = 1; // start run slot `run` at `epoch`
+constexpr uint32_t kRingOpPark = 2;   // drain, then park
+
+/// One 16-byte ring entry. The host writes run, epoch, ctl and then seq
+/// (x86 stores become visible in program order); the poller reads all 16
+/// bytes with one vector load. `seq` is the ring position + 1, so a stale
+/// entry from the previous lap never matches; `ctl` carries an 8-bit check
+/// of all fields, so a read that mixed old and new words is rejected and
+/// simply read again.
+struct alignas(16) RingEntry {
+  uint32_t seq;
+  uint32_t run;
+  uint32_t epoch;
+  uint32_t ctl; // op (bits 0-3) | priority (bits 4-7) | check (bits 24-31)
+};
+static_assert(sizeof(RingEntry) == 16, "one vector load");
+
+GPUOS_PROTO_HD uint32_t ringCheck(uint32_t seq, uint32_t run, uint32_t epoch,
+                                  uint32_t low) {
+  uint32_t h = seq * 0x9E3779B1u;
+  h ^= run + 0x7F4A7C15u + (h << 6) + (h >> 2);
+  h ^= epoch + 0x85EBCA6Bu + (h << 6) + (h >> 2);
+  h ^= low + 0xC2B2AE35u + (h << 6) + (h >> 2);
+  h ^= h >> 16;
+  return (h ^ (h >> 8)) & 0xFFu;
+}
+
+GPUOS_PROTO_HD RingEntry makeRingEntry(uint32_t seq, uint32_t run,
+                                       uint32_t epoch, uint32_t op,
+                                       uint32_t priority) {
+  uint32_t low = (op & 0xFu) | ((priority & 0xFu) << 4);
+  RingEntry e;
+  e.seq = seq;
+  e.run = run;
+  e.epoch = epoch;
+  e.ctl = low | (ringCheck(seq, run, epoch, low) << 24);
+  return e;
+}
+
+/// True when `e` is the complete entry for the position whose seq is
+/// `expectedSeq`. Zeroed memory is never valid (op 0 is not an op).
+GPUOS_PROTO_HD bool ringEntryValid(const RingEntry &e, uint32_t expectedSeq) {
+  uint32_t low = e.ctl & 0xFFu;
+  uint32_t op = low & 0xFu;
+  return e.seq == expectedSeq && (op == kRingOpSubmit || op == kRingOpPark) &&
+         (e.ctl >> 24) == ringCheck(e.seq, e.run, e.epoch, low) &&
+         ((e.ctl >> 8) & 0xFFFFu) == 0;
+}
+GPUOS_PROTO_HD uint32_t ringOp(const RingEntry &e) { return e.ctl & 0xFu; }
+GPUOS_PROTO_HD uint32_t ringPriority(const RingEntry &e) {
+  return (e.ctl >> 4) & 0xFu;
+}
+
+//===----------------------------------------------------------------------===//
+// Ready queues (device memory)
+//===----------------------------------------------------------------------===//
+
+/// One tile of one task of one run, as a slot of a bounded multi-producer,
+/// multi-consumer ring (D. Vyukov's scheme). For the slot of position p:
+///   seq == p            free: the producer of p may write it
+///   seq == p + 1        full: the consumer holding ticket p may take it
+///   seq == p + capacity consumed: free for position p + capacity
+/// Everything but `seq` is the payload, written before seq is released.
+/// The entry carries what a worker needs to run the tile and to finish a
+/// single-tile task without another memory round trip.
+struct alignas(64) QueueEntry {
+  uint32_t seq;
+  uint32_t tile;
+  uint32_t numTiles;
+  uint32_t kind;
+  uint64_t args;     // argument block (docs/abi.md)
+  uint32_t task;     // index of the task in its graph
+  uint32_t run;      // run slot: index of the completion word
+  uint64_t counters; // RunCounters of the run slot
+  uint32_t epoch;    // submission epoch of the run slot (16 bits used)
+  uint32_t numSucc;
+  uint64_t graph;    // TaskDesc[numTasks], then TaskDesc successors[]
+  uint32_t succOffset;
+  uint32_t numTasks;
+};
+static_assert(sizeof(QueueEntry) == 64, "four 16-byte vectors");
+static_assert(offsetof(QueueEntry, args) == 16, "vector 1");
+static_assert(offsetof(QueueEntry, counters) == 32, "vector 2");
+static_assert(offsetof(QueueEntry, graph) == 48, "vector 3");
+
+/// One 64-bit counter on its own 128-byte line (no false sharing between
+/// the counters that every worker hammers).
+struct alignas(128) PaddedU64 {
+  uint64_t value;
+};
+struct alignas(128) PaddedU32 {
+  uint32_t value;
+};
+
+/// head: the next consumer ticket (workers take tickets with atomicAdd).
+/// reserve: the next producer position. Shared queues: producers reserve
+/// ranges with atomicAdd, then fill and publish each slot. Root queues: the
+/// poller publishes the slots, then stores the new reserve.
+struct QueueState {
+  PaddedU64 head;
+  PaddedU64 reserve;
+};
+
+//===----------------------------------------------------------------------===//
+// Graphs and runs (device memory, in the arena)
+//===----------------------------------------------------------------------===//
+
+/// Immutable description of one task of an uploaded graph. The graph blob
+/// is TaskDesc tasks[numTasks], then the successor lists of all tasks as
+/// one TaskDesc array: copies of the successors' descriptors with `index`
+/// set, so releasing a successor costs one load, not two.
+struct alignas(32) TaskDesc {
+  uint64_t args;
+  uint32_t kind;
+  uint32_t numTiles;
+  uint32_t numDeps;
+  uint32_t numSucc;
+  uint32_t succOffset; // into the successor array
+  uint32_t index;      // the task's own index
+};
+static_assert(sizeof(TaskDesc) == 32, "TaskDesc layout");
+
+/// Per run slot: the counters one run of a graph consumes. Followed by
+/// uint32_t depsLeft[numTasks] and uint32_t tilesDone[numTasks]. All are
+/// self-resetting: whoever drives a counter to its final value restores its
+/// initial value, so a run slot needs no re-initialization between runs
+/// (the host reuses a slot only after it saw the previous run complete).
+struct ErrorRecord {
+  uint32_t code; // gpuos_dispatch's return value (non-zero)
+  uint32_t kind;
+  uint32_t task;
+  uint32_t tile;
+  uint32_t run;
+  uint32_t epoch;
+};
+
+/// tasksLeft's top bit says that a tile of the run failed (its dispatch
+/// returned non-zero), so the last decrement learns it without another load.
+constexpr uint32_t kRunFailedBit = 0x80000000u;
+
+struct alignas(128) RunCounters {
+  uint32_t tasksLeft;  // numTasks at rest; | kRunFailedBit after a failure
+  uint32_t errorClaim; // 0 at rest; the first failing tile of a run sets it
+  uint32_t numTasks;
+  ErrorRecord error;   // that tile's error; the host reads it on failure
+  uint32_t reserved[23];
+};
+static_assert(sizeof(RunCounters) == 128, "RunCounters layout");
+
+GPUOS_PROTO_HD size_t runCountersBytes(uint32_t numTasks) {
+  return sizeof(RunCounters) + 2 * sizeof(uint32_t) * (size_t)numTasks;
+}
+
+/// One row of the run table: what the poller needs to start a run. The
+/// first root tile is embedded so that a graph with a single root tile (the
+/// latency-critical case) costs the poller one device-memory read.
+struct alignas(128) RunRow {
+  uint64_t rootEntries;    // QueueEntry[numRootEntries] templates
+  uint32_t numRootEntries; // tiles of all root tasks
+  uint32_t numTasks;
+  uint32_t reserved[12];
+  QueueEntry first; // == rootEntries[0]
+};
+static_assert(sizeof(RunRow) == 128, "RunRow layout");
+static_assert(offsetof(RunRow, first) == 64, "RunRow layout");
+
+//===----------------------------------------------------------------------===//
+// Host-visible state (pinned host memory, written by the device)
+//===----------------------------------------------------------------------===//
+
+constexpr uint32_t kPhaseRunning = 0;
+constexpr uint32_t kPhaseParking = 1; // tentative: the poller re-checks the ring
+constexpr uint32_t kPhaseParked = 2;  // final: the kernel is exiting
+
+/// Completion words: (epoch & 0xFFFF) | status << 16.
+constexpr uint32_t kStatusOk = 1;
+constexpr uint32_t kStatusFailed = 2;
+
+struct HostShared {
+  alignas(128) uint64_t ringHead; // ring positions the poller has consumed
+  alignas(128) uint32_t parkPhase;
+  uint32_t parks; // parks so far (idle and requested)
+  uint64_t parkedHead;
+};
+
+//===----------------------------------------------------------------------===//
+// The control block (device memory): the resident kernel's one parameter
+//===----------------------------------------------------------------------===//
+
+struct DeviceControl {
+  // Configuration: written by the host while the kernel is not running.
+  uint64_t ring;       // RingEntry* (device view of pinned host memory)
+  uint64_t hostShared; // HostShared* (device view)
+  uint64_t completion; // uint32_t[maxRuns] (device view)
+  uint64_t runTable;   // RunRow[maxRuns]
+  uint64_t queueSlots[kNumQueues];
+  uint64_t blockTiles; // uint64_t[numBlocks]: tiles run by each block
+  uint64_t idleNs;     // park after this long idle; 0: only on request
+  uint32_t ringMask;
+  uint32_t queueMask;
+  uint32_t numBlocks; // grid size: block 0 polls, the others work
+  uint32_t maxRuns;
+  uint32_t protocol;
+  uint32_t idleSleepNs; // workers nap this long between idle polls (0: spin)
+  uint32_t inlineUrgent; // block 0 runs urgent one-task one-tile graphs itself
+  uint32_t continuations; // a worker runs a one-tile successor it released
+  uint32_t reserved[2];
+
+  // Device state, each word on its own line.
+  PaddedU64 ringHead;     // the poller's position, kept across launches
+  PaddedU32 runsInFlight; // runs started and not yet complete
+  PaddedU32 stop;         // set by the poller when it parks
+  PaddedU32 exited;       // blocks that have left the loop
+  PaddedU32 parks;
+  QueueState queues[kNumQueues];
+};
+
+} // namespace gpuos::runtime::proto
+
+#endif // GPUOS_RUNTIME_PROTOCOL_H

@@ -1,0 +1,171 @@
+//===- Runtime.h - the resident-kernel runtime, C++ API ---------*- C++ -*-===//
+//
+//   std::unique_ptr<Runtime> rt;
+//   Runtime::open(0, RuntimeOptions(), rt);          // a GPU, or "no GPU: ..."
+//   rt->loadImageFiles("img.cubin", "img.json");     // cubin + manifest
+//   Buffer x; rt->alloc(4096 * 4, x);                // device memory
+//   GraphId g; rt->createGraph(spec, g);             // validated, uploaded once
+//   Submission s; rt->submit(g, Priority::Urgent, s);
+//   rt->wait(s);                                     // or poll()
+//   rt->park();                                      // a safe point
+//
+// One resident kernel per Runtime executes whole graphs: dependencies are
+// resolved on the device, tiles spread over all SMs, urgent work first at
+// every tile boundary. The kernel parks after `idleParkUs` without work (or
+// on park()) and is relaunched by the next submit. Every call is
+// thread-safe; wait() spins on host memory without holding the lock.
+// Invalid arguments are rejected on the host with ErrorCode::InvalidArgument
+// before anything reaches the GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPUOS_RUNTIME_RUNTIME_H
+#define GPUOS_RUNTIME_RUNTIME_H
+
+#include "gpuos/runtime/Backend.h"
+#include "gpuos/runtime/GraphLayout.h"
+#include "gpuos/runtime/Manifest.h"
+#include "gpuos/runtime/Status.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gpuos::runtime {
+
+struct RuntimeOptions {
+  /// Worker blocks per multiprocessor (fewer if they do not fit).
+  uint32_t workersPerSM = 1;
+  /// Park after this long with nothing in flight; 0: only on park().
+  uint32_t idleParkUs = 20000;
+  /// Submission ring entries in host memory (power of two).
+  uint32_t ringCapacity = 4096;
+  /// Tiles per ready queue (power of two); half may be in flight at once.
+  uint32_t queueCapacity = 1u << 16;
+  /// Run slots: graphs x submissions of one graph in flight at once.
+  uint32_t maxRuns = 4096;
+  /// Device memory for graph descriptors, argument blocks and counters.
+  uint64_t arenaBytes = 64ull << 20;
+  /// Threads per block; 0: the largest block_size in the manifest.
+  uint32_t blockThreads = 0;
+  /// A private CUDA context instead of the device's primary context.
+  bool ownContext = false;
+  /// Idle workers nap this long between polls of the ready queues (after a
+  /// few hundred empty polls); 0 spins. Trades L2 traffic for latency.
+  uint32_t workerIdleSleepNs = 0;
+  /// Block 0 (the poller's) runs urgent graphs of one task with one tile
+  /// itself instead of queueing them: the lowest latency, but ring polling
+  /// pauses while such a tile runs, so keep urgent singletons short.
+  bool inlineUrgentSingletons = true;
+  /// A worker that makes a one-tile successor ready runs it next itself
+  /// (after checking that no higher-priority work waits) instead of
+  /// queueing it for another worker: shorter dependent chains.
+  bool continueSuccessors = true;
+};
+
+struct Buffer {
+  uint64_t ptr = 0;
+  uint64_t bytes = 0;
+  /// For binding: the whole allocation, shape and dtype unchecked.
+  BufferArg arg() const { return BufferArg{ptr, bytes, {}, {}}; }
+};
+
+using GraphId = uint32_t;
+
+/// One submission of a graph; valid until the runtime is closed.
+struct Submission {
+  uint64_t id = 0;
+};
+
+struct Stats {
+  uint64_t submissions = 0;
+  uint64_t completed = 0;
+  uint64_t failed = 0;
+  uint64_t tasksRun = 0; // tasks of completed submissions
+  uint64_t tilesRun = 0; // sum of tilesPerBlock
+  uint64_t launches = 0; // kernel launches (first + relaunches)
+  uint64_t parks = 0;    // device-side parks (idle and requested)
+  uint64_t parkRequests = 0;
+  uint32_t workers = 0;      // worker blocks of the current launch shape
+  uint32_t blockThreads = 0;
+  bool resident = false;     // the kernel was running at the last look
+  uint32_t runsInFlight = 0; // submissions not yet seen complete
+  uint64_t queueDepth[3] = {0, 0, 0}; // ready tiles per priority (approx.)
+  uint64_t queueTotal[3] = {0, 0, 0}; // tiles ever queued per priority
+  std::vector<uint64_t> tilesPerBlock; // index 0: the poller's inline tiles
+};
+
+class Runtime {
+public:
+  /// Opens GPU `ordinal` (CUDA driver via dlopen): NoGpu without a driver.
+  static Status open(int ordinal, const RuntimeOptions &options,
+                     std::unique_ptr<Runtime> &out);
+  /// Opens on any backend (tests use makeSimBackend).
+  static Status openWithBackend(std::unique_ptr<Backend> backend,
+                                const RuntimeOptions &options,
+                                std::unique_ptr<Runtime> &out);
+  ~Runtime();
+  Runtime(const Runtime &) = delete;
+  Runtime &operator=(const Runtime &) = delete;
+
+  /// Installs an image at a safe point (parks first). Graphs of a previous
+  /// image are destroyed.
+  Status loadImage(std::vector<char> cubin, ImageManifest manifest);
+  Status loadImage(std::vector<char> cubin, const std::string &manifestJson);
+  Status loadImageFiles(const std::string &cubinPath,
+                        const std::string &manifestPath);
+  /// Null before an image is loaded.
+  const ImageManifest *manifest() const;
+
+  Status alloc(uint64_t bytes, Buffer &out);
+  /// Frees a buffer from alloc(); the memory is returned at the next safe
+  /// point (cuMemFree would block while the kernel is resident).
+  Status free(uint64_t ptr);
+  Status copyToDevice(uint64_t dst, const void *src, uint64_t bytes);
+  Status copyFromDevice(void *dst, uint64_t src, uint64_t bytes);
+
+  /// Validates `spec` against the image and uploads it once.
+  Status createGraph(const GraphSpec &spec, GraphId &out);
+  /// A graph of the manifest ("graph" fields and depends_on), with
+  /// `bindings` for its inputs and outputs by buffer name; intermediates
+  /// are allocated by the runtime and owned by the graph.
+  Status createGraphFromManifest(const std::string &graph,
+                                 const std::map<std::string, BufferArg> &bindings,
+                                 GraphId &out);
+  /// The graph must have nothing in flight.
+  Status destroyGraph(GraphId graph);
+
+  Status submit(GraphId graph, Priority priority, Submission &out);
+  /// With the graph's default priority.
+  Status submit(GraphId graph, Submission &out);
+  /// Ok when done; Timeout (still running), TaskFailed, Faulted, Closed.
+  /// timeoutUs < 0: no limit.
+  Status wait(Submission submission, int64_t timeoutUs = -1);
+  /// Ok when done, NotReady when not, or the submission's error.
+  Status poll(Submission submission);
+
+  /// Drains what is in flight and parks the kernel (returns once it has
+  /// exited). Deferred frees happen here. A no-op when already parked.
+  Status park();
+  Status stats(Stats &out);
+  /// Parks, frees everything; later calls return ErrorCode::Closed.
+  Status close();
+  bool closed() const;
+
+  const BackendInfo &deviceInfo() const;
+
+  struct Impl;
+
+private:
+  explicit Runtime(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Reads a whole file (for cubins and manifests).
+Status readFile(const std::string &path, std::vector<char> &out);
+
+} // namespace gpuos::runtime
+
+#endif // GPUOS_RUNTIME_RUNTIME_H

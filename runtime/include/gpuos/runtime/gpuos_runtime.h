@@ -1,0 +1,146 @@
+/*===- gpuos_runtime.h - the resident-kernel runtime, C API -------*- C -*-===*
+ *
+ * For FFI (Python ctypes/cffi, Rust, ...). Opaque handles, plain structs,
+ * status codes; gpuos_last_error() gives the message of the last failed
+ * call on the calling thread. Mirrors gpuos/runtime/Runtime.h.
+ *
+ *   gpuos_runtime *rt;
+ *   if (gpuos_open(0, NULL, &rt) != GPUOS_OK) puts(gpuos_last_error());
+ *   gpuos_load_image_files(rt, "img.cubin", "img.json");
+ *   ...
+ *   gpuos_submit(rt, graph, GPUOS_PRIORITY_URGENT, &sub);
+ *   gpuos_wait(rt, sub, -1);
+ *   gpuos_destroy(rt);
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef GPUOS_RUNTIME_GPUOS_RUNTIME_H
+#define GPUOS_RUNTIME_GPUOS_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum gpuos_status {
+  GPUOS_OK = 0,
+  GPUOS_ERROR_INVALID_ARGUMENT = 1, /* rejected on the host */
+  GPUOS_ERROR_NO_GPU = 2,
+  GPUOS_ERROR_CUDA = 3,
+  GPUOS_ERROR_CLOSED = 4,
+  GPUOS_ERROR_TIMEOUT = 5,
+  GPUOS_ERROR_NOT_READY = 6, /* gpuos_poll: still running */
+  GPUOS_ERROR_TASK_FAILED = 7,
+  GPUOS_ERROR_FAULTED = 8, /* the resident kernel died */
+  GPUOS_ERROR_BAD_IMAGE = 9,
+  GPUOS_ERROR_OUT_OF_MEMORY = 10,
+  GPUOS_ERROR_UNSUPPORTED = 11
+} gpuos_status;
+
+enum {
+  GPUOS_PRIORITY_DEFAULT = -1, /* the graph's own (manifest or creation) */
+  GPUOS_PRIORITY_URGENT = 0,
+  GPUOS_PRIORITY_NORMAL = 1,
+  GPUOS_PRIORITY_BACKGROUND = 2
+};
+
+typedef struct gpuos_runtime gpuos_runtime;
+typedef uint32_t gpuos_graph;
+typedef uint64_t gpuos_submission;
+
+typedef struct gpuos_options {
+  uint32_t struct_size; /* sizeof(gpuos_options) */
+  uint32_t workers_per_sm;
+  uint32_t idle_park_us; /* 0: park only on request */
+  uint32_t ring_capacity;
+  uint32_t queue_capacity;
+  uint32_t max_runs;
+  uint64_t arena_bytes;
+  uint32_t block_threads; /* 0: from the manifest */
+  uint32_t own_context;
+  uint32_t worker_idle_sleep_ns; /* 0: idle workers spin */
+  uint32_t inline_urgent;        /* block 0 runs urgent one-tile graphs */
+  uint32_t continue_successors;  /* a worker runs a successor it released */
+} gpuos_options;
+
+/* A buffer bound to a task. bytes = 0: the runtime's own allocation size
+ * (or unchecked); shape (rank entries) and dtype may be NULL/0 (unchecked). */
+typedef struct gpuos_buffer {
+  uint64_t ptr;
+  uint64_t bytes;
+  const int64_t *shape;
+  uint32_t rank;
+  const char *dtype;
+} gpuos_buffer;
+
+typedef struct gpuos_task {
+  const char *kind;
+  const gpuos_buffer *buffers;
+  uint32_t num_buffers;
+  const int64_t *dynamic;
+  uint32_t num_dynamic;
+  const uint32_t *deps; /* indices of earlier or later tasks of the graph */
+  uint32_t num_deps;
+} gpuos_task;
+
+typedef struct gpuos_stats {
+  uint64_t submissions, completed, failed, tasks_run, tiles_run;
+  uint64_t launches, parks, park_requests;
+  uint32_t workers, block_threads, runs_in_flight, resident;
+  uint64_t queue_depth[3];
+  uint64_t queue_total[3];
+} gpuos_stats;
+
+/* The message of the last failed call on this thread ("" if none). */
+const char *gpuos_last_error(void);
+const char *gpuos_status_name(gpuos_status status);
+
+void gpuos_options_init(gpuos_options *options);
+/* options may be NULL (defaults). GPUOS_ERROR_NO_GPU without a driver. */
+gpuos_status gpuos_open(int ordinal, const gpuos_options *options,
+                        gpuos_runtime **out);
+/* Parks and frees; the handle stays valid and answers GPUOS_ERROR_CLOSED. */
+gpuos_status gpuos_close(gpuos_runtime *rt);
+/* Closes if needed and frees the handle. NULL is fine. */
+void gpuos_destroy(gpuos_runtime *rt);
+
+gpuos_status gpuos_load_image(gpuos_runtime *rt, const void *cubin,
+                              size_t cubin_bytes, const char *manifest_json,
+                              size_t manifest_bytes);
+gpuos_status gpuos_load_image_files(gpuos_runtime *rt, const char *cubin_path,
+                                    const char *manifest_path);
+
+gpuos_status gpuos_alloc(gpuos_runtime *rt, uint64_t bytes, uint64_t *ptr);
+gpuos_status gpuos_free(gpuos_runtime *rt, uint64_t ptr);
+gpuos_status gpuos_copy_to_device(gpuos_runtime *rt, uint64_t dst,
+                                  const void *src, uint64_t bytes);
+gpuos_status gpuos_copy_from_device(gpuos_runtime *rt, void *dst, uint64_t src,
+                                    uint64_t bytes);
+
+gpuos_status gpuos_graph_create(gpuos_runtime *rt, const gpuos_task *tasks,
+                                uint32_t num_tasks, int default_priority,
+                                gpuos_graph *out);
+/* A graph of the manifest; names[i] is bound to buffers[i]. */
+gpuos_status gpuos_graph_from_manifest(gpuos_runtime *rt, const char *graph,
+                                       const char *const *names,
+                                       const gpuos_buffer *buffers,
+                                       uint32_t num_bindings, gpuos_graph *out);
+gpuos_status gpuos_graph_destroy(gpuos_runtime *rt, gpuos_graph graph);
+
+gpuos_status gpuos_submit(gpuos_runtime *rt, gpuos_graph graph, int priority,
+                          gpuos_submission *out);
+/* timeout_us < 0: no limit. */
+gpuos_status gpuos_wait(gpuos_runtime *rt, gpuos_submission submission,
+                        int64_t timeout_us);
+/* GPUOS_OK when done, GPUOS_ERROR_NOT_READY while running. */
+gpuos_status gpuos_poll(gpuos_runtime *rt, gpuos_submission submission);
+gpuos_status gpuos_park(gpuos_runtime *rt);
+gpuos_status gpuos_get_stats(gpuos_runtime *rt, gpuos_stats *out);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* GPUOS_RUNTIME_GPUOS_RUNTIME_H */

@@ -1,0 +1,313 @@
+//===- CApi.cpp - the C API over gpuos::runtime::Runtime ------------------===//
+
+#include "gpuos/runtime/gpuos_runtime.h"
+#include "CApiInternal.h"
+
+#include <string>
+
+using namespace gpuos::runtime;
+
+struct gpuos_runtime {
+  std::unique_ptr<Runtime> rt;
+};
+
+namespace {
+
+thread_local std::string lastError;
+
+gpuos_status report(const Status &st) {
+  if (st.ok())
+    return GPUOS_OK;
+  lastError = st.message();
+  return static_cast<gpuos_status>(st.code());
+}
+
+gpuos_status fail(gpuos_status code, const char *message) {
+  lastError = message;
+  return code;
+}
+
+#define GPUOS_C_CHECK_RT(rt)                                                   \
+  do {                                                                         \
+    if (!(rt) || !(rt)->rt)                                                    \
+      return fail(GPUOS_ERROR_INVALID_ARGUMENT, "the runtime handle is null"); \
+  } while (0)
+
+#define GPUOS_C_CHECK_OUT(p)                                                   \
+  do {                                                                         \
+    if (!(p))                                                                  \
+      return fail(GPUOS_ERROR_INVALID_ARGUMENT,                                \
+                  "the output pointer '" #p "' is null");                      \
+  } while (0)
+
+BufferArg toArg(const gpuos_buffer &b) {
+  BufferArg a;
+  a.ptr = b.ptr;
+  a.bytes = b.bytes;
+  if (b.shape)
+    a.shape.assign(b.shape, b.shape + b.rank);
+  if (b.dtype)
+    a.dtype = b.dtype;
+  return a;
+}
+
+bool toPriority(int p, Priority &out) {
+  if (p < 0 || p > 2)
+    return false;
+  out = static_cast<Priority>(p);
+  return true;
+}
+
+} // namespace
+
+gpuos_runtime *gpuos::runtime::wrapRuntime(std::unique_ptr<Runtime> rt) {
+  return new gpuos_runtime{std::move(rt)};
+}
+
+extern "C" {
+
+const char *gpuos_last_error(void) { return lastError.c_str(); }
+
+const char *gpuos_status_name(gpuos_status status) {
+  return errorCodeName(static_cast<ErrorCode>(status));
+}
+
+void gpuos_options_init(gpuos_options *o) {
+  if (!o)
+    return;
+  RuntimeOptions d;
+  o->struct_size = sizeof(gpuos_options);
+  o->workers_per_sm = d.workersPerSM;
+  o->idle_park_us = d.idleParkUs;
+  o->ring_capacity = d.ringCapacity;
+  o->queue_capacity = d.queueCapacity;
+  o->max_runs = d.maxRuns;
+  o->arena_bytes = d.arenaBytes;
+  o->block_threads = d.blockThreads;
+  o->own_context = d.ownContext;
+  o->worker_idle_sleep_ns = d.workerIdleSleepNs;
+  o->inline_urgent = d.inlineUrgentSingletons;
+  o->continue_successors = d.continueSuccessors;
+}
+
+gpuos_status gpuos_open(int ordinal, const gpuos_options *o,
+                        gpuos_runtime **out) {
+  GPUOS_C_CHECK_OUT(out);
+  *out = nullptr;
+  RuntimeOptions options;
+  if (o) {
+    if (o->struct_size != sizeof(gpuos_options))
+      return fail(GPUOS_ERROR_INVALID_ARGUMENT,
+                  "gpuos_options.struct_size does not match this library; "
+                  "call gpuos_options_init");
+    options.workersPerSM = o->workers_per_sm;
+    options.idleParkUs = o->idle_park_us;
+    options.ringCapacity = o->ring_capacity;
+    options.queueCapacity = o->queue_capacity;
+    options.maxRuns = o->max_runs;
+    options.arenaBytes = o->arena_bytes;
+    options.blockThreads = o->block_threads;
+    options.ownContext = o->own_context != 0;
+    options.workerIdleSleepNs = o->worker_idle_sleep_ns;
+    options.inlineUrgentSingletons = o->inline_urgent != 0;
+    options.continueSuccessors = o->continue_successors != 0;
+  }
+  std::unique_ptr<Runtime> rt;
+  if (gpuos_status s = report(Runtime::open(ordinal, options, rt)))
+    return s;
+  *out = wrapRuntime(std::move(rt));
+  return GPUOS_OK;
+}
+
+gpuos_status gpuos_close(gpuos_runtime *rt) {
+  GPUOS_C_CHECK_RT(rt);
+  return report(rt->rt->close());
+}
+
+void gpuos_destroy(gpuos_runtime *rt) { delete rt; }
+
+gpuos_status gpuos_load_image(gpuos_runtime *rt, const void *cubin,
+                              size_t cubin_bytes, const char *manifest,
+                              size_t manifest_bytes) {
+  GPUOS_C_CHECK_RT(rt);
+  if (!cubin || !cubin_bytes)
+    return fail(GPUOS_ERROR_INVALID_ARGUMENT, "the cubin is null or empty");
+  if (!manifest)
+    return fail(GPUOS_ERROR_INVALID_ARGUMENT, "the manifest is null");
+  const char *c = static_cast<const char *>(cubin);
+  return report(rt->rt->loadImage(std::vector<char>(c, c + cubin_bytes),
+                                  std::string(manifest, manifest_bytes)));
+}
+
+gpuos_status gpuos_load_image_files(gpuos_runtime *rt, const char *cubin_path,
+                                    const char *manifest_path) {
+  GPUOS_C_CHECK_RT(rt);
+  if (!cubin_path || !manifest_path)
+    return fail(GPUOS_ERROR_INVALID_ARGUMENT, "a path is null");
+  return report(rt->rt->loadImageFiles(cubin_path, manifest_path));
+}
+
+gpuos_status gpuos_alloc(gpuos_runtime *rt, uint64_t bytes, uint64_t *ptr) {
+  GPUOS_C_CHECK_RT(rt);
+  GPUOS_C_CHECK_OUT(ptr);
+  Buffer b;
+  if (gpuos_status s = report(rt->rt->alloc(bytes, b)))
+    return s;
+  *ptr = b.ptr;
+  return GPUOS_OK;
+}
+
+gpuos_status gpuos_free(gpuos_runtime *rt, uint64_t ptr) {
+  GPUOS_C_CHECK_RT(rt);
+  return report(rt->rt->free(ptr));
+}
+
+gpuos_status gpuos_copy_to_device(gpuos_runtime *rt, uint64_t dst,
+                                  const void *src, uint64_t bytes) {
+  GPUOS_C_CHECK_RT(rt);
+  return report(rt->rt->copyToDevice(dst, src, bytes));
+}
+
+gpuos_status gpuos_copy_from_device(gpuos_runtime *rt, void *dst, uint64_t src,
+                                    uint64_t bytes) {
+  GPUOS_C_CHECK_RT(rt);
+  return report(rt->rt->copyFromDevice(dst, src, bytes));
+}
+
+gpuos_status gpuos_graph_create(gpuos_runtime *rt, const gpuos_task *tasks,
+                                uint32_t num_tasks, int default_priority,
+                                gpuos_graph *out) {
+  GPUOS_C_CHECK_RT(rt);
+  GPUOS_C_CHECK_OUT(out);
+  if (!tasks && num_tasks)
+    return fail(GPUOS_ERROR_INVALID_ARGUMENT, "tasks is null");
+  GraphSpec spec;
+  if (default_priority == GPUOS_PRIORITY_DEFAULT)
+    spec.priority = Priority::Normal;
+  else if (!toPriority(default_priority, spec.priority))
+    return fail(GPUOS_ERROR_INVALID_ARGUMENT,
+                "the priority must be -1 (default), 0 (urgent), 1 (normal) or "
+                "2 (background)");
+  for (uint32_t i = 0; i < num_tasks; ++i) {
+    const gpuos_task &t = tasks[i];
+    std::string where = "task " + std::to_string(i);
+    if (!t.kind)
+      return report(Status::error(ErrorCode::InvalidArgument, where + ": kind is null"));
+    if ((!t.buffers && t.num_buffers) || (!t.dynamic && t.num_dynamic) ||
+        (!t.deps && t.num_deps))
+      return report(Status::error(ErrorCode::InvalidArgument,
+                                  where + ": an array pointer is null but its "
+                                          "count is not zero"));
+    TaskSpec ts;
+    ts.kind = t.kind;
+    for (uint32_t j = 0; j < t.num_buffers; ++j) {
+      if (t.buffers[j].rank && !t.buffers[j].shape)
+        return report(Status::error(ErrorCode::InvalidArgument,
+                                    where + ": buffer " + std::to_string(j) +
+                                        " has a rank but no shape"));
+      ts.buffers.push_back(toArg(t.buffers[j]));
+    }
+    ts.dynamic.assign(t.dynamic, t.dynamic + t.num_dynamic);
+    ts.deps.assign(t.deps, t.deps + t.num_deps);
+    spec.tasks.push_back(std::move(ts));
+  }
+  GraphId id = 0;
+  if (gpuos_status s = report(rt->rt->createGraph(spec, id)))
+    return s;
+  *out = id;
+  return GPUOS_OK;
+}
+
+gpuos_status gpuos_graph_from_manifest(gpuos_runtime *rt, const char *graph,
+                                       const char *const *names,
+                                       const gpuos_buffer *buffers,
+                                       uint32_t num_bindings, gpuos_graph *out) {
+  GPUOS_C_CHECK_RT(rt);
+  GPUOS_C_CHECK_OUT(out);
+  if (!graph)
+    return fail(GPUOS_ERROR_INVALID_ARGUMENT, "the graph name is null");
+  if (num_bindings && (!names || !buffers))
+    return fail(GPUOS_ERROR_INVALID_ARGUMENT, "names or buffers is null");
+  std::map<std::string, BufferArg> bindings;
+  for (uint32_t i = 0; i < num_bindings; ++i) {
+    if (!names[i])
+      return fail(GPUOS_ERROR_INVALID_ARGUMENT, "a binding name is null");
+    bindings[names[i]] = toArg(buffers[i]);
+  }
+  GraphId id = 0;
+  if (gpuos_status s = report(rt->rt->createGraphFromManifest(graph, bindings, id)))
+    return s;
+  *out = id;
+  return GPUOS_OK;
+}
+
+gpuos_status gpuos_graph_destroy(gpuos_runtime *rt, gpuos_graph graph) {
+  GPUOS_C_CHECK_RT(rt);
+  return report(rt->rt->destroyGraph(graph));
+}
+
+gpuos_status gpuos_submit(gpuos_runtime *rt, gpuos_graph graph, int priority,
+                          gpuos_submission *out) {
+  GPUOS_C_CHECK_RT(rt);
+  GPUOS_C_CHECK_OUT(out);
+  Submission s;
+  Status st;
+  if (priority == GPUOS_PRIORITY_DEFAULT) {
+    st = rt->rt->submit(graph, s);
+  } else {
+    Priority p;
+    if (!toPriority(priority, p))
+      return fail(GPUOS_ERROR_INVALID_ARGUMENT,
+                  "the priority must be -1 (default), 0 (urgent), 1 (normal) "
+                  "or 2 (background)");
+    st = rt->rt->submit(graph, p, s);
+  }
+  if (gpuos_status code = report(st))
+    return code;
+  *out = s.id;
+  return GPUOS_OK;
+}
+
+gpuos_status gpuos_wait(gpuos_runtime *rt, gpuos_submission submission,
+                        int64_t timeout_us) {
+  GPUOS_C_CHECK_RT(rt);
+  return report(rt->rt->wait(Submission{submission}, timeout_us));
+}
+
+gpuos_status gpuos_poll(gpuos_runtime *rt, gpuos_submission submission) {
+  GPUOS_C_CHECK_RT(rt);
+  return report(rt->rt->poll(Submission{submission}));
+}
+
+gpuos_status gpuos_park(gpuos_runtime *rt) {
+  GPUOS_C_CHECK_RT(rt);
+  return report(rt->rt->park());
+}
+
+gpuos_status gpuos_get_stats(gpuos_runtime *rt, gpuos_stats *out) {
+  GPUOS_C_CHECK_RT(rt);
+  GPUOS_C_CHECK_OUT(out);
+  Stats s;
+  if (gpuos_status code = report(rt->rt->stats(s)))
+    return code;
+  *out = gpuos_stats{};
+  out->submissions = s.submissions;
+  out->completed = s.completed;
+  out->failed = s.failed;
+  out->tasks_run = s.tasksRun;
+  out->tiles_run = s.tilesRun;
+  out->launches = s.launches;
+  out->parks = s.parks;
+  out->park_requests = s.parkRequests;
+  out->workers = s.workers;
+  out->block_threads = s.blockThreads;
+  out->runs_in_flight = s.runsInFlight;
+  out->resident = s.resident;
+  for (int q = 0; q < 3; ++q) {
+    out->queue_depth[q] = s.queueDepth[q];
+    out->queue_total[q] = s.queueTotal[q];
+  }
+  return GPUOS_OK;
+}
+
+} // extern "C"

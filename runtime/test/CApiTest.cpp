@@ -1,0 +1,123 @@
+//===- CApiTest.cpp - the C API (for FFI) ---------------------------------===//
+
+#include "gpuos/runtime/gpuos_runtime.h"
+
+#include "CApiInternal.h"
+#include "TestImage.h"
+#include "gpuos/runtime/Driver.h"
+#include "gtest/gtest.h"
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+using namespace gpuos::runtime;
+
+namespace {
+
+/// A C handle around a runtime on the CPU simulator with the test image.
+gpuos_runtime *openSim() {
+  std::unique_ptr<Runtime> rt;
+  std::string skip, error;
+  if (!testimage::openTestRuntime("sim", RuntimeOptions(), rt, skip, error)) {
+    ADD_FAILURE() << error;
+    return nullptr;
+  }
+  return wrapRuntime(std::move(rt));
+}
+
+} // namespace
+
+// Null handles and null outputs are invalid arguments with a message.
+TEST(CApi, NullArgumentsAreRejected) {
+  EXPECT_EQ(gpuos_submit(nullptr, 1, 0, nullptr), GPUOS_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(gpuos_last_error(), "the runtime handle is null");
+  EXPECT_EQ(gpuos_open(0, nullptr, nullptr), GPUOS_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(gpuos_last_error(), "the output pointer 'out' is null");
+  EXPECT_EQ(gpuos_park(nullptr), GPUOS_ERROR_INVALID_ARGUMENT);
+  gpuos_destroy(nullptr); // fine
+  gpuos_options o;
+  gpuos_options_init(&o);
+  o.struct_size = 3;
+  gpuos_runtime *rt = nullptr;
+  EXPECT_EQ(gpuos_open(0, &o, &rt), GPUOS_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(rt, nullptr);
+  EXPECT_STREQ(gpuos_status_name(GPUOS_ERROR_TASK_FAILED), "task failed");
+}
+
+// Without a driver, gpuos_open says "no GPU" (and why) instead of failing
+// to load. Visible skip on a machine with a GPU.
+TEST(CApi, OpenWithoutDriverIsNoGpu) {
+  if (loadDriver().available())
+    GTEST_SKIP() << "a CUDA driver is present";
+  gpuos_runtime *rt = nullptr;
+  EXPECT_EQ(gpuos_open(0, nullptr, &rt), GPUOS_ERROR_NO_GPU);
+  EXPECT_EQ(rt, nullptr);
+  EXPECT_NE(std::string(gpuos_last_error()).find("no GPU"), std::string::npos);
+}
+
+// A whole round through the C API: buffers, a graph with dependencies,
+// submit, wait, results, stats; then validation errors and close.
+TEST(CApi, RunsAGraphOnTheSimulator) {
+  gpuos_runtime *rt = openSim();
+  ASSERT_NE(rt, nullptr);
+  uint64_t x, y, z;
+  ASSERT_EQ(gpuos_alloc(rt, 4096 * 4, &x), GPUOS_OK);
+  ASSERT_EQ(gpuos_alloc(rt, 4096 * 4, &y), GPUOS_OK);
+  ASSERT_EQ(gpuos_alloc(rt, 4096 * 4, &z), GPUOS_OK);
+  int64_t shape[1] = {4096};
+  gpuos_buffer bx = {x, 0, shape, 1, "f32"}, by = {y, 0, nullptr, 0, nullptr},
+               bz = {z, 0, nullptr, 0, nullptr};
+  gpuos_buffer iotaBufs[] = {bx}, scaleBufs[] = {bx, by}, addBufs[] = {bx, by, bz};
+  uint32_t dep0[] = {0}, dep01[] = {0, 1};
+  gpuos_task tasks[] = {
+      {"iota4k", iotaBufs, 1, nullptr, 0, nullptr, 0},
+      {"scale4k", scaleBufs, 2, nullptr, 0, dep0, 1},
+      {"add4k", addBufs, 3, nullptr, 0, dep01, 2},
+  };
+  gpuos_graph g;
+  ASSERT_EQ(gpuos_graph_create(rt, tasks, 3, GPUOS_PRIORITY_DEFAULT, &g), GPUOS_OK)
+      << gpuos_last_error();
+  gpuos_submission s;
+  ASSERT_EQ(gpuos_submit(rt, g, GPUOS_PRIORITY_URGENT, &s), GPUOS_OK);
+  ASSERT_EQ(gpuos_wait(rt, s, 30000000), GPUOS_OK) << gpuos_last_error();
+  EXPECT_EQ(gpuos_poll(rt, s), GPUOS_OK);
+  std::vector<float> out(4096);
+  ASSERT_EQ(gpuos_copy_from_device(rt, out.data(), z, 4096 * 4), GPUOS_OK);
+  EXPECT_EQ(out[10], 21.0f);
+  gpuos_stats stats;
+  ASSERT_EQ(gpuos_get_stats(rt, &stats), GPUOS_OK);
+  EXPECT_EQ(stats.completed, 1u);
+  EXPECT_EQ(stats.tasks_run, 3u);
+  EXPECT_EQ(stats.tiles_run, 48u);
+
+  // Host-side validation, through C.
+  gpuos_task unknown[] = {{"nope", iotaBufs, 1, nullptr, 0, nullptr, 0}};
+  EXPECT_EQ(gpuos_graph_create(rt, unknown, 1, 0, &g), GPUOS_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gpuos_last_error()).find("unknown task kind 'nope'"),
+            std::string::npos);
+  gpuos_buffer misaligned = {x + 2, 0, nullptr, 0, nullptr};
+  gpuos_task bad[] = {{"iota4k", &misaligned, 1, nullptr, 0, nullptr, 0}};
+  EXPECT_EQ(gpuos_graph_create(rt, bad, 1, 0, &g), GPUOS_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(gpuos_last_error()).find("is not 4-byte aligned"),
+            std::string::npos);
+  gpuos_task nullKind[] = {{nullptr, iotaBufs, 1, nullptr, 0, nullptr, 0}};
+  EXPECT_EQ(gpuos_graph_create(rt, nullKind, 1, 0, &g), GPUOS_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(gpuos_last_error(), "task 0: kind is null");
+  EXPECT_EQ(gpuos_submit(rt, g, 9, &s), GPUOS_ERROR_INVALID_ARGUMENT);
+
+  // A manifest graph by name.
+  const char *names[] = {"z"};
+  gpuos_buffer zb[] = {bz};
+  gpuos_graph mg;
+  ASSERT_EQ(gpuos_graph_from_manifest(rt, "chain", names, zb, 1, &mg), GPUOS_OK)
+      << gpuos_last_error();
+  ASSERT_EQ(gpuos_submit(rt, mg, GPUOS_PRIORITY_DEFAULT, &s), GPUOS_OK);
+  ASSERT_EQ(gpuos_wait(rt, s, 30000000), GPUOS_OK);
+  ASSERT_EQ(gpuos_park(rt), GPUOS_OK);
+
+  ASSERT_EQ(gpuos_close(rt), GPUOS_OK);
+  EXPECT_EQ(gpuos_submit(rt, mg, 0, &s), GPUOS_ERROR_CLOSED);
+  EXPECT_STREQ(gpuos_last_error(), "the runtime is closed");
+  gpuos_destroy(rt);
+}

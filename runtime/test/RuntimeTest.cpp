@@ -1,0 +1,599 @@
+//===- RuntimeTest.cpp - the runtime end to end, on the simulator and GPU -===//
+//
+// Every scenario runs twice: on "sim" (the CPU simulator: the same
+// scheduler code on threads, always available, part of CI) and on "gpu"
+// (the H200; skipped visibly where there is no driver or no nvcc-built
+// test image). Sizes are smaller on the simulator.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gpuos/runtime/Runtime.h"
+
+#include "TestImage.h"
+#include "gtest/gtest.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <random>
+#include <thread>
+
+using namespace gpuos::runtime;
+using Clock = std::chrono::steady_clock;
+
+#define ASSERT_OK(expr)                                                        \
+  do {                                                                         \
+    ::gpuos::runtime::Status _st = (expr);                                     \
+    ASSERT_TRUE(_st.ok()) << #expr << ": " << _st.toString();                  \
+  } while (0)
+#define EXPECT_OK(expr)                                                        \
+  do {                                                                         \
+    ::gpuos::runtime::Status _st = (expr);                                     \
+    EXPECT_TRUE(_st.ok()) << #expr << ": " << _st.toString();                  \
+  } while (0)
+
+namespace {
+
+constexpr int64_t kWaitUs = 30'000'000; // generous: a hang fails, not blocks
+
+double seconds(Clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+class RuntimeTest : public ::testing::TestWithParam<std::string> {
+protected:
+  bool gpu() const { return GetParam() == "gpu"; }
+  /// Scales a GPU-sized count down for the simulator.
+  int scaled(int gpuCount, int simCount) const { return gpu() ? gpuCount : simCount; }
+
+  void open(RuntimeOptions options = RuntimeOptions()) {
+    std::string skip, error;
+    if (!testimage::openTestRuntime(GetParam(), options, rt, skip, error)) {
+      if (!skip.empty())
+        GTEST_SKIP() << skip;
+      FAIL() << error;
+    }
+  }
+
+  void SetUp() override {
+    if (!IsSkipped() && !HasFatalFailure())
+      open();
+  }
+
+  void TearDown() override {
+    if (rt)
+      EXPECT_OK(rt->close());
+  }
+
+  Buffer alloc(uint64_t bytes) {
+    Buffer b;
+    Status st = rt->alloc(bytes, b);
+    EXPECT_TRUE(st.ok()) << st.toString();
+    return b;
+  }
+
+  std::vector<float> readFloats(const Buffer &b, size_t n) {
+    std::vector<float> v(n);
+    EXPECT_OK(rt->copyFromDevice(v.data(), b.ptr, n * sizeof(float)));
+    return v;
+  }
+
+  std::vector<uint32_t> readU32(const Buffer &b, size_t n) {
+    std::vector<uint32_t> v(n);
+    EXPECT_OK(rt->copyFromDevice(v.data(), b.ptr, n * sizeof(uint32_t)));
+    return v;
+  }
+
+  void zero(const Buffer &b) {
+    std::vector<uint8_t> z(b.bytes, 0);
+    EXPECT_OK(rt->copyToDevice(b.ptr, z.data(), z.size()));
+  }
+
+  /// One task of `spin` with `tiles` tiles of `ns` nanoseconds each.
+  GraphId spinGraph(const Buffer &stamps, uint32_t tiles, uint64_t ns) {
+    GraphSpec g;
+    g.tasks.push_back({"spin", {stamps.arg()}, {(int64_t)tiles, (int64_t)ns}, {}});
+    GraphId id = 0;
+    Status st = rt->createGraph(g, id);
+    EXPECT_TRUE(st.ok()) << st.toString();
+    return id;
+  }
+
+  std::unique_ptr<Runtime> rt;
+};
+
+INSTANTIATE_TEST_SUITE_P(Backends, RuntimeTest, ::testing::Values("sim", "gpu"),
+                         [](const auto &info) { return info.param; });
+
+} // namespace
+
+// A dependent chain (iota -> scale -> add, 16 tiles each) computes
+// z[i] = 0.5 i + (1.5 i + 1) on every submission, at every priority.
+TEST_P(RuntimeTest, ChainComputesKnownResult) {
+  Buffer x = alloc(4096 * 4), y = alloc(4096 * 4), z = alloc(4096 * 4);
+  GraphSpec g;
+  g.tasks.push_back({"iota4k", {x.arg()}, {}, {}});
+  g.tasks.push_back({"scale4k", {x.arg(), y.arg()}, {}, {0}});
+  g.tasks.push_back({"add4k", {x.arg(), y.arg(), z.arg()}, {}, {0, 1}});
+  GraphId id;
+  ASSERT_OK(rt->createGraph(g, id));
+  for (int round = 0; round < 12; ++round) {
+    zero(z);
+    Submission s;
+    ASSERT_OK(rt->submit(id, static_cast<Priority>(round % 3), s));
+    ASSERT_OK(rt->wait(s, kWaitUs));
+    std::vector<float> out = readFloats(z, 4096);
+    int bad = 0;
+    for (int i = 0; i < 4096; ++i)
+      bad += out[i] != 2.0f * (float)i + 1.0f;
+    ASSERT_EQ(bad, 0) << "round " << round << ": z[1] = " << out[1];
+  }
+  Stats s;
+  ASSERT_OK(rt->stats(s));
+  EXPECT_EQ(s.completed, 12u);
+  EXPECT_EQ(s.tasksRun, 36u);
+  EXPECT_EQ(s.tilesRun, 12u * 48u);
+  EXPECT_EQ(s.tilesPerBlock.at(0), 0u); // block 0 only polls
+}
+
+// A random layered DAG of iota/scale/add tasks (200 nodes, each reading
+// one or two earlier outputs) matches a CPU reference: every dependency
+// was honoured, on the device, with no host round trip between tasks.
+TEST_P(RuntimeTest, RandomDagMatchesCpuReference) {
+  const int levels = 5, width = scaled(40, 10), n = levels * width;
+  std::mt19937 rng(1234);
+  std::vector<Buffer> out;
+  std::vector<std::vector<double>> ref(n, std::vector<double>(4096));
+  GraphSpec g;
+  for (int k = 0; k < n; ++k) {
+    out.push_back(alloc(4096 * 4));
+    int level = k / width;
+    if (level == 0) {
+      g.tasks.push_back({"iota4k", {out[k].arg()}, {}, {}});
+      for (int i = 0; i < 4096; ++i)
+        ref[k][i] = 0.5 * i;
+      continue;
+    }
+    std::uniform_int_distribution<int> pick(0, level * width - 1);
+    int a = pick(rng), b = pick(rng);
+    if (rng() % 3 == 0) {
+      g.tasks.push_back({"scale4k", {out[a].arg(), out[k].arg()}, {}, {(uint32_t)a}});
+      for (int i = 0; i < 4096; ++i)
+        ref[k][i] = 3.0 * ref[a][i] + 1.0;
+    } else {
+      g.tasks.push_back({"add4k", {out[a].arg(), out[b].arg(), out[k].arg()}, {},
+                         {(uint32_t)a, (uint32_t)b}});
+      for (int i = 0; i < 4096; ++i)
+        ref[k][i] = ref[a][i] + ref[b][i];
+    }
+  }
+  GraphId id;
+  ASSERT_OK(rt->createGraph(g, id));
+  for (int round = 0; round < 3; ++round) {
+    for (const Buffer &b : out)
+      zero(b);
+    Submission s;
+    ASSERT_OK(rt->submit(id, Priority::Normal, s));
+    ASSERT_OK(rt->wait(s, kWaitUs));
+    int bad = 0;
+    for (int k = 0; k < n; ++k) {
+      std::vector<float> v = readFloats(out[k], 4096);
+      for (int i = 0; i < 4096; ++i) {
+        double r = ref[k][i];
+        bad += std::fabs(v[i] - r) > 1e-5 * std::max(1.0, std::fabs(r));
+      }
+    }
+    ASSERT_EQ(bad, 0) << "round " << round;
+  }
+}
+
+// The manifest's own graph ("chain": iota -> scale -> add), built by name
+// with only its output bound: the runtime allocates x and y.
+TEST_P(RuntimeTest, ManifestGraphWithIntermediates) {
+  Buffer z = alloc(4096 * 4);
+  GraphId id;
+  ASSERT_OK(rt->createGraphFromManifest("chain", {{"z", z.arg()}}, id));
+  Submission s;
+  ASSERT_OK(rt->submit(id, s));
+  ASSERT_OK(rt->wait(s, kWaitUs));
+  std::vector<float> out = readFloats(z, 4096);
+  EXPECT_EQ(out[0], 1.0f);
+  EXPECT_EQ(out[4095], 2.0f * 4095 + 1);
+
+  Status st = rt->createGraphFromManifest("nope", {}, id);
+  EXPECT_EQ(st.code(), ErrorCode::InvalidArgument);
+  EXPECT_NE(st.message().find("the image has no graph 'nope' (it has: chain, "),
+            std::string::npos)
+      << st.message();
+  st = rt->createGraphFromManifest("chain", {}, id);
+  EXPECT_EQ(st.message(), "graph 'chain': buffer 'z' (an output of 'add4k') is "
+                          "not bound");
+  st = rt->createGraphFromManifest("chain", {{"w", z.arg()}}, id);
+  EXPECT_EQ(st.message(), "graph 'chain' has no buffer named 'w'");
+}
+
+// Priorities: an urgent task submitted behind a long background graph
+// finishes first, waiting at most about one background tile; and urgent
+// traffic does not starve the background graph.
+TEST_P(RuntimeTest, UrgentOvertakesBackground) {
+  Stats st0;
+  ASSERT_OK(rt->stats(st0));
+  const uint64_t tileNs = gpu() ? 400'000 : 20'000'000;
+  const uint32_t tiles = st0.workers * 8; // eight waves of background tiles
+  Buffer stamps = alloc(tiles * 8), ustamp = alloc(8);
+  GraphId background = spinGraph(stamps, tiles, tileNs);
+  GraphId urgent = spinGraph(ustamp, 1, 0);
+  // Warm up (launch) so the background graph starts at once.
+  Submission warm;
+  ASSERT_OK(rt->submit(urgent, Priority::Urgent, warm));
+  ASSERT_OK(rt->wait(warm, kWaitUs));
+
+  Submission bg;
+  auto t0 = Clock::now();
+  ASSERT_OK(rt->submit(background, Priority::Background, bg));
+  std::this_thread::sleep_for(std::chrono::nanoseconds(tileNs * 3 / 2));
+  Submission u;
+  auto t1 = Clock::now();
+  ASSERT_OK(rt->submit(urgent, Priority::Urgent, u));
+  ASSERT_OK(rt->wait(u, kWaitUs));
+  double urgentLatency = seconds(Clock::now() - t1);
+  EXPECT_EQ(rt->poll(bg).code(), ErrorCode::NotReady)
+      << "the background graph finished before the urgent task";
+  uint64_t urgentDone = 0; // the device's clock when the urgent tile ended
+  ASSERT_OK(rt->copyFromDevice(&urgentDone, ustamp.ptr, 8));
+  // At most one background tile (plus scheduling slack).
+  EXPECT_LT(urgentLatency, (gpu() ? 2.0 : 4.0) * tileNs * 1e-9 + (gpu() ? 0.0005 : 0.05))
+      << "urgent latency " << urgentLatency * 1e6 << " us";
+
+  // Urgent traffic while the background graph runs: it still finishes in
+  // about its solo time (one worker at a time is busy with urgent work).
+  int pings = 0;
+  while (rt->poll(bg).code() == ErrorCode::NotReady &&
+         seconds(Clock::now() - t0) < 60) {
+    Submission p;
+    ASSERT_OK(rt->submit(urgent, Priority::Urgent, p));
+    ASSERT_OK(rt->wait(p, kWaitUs));
+    ++pings;
+  }
+  ASSERT_OK(rt->wait(bg, kWaitUs));
+  double total = seconds(Clock::now() - t0);
+  double solo = 8 * tileNs * 1e-9;
+  EXPECT_LT(total, solo * (gpu() ? 1.5 : 4.0) + 0.05)
+      << "background took " << total << " s for " << solo << " s of work with "
+      << pings << " urgent submissions beside it";
+  EXPECT_GT(pings, 0);
+  std::vector<uint64_t> bgStamps(tiles);
+  ASSERT_OK(rt->copyFromDevice(bgStamps.data(), stamps.ptr, tiles * 8));
+  uint64_t lastBackground = *std::max_element(bgStamps.begin(), bgStamps.end());
+  EXPECT_LT(urgentDone, lastBackground);
+  EXPECT_EQ(std::count(bgStamps.begin(), bgStamps.end(), 0u), 0);
+}
+
+// Park and relaunch: the kernel parks after idleParkUs without work and on
+// park(); each next submission relaunches it and completes.
+TEST_P(RuntimeTest, ParksWhenIdleAndRelaunches) {
+  rt.reset();
+  RuntimeOptions options;
+  options.idleParkUs = gpu() ? 2000 : 20000;
+  open(options);
+  Buffer t = alloc(256 * 4);
+  GraphSpec g;
+  g.tasks.push_back({"tiny", {t.arg()}, {}, {}});
+  GraphId id;
+  ASSERT_OK(rt->createGraph(g, id));
+  const int cycles = 10;
+  for (int i = 0; i < cycles; ++i) {
+    Submission s;
+    ASSERT_OK(rt->submit(id, Priority::Urgent, s));
+    ASSERT_OK(rt->wait(s, kWaitUs));
+    // Idle past the park time: the kernel exits by itself.
+    auto idleStart = Clock::now();
+    std::this_thread::sleep_for(std::chrono::microseconds(options.idleParkUs));
+    Stats st;
+    do {
+      std::this_thread::sleep_for(std::chrono::microseconds(options.idleParkUs / 4));
+      ASSERT_OK(rt->stats(st));
+    } while (st.resident && seconds(Clock::now() - idleStart) < 5);
+    EXPECT_FALSE(st.resident) << "cycle " << i;
+    EXPECT_EQ(st.parks, (uint64_t)i + 1);
+    EXPECT_EQ(st.launches, (uint64_t)i + 1);
+  }
+  // Requested parks, back to back with submissions.
+  for (int i = 0; i < cycles; ++i) {
+    Submission s;
+    ASSERT_OK(rt->submit(id, Priority::Normal, s));
+    ASSERT_OK(rt->park()); // drains first
+    EXPECT_OK(rt->poll(s));
+    ASSERT_OK(rt->park()); // already parked: a no-op
+  }
+  Stats st;
+  ASSERT_OK(rt->stats(st));
+  EXPECT_EQ(st.launches, 2u * cycles);
+  EXPECT_EQ(st.completed, 2u * cycles);
+  EXPECT_FALSE(st.resident);
+}
+
+// Many submissions: graphs of `count` tasks (some chained), each with its
+// own counter, submitted round after round at mixed priorities without
+// waiting in between, plus a 1000-tile task; every task runs exactly once
+// per submission (>= 100k task executions on the GPU).
+TEST_P(RuntimeTest, ManySubmissionsLoseNothing) {
+  const int graphs = 10, tasksPerGraph = scaled(100, 20), rounds = scaled(100, 30);
+  const int ids = graphs * tasksPerGraph;
+  Buffer counts = alloc(ids * 4), hits = alloc(1000 * 4);
+  zero(counts);
+  zero(hits);
+  std::vector<GraphId> gs;
+  for (int gi = 0; gi < graphs; ++gi) {
+    GraphSpec g;
+    for (int k = 0; k < tasksPerGraph; ++k) {
+      TaskSpec t{"count", {counts.arg()}, {ids, gi * tasksPerGraph + k}, {}};
+      if (k % 10 != 0)
+        t.deps.push_back(k - 1); // chains of ten
+      g.tasks.push_back(std::move(t));
+    }
+    GraphId id;
+    ASSERT_OK(rt->createGraph(g, id));
+    gs.push_back(id);
+  }
+  GraphSpec hg;
+  hg.tasks.push_back({"hits", {hits.arg()}, {1000}, {}});
+  GraphId hitsGraph;
+  ASSERT_OK(rt->createGraph(hg, hitsGraph));
+
+  auto t0 = Clock::now();
+  std::vector<Submission> subs;
+  for (int r = 0; r < rounds; ++r) {
+    for (int gi = 0; gi < graphs; ++gi) {
+      Submission s;
+      ASSERT_OK(rt->submit(gs[gi], static_cast<Priority>((r + gi) % 3), s));
+      subs.push_back(s);
+    }
+    Submission s;
+    ASSERT_OK(rt->submit(hitsGraph, Priority::Background, s));
+    subs.push_back(s);
+  }
+  for (const Submission &s : subs)
+    ASSERT_OK(rt->wait(s, kWaitUs));
+  double elapsed = seconds(Clock::now() - t0);
+  std::vector<uint32_t> c = readU32(counts, ids), h = readU32(hits, 1000);
+  int wrong = 0;
+  for (int i = 0; i < ids; ++i)
+    wrong += c[i] != (uint32_t)rounds;
+  EXPECT_EQ(wrong, 0) << "counter 0 = " << c[0];
+  wrong = 0;
+  for (int i = 0; i < 1000; ++i)
+    wrong += h[i] != (uint32_t)rounds;
+  EXPECT_EQ(wrong, 0) << "hits[0] = " << h[0];
+  Stats st;
+  ASSERT_OK(rt->stats(st));
+  EXPECT_EQ(st.tasksRun, (uint64_t)rounds * (ids + 1));
+  EXPECT_EQ(st.tilesRun, (uint64_t)rounds * (ids + 1000));
+  std::printf("[   info   ] %s: %llu tasks (%llu tiles) in %.3f s\n",
+              GetParam().c_str(), (unsigned long long)st.tasksRun,
+              (unsigned long long)st.tilesRun, elapsed);
+}
+
+// Several host threads submit and wait at once.
+TEST_P(RuntimeTest, ConcurrentSubmitters) {
+  const int threads = 4, each = scaled(500, 50);
+  Buffer counts = alloc(threads * 4);
+  zero(counts);
+  std::vector<GraphId> gs(threads);
+  for (int i = 0; i < threads; ++i) {
+    GraphSpec g;
+    g.tasks.push_back({"count", {counts.arg()}, {threads, i}, {}});
+    ASSERT_OK(rt->createGraph(g, gs[i]));
+  }
+  std::atomic<int> failures{0};
+  std::vector<std::thread> pool;
+  for (int i = 0; i < threads; ++i)
+    pool.emplace_back([&, i] {
+      for (int k = 0; k < each; ++k) {
+        Submission s;
+        if (!rt->submit(gs[i], static_cast<Priority>(k % 3), s).ok() ||
+            !rt->wait(s, kWaitUs).ok())
+          ++failures;
+      }
+    });
+  for (std::thread &t : pool)
+    t.join();
+  EXPECT_EQ(failures.load(), 0);
+  std::vector<uint32_t> c = readU32(counts, threads);
+  for (int i = 0; i < threads; ++i)
+    EXPECT_EQ(c[i], (uint32_t)each) << i;
+}
+
+// A tile whose dispatch returns an error (here: a kind the image's switch
+// does not know) fails its submission with a message; the runtime goes on.
+TEST_P(RuntimeTest, TaskErrorsFailTheSubmission) {
+  Buffer sink = alloc(64);
+  GraphSpec g;
+  g.tasks.push_back({"missing", {sink.arg()}, {}, {}});
+  GraphId bad;
+  ASSERT_OK(rt->createGraph(g, bad));
+  Submission s;
+  ASSERT_OK(rt->submit(bad, Priority::Urgent, s));
+  Status st = rt->wait(s, kWaitUs);
+  EXPECT_EQ(st.code(), ErrorCode::TaskFailed);
+  EXPECT_EQ(st.message(), "a task of the graph failed: task 0 ('missing'), "
+                          "tile 0, gpuos_dispatch returned 1008");
+  EXPECT_EQ(rt->poll(s).code(), ErrorCode::TaskFailed); // remembered
+  // In a bigger graph the failure travels in the run's counter: the graph
+  // still completes (its other tasks run) and reports the failing task.
+  Buffer t = alloc(1024);
+  GraphSpec mixed;
+  mixed.tasks.push_back({"tiny", {t.arg()}, {}, {}});
+  mixed.tasks.push_back({"missing", {sink.arg()}, {}, {0}});
+  mixed.tasks.push_back({"tiny", {t.arg()}, {}, {1}});
+  GraphId mixedId;
+  ASSERT_OK(rt->createGraph(mixed, mixedId));
+  for (int round = 0; round < 3; ++round) {
+    ASSERT_OK(rt->submit(mixedId, Priority::Normal, s));
+    st = rt->wait(s, kWaitUs);
+    EXPECT_EQ(st.code(), ErrorCode::TaskFailed) << round;
+    EXPECT_EQ(st.message(), "a task of the graph failed: task 1 ('missing'), "
+                            "tile 0, gpuos_dispatch returned 1008");
+  }
+  GraphSpec ok;
+  ok.tasks.push_back({"tiny", {t.arg()}, {}, {}});
+  GraphId good;
+  ASSERT_OK(rt->createGraph(ok, good));
+  ASSERT_OK(rt->submit(good, Priority::Urgent, s));
+  EXPECT_OK(rt->wait(s, kWaitUs));
+  Stats stats;
+  ASSERT_OK(rt->stats(stats));
+  EXPECT_EQ(stats.failed, 4u);
+  EXPECT_EQ(stats.completed, 5u);
+}
+
+// Misuse is rejected on the host with a message.
+TEST_P(RuntimeTest, RejectsMisuse) {
+  Submission s;
+  Status st = rt->submit(999, Priority::Urgent, s);
+  EXPECT_EQ(st.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(st.message(), "unknown graph 999");
+  st = rt->wait(Submission{12345}, 0);
+  EXPECT_EQ(st.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(st.message(), "unknown submission 12345");
+  EXPECT_EQ(rt->free(0x1234).message(),
+            "free: 4660 is not a buffer from alloc() (or was freed)");
+  Buffer b = alloc(16);
+  EXPECT_OK(rt->free(b.ptr));
+  EXPECT_EQ(rt->free(b.ptr).code(), ErrorCode::InvalidArgument);
+
+  // A graph with work in flight cannot be destroyed; wait() can time out.
+  Buffer stamps = alloc(8);
+  GraphId spin = spinGraph(stamps, 1, gpu() ? 50'000'000 : 200'000'000);
+  ASSERT_OK(rt->submit(spin, Priority::Background, s));
+  st = rt->destroyGraph(spin);
+  EXPECT_EQ(st.message(), "graph " + std::to_string(spin) +
+                              " has 1 submissions in flight");
+  st = rt->wait(s, 1000);
+  EXPECT_EQ(st.code(), ErrorCode::Timeout);
+  EXPECT_EQ(rt->poll(s).code(), ErrorCode::NotReady);
+  EXPECT_OK(rt->wait(s, kWaitUs));
+  EXPECT_OK(rt->destroyGraph(spin));
+  EXPECT_EQ(rt->submit(spin, Priority::Urgent, s).message(),
+            "unknown graph " + std::to_string(spin));
+  EXPECT_EQ(rt->submit(spin, static_cast<Priority>(7), s).message(),
+            "priority 7 is not urgent (0), normal (1) or background (2)");
+}
+
+// After close() every call says so; close() twice is fine.
+TEST_P(RuntimeTest, ClosedRuntimeRejectsEverything) {
+  Buffer t = alloc(1024);
+  GraphSpec g;
+  g.tasks.push_back({"tiny", {t.arg()}, {}, {}});
+  GraphId id;
+  ASSERT_OK(rt->createGraph(g, id));
+  Submission s;
+  ASSERT_OK(rt->submit(id, Priority::Urgent, s));
+  ASSERT_OK(rt->close());
+  EXPECT_TRUE(rt->closed());
+  EXPECT_OK(rt->close());
+  EXPECT_EQ(rt->submit(id, Priority::Urgent, s).code(), ErrorCode::Closed);
+  EXPECT_EQ(rt->wait(s, 0).code(), ErrorCode::Closed);
+  EXPECT_EQ(rt->poll(s).code(), ErrorCode::Closed);
+  Buffer b;
+  Status st = rt->alloc(16, b);
+  EXPECT_EQ(st.code(), ErrorCode::Closed);
+  EXPECT_EQ(st.message(), "the runtime is closed");
+  EXPECT_EQ(rt->createGraph(g, id).code(), ErrorCode::Closed);
+  EXPECT_EQ(rt->park().code(), ErrorCode::Closed);
+  Stats stats;
+  EXPECT_EQ(rt->stats(stats).code(), ErrorCode::Closed);
+  rt.reset();
+}
+
+// Loading another image parks, drops the old graphs, and works again.
+TEST_P(RuntimeTest, ReloadingTheImageDropsGraphs) {
+  Buffer t = alloc(1024);
+  GraphSpec g;
+  g.tasks.push_back({"tiny", {t.arg()}, {}, {}});
+  GraphId id;
+  ASSERT_OK(rt->createGraph(g, id));
+  Submission s;
+  ASSERT_OK(rt->submit(id, Priority::Urgent, s));
+  ASSERT_OK(rt->wait(s, kWaitUs));
+  std::vector<char> cubin, json;
+  if (gpu())
+    ASSERT_OK(readFile(testimage::cubinPath(), cubin));
+  else
+    cubin = {'s', 'i', 'm'};
+  ASSERT_OK(readFile(testimage::manifestPath(), json));
+  ASSERT_OK(rt->loadImage(cubin, std::string(json.begin(), json.end())));
+  EXPECT_EQ(rt->submit(id, Priority::Urgent, s).code(), ErrorCode::InvalidArgument);
+  ASSERT_OK(rt->createGraph(g, id));
+  ASSERT_OK(rt->submit(id, Priority::Urgent, s));
+  EXPECT_OK(rt->wait(s, kWaitUs));
+}
+
+// Without an image, graphs cannot be made; options are checked.
+TEST(RuntimeSim, NeedsImageAndValidOptions) {
+  std::unique_ptr<Runtime> rt;
+  ASSERT_OK(Runtime::openWithBackend(makeSimBackend(2, testimage::simKernels()),
+                                     RuntimeOptions(), rt));
+  GraphId id;
+  Status st = rt->createGraph(GraphSpec{}, id);
+  EXPECT_EQ(st.message(), "no image is loaded");
+  RuntimeOptions bad;
+  bad.ringCapacity = 1000;
+  std::unique_ptr<Runtime> rt2;
+  st = Runtime::openWithBackend(makeSimBackend(2, testimage::simKernels()), bad, rt2);
+  EXPECT_EQ(st.message(), "ringCapacity must be a power of two in [32, 2^24]");
+  std::vector<char> cubin = {'x'};
+  st = rt->loadImage(cubin, std::string("{\"abi\": 0, \"tasks\": []}"));
+  EXPECT_EQ(st.code(), ErrorCode::BadImage);
+  EXPECT_EQ(st.message(), "the manifest lists no tasks");
+}
+
+// The simulator reports the kind that "faults" as a task error (a CPU
+// thread cannot take an illegal-address fault safely).
+TEST(RuntimeSim, FaultKindIsATaskErrorThere) {
+  std::unique_ptr<Runtime> rt;
+  std::string skip, error;
+  ASSERT_TRUE(testimage::openTestRuntime("sim", RuntimeOptions(), rt, skip, error)) << error;
+  Buffer sink;
+  ASSERT_OK(rt->alloc(64, sink));
+  GraphSpec g;
+  g.tasks.push_back({"fault", {sink.arg()}, {}, {}});
+  GraphId id;
+  ASSERT_OK(rt->createGraph(g, id));
+  Submission s;
+  ASSERT_OK(rt->submit(id, Priority::Normal, s));
+  Status st = rt->wait(s, kWaitUs);
+  EXPECT_EQ(st.code(), ErrorCode::TaskFailed);
+  EXPECT_NE(st.message().find("('fault'), tile 0, gpuos_dispatch returned 77"),
+            std::string::npos);
+}
+
+// On the GPU, a task that takes an illegal-address fault kills the kernel:
+// waits report Faulted (not a hang), later calls too, and close() returns.
+// A private context keeps the fault away from other tests' context.
+TEST(RuntimeGpuFault, IllegalAddressIsReported) {
+  RuntimeOptions options;
+  options.ownContext = true;
+  std::unique_ptr<Runtime> rt;
+  std::string skip, error;
+  if (!testimage::openTestRuntime("gpu", options, rt, skip, error)) {
+    if (!skip.empty())
+      GTEST_SKIP() << skip;
+    FAIL() << error;
+  }
+  Buffer sink;
+  ASSERT_OK(rt->alloc(64, sink));
+  GraphSpec g;
+  g.tasks.push_back({"fault", {sink.arg()}, {}, {}});
+  GraphId id;
+  ASSERT_OK(rt->createGraph(g, id));
+  Submission s;
+  ASSERT_OK(rt->submit(id, Priority::Normal, s));
+  Status st = rt->wait(s, kWaitUs);
+  EXPECT_EQ(st.code(), ErrorCode::Faulted) << st.toString();
+  EXPECT_NE(st.message().find("the resident kernel failed"), std::string::npos)
+      << st.message();
+  EXPECT_EQ(rt->submit(id, Priority::Normal, s).code(), ErrorCode::Faulted);
+  EXPECT_OK(rt->close());
+}

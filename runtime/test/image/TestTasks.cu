@@ -1,0 +1,251 @@
+//===- TestTasks.cu - task functions of the runtime's test image --------===//
+//
+// Stand-ins for compiler output (docs/abi.md): gpuos_task_<kind>(args, tile)
+// device functions, a gpuos_dispatch switch in manifest order
+// (test_image.json), and two stand-alone kernels the benchmark launches
+// eagerly for comparison. SimKernels.cpp implements the same kinds on the
+// CPU for the simulator; keep the two in step.
+//
+//===----------------------------------------------------------------------===//
+
+#include <stdint.h>
+
+namespace {
+
+__device__ __forceinline__ uint64_t bufferArg(const unsigned char *args,
+                                              unsigned i) {
+  return reinterpret_cast<const uint64_t *>(args)[i];
+}
+__device__ __forceinline__ int64_t dynamicArg(const unsigned char *args,
+                                              unsigned numBuffers, unsigned i) {
+  return reinterpret_cast<const int64_t *>(args)[numBuffers + i];
+}
+__device__ __forceinline__ uint64_t globalTimer() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+constexpr unsigned kTile = 256; // elements per tile of the 4096-element kinds
+
+} // namespace
+
+/// 0. iota4k: x[i] = 0.5 * i over 4096 f32, tiles of 256.
+extern "C" __device__ void gpuos_task_iota4k(const unsigned char *args,
+                                             unsigned tile) {
+  float *x = reinterpret_cast<float *>(bufferArg(args, 0));
+  for (unsigned j = threadIdx.x; j < kTile; j += blockDim.x) {
+    unsigned i = tile * kTile + j;
+    x[i] = 0.5f * (float)i;
+  }
+}
+
+/// 1. scale4k: y = 3 x + 1.
+extern "C" __device__ void gpuos_task_scale4k(const unsigned char *args,
+                                              unsigned tile) {
+  const float *x = reinterpret_cast<const float *>(bufferArg(args, 0));
+  float *y = reinterpret_cast<float *>(bufferArg(args, 1));
+  for (unsigned j = threadIdx.x; j < kTile; j += blockDim.x) {
+    unsigned i = tile * kTile + j;
+    y[i] = 3.0f * x[i] + 1.0f;
+  }
+}
+
+/// 2. add4k: z = x + y.
+extern "C" __device__ void gpuos_task_add4k(const unsigned char *args,
+                                            unsigned tile) {
+  const float *x = reinterpret_cast<const float *>(bufferArg(args, 0));
+  const float *y = reinterpret_cast<const float *>(bufferArg(args, 1));
+  float *z = reinterpret_cast<float *>(bufferArg(args, 2));
+  for (unsigned j = threadIdx.x; j < kTile; j += blockDim.x) {
+    unsigned i = tile * kTile + j;
+    z[i] = x[i] + y[i];
+  }
+}
+
+/// 3. tiny: t[j] = j over 256 f32, one tile (the latency/throughput task).
+extern "C" __device__ void gpuos_task_tiny(const unsigned char *args,
+                                           unsigned) {
+  float *t = reinterpret_cast<float *>(bufferArg(args, 0));
+  for (unsigned j = threadIdx.x; j < kTile; j += blockDim.x)
+    t[j] = (float)j;
+}
+
+/// 4. count: counts[id] += 1 per tile; dynamic (n, id).
+extern "C" __device__ void gpuos_task_count(const unsigned char *args,
+                                            unsigned) {
+  if (threadIdx.x == 0) {
+    unsigned *counts = reinterpret_cast<unsigned *>(bufferArg(args, 0));
+    atomicAdd(counts + dynamicArg(args, 1, 1), 1u);
+  }
+}
+
+/// 5. hits: hits[tile] += 1; one tile per element; dynamic (n).
+extern "C" __device__ void gpuos_task_hits(const unsigned char *args,
+                                           unsigned tile) {
+  if (threadIdx.x == 0) {
+    unsigned *hits = reinterpret_cast<unsigned *>(bufferArg(args, 0));
+    atomicAdd(hits + tile, 1u);
+  }
+}
+
+/// 6. spin: each tile spins `ns` nanoseconds, then stamps[tile] = the time
+/// it finished (globaltimer); dynamic (n, ns).
+extern "C" __device__ void gpuos_task_spin(const unsigned char *args,
+                                           unsigned tile) {
+  if (threadIdx.x == 0) {
+    uint64_t *stamps = reinterpret_cast<uint64_t *>(bufferArg(args, 0));
+    uint64_t ns = (uint64_t)dynamicArg(args, 1, 1);
+    uint64_t start = globalTimer(), now = start;
+    while (now - start < ns)
+      now = globalTimer();
+    stamps[tile] = now;
+  }
+  __syncthreads();
+}
+
+/// 7. fault: writes through a wild pointer (an illegal address on purpose).
+extern "C" __device__ void gpuos_task_fault(const unsigned char *args,
+                                            unsigned) {
+  if (threadIdx.x == 0) {
+    volatile unsigned *wild = reinterpret_cast<volatile unsigned *>(
+        bufferArg(args, 0) + (1ull << 46));
+    *wild = 1u;
+  }
+}
+
+/// The image's dispatch switch. Kind 8 ("missing") is in the manifest but
+/// not here, so the device-side unknown-kind path can be tested.
+extern "C" __device__ int gpuos_dispatch(unsigned kind,
+                                         const unsigned char *args,
+                                         unsigned tile) {
+  switch (kind) {
+  case 0: gpuos_task_iota4k(args, tile); return 0;
+  case 1: gpuos_task_scale4k(args, tile); return 0;
+  case 2: gpuos_task_add4k(args, tile); return 0;
+  case 3: gpuos_task_tiny(args, tile); return 0;
+  case 4: gpuos_task_count(args, tile); return 0;
+  case 5: gpuos_task_hits(args, tile); return 0;
+  case 6: gpuos_task_spin(args, tile); return 0;
+  case 7: gpuos_task_fault(args, tile); return 0;
+  default: return 1000 + (int)kind;
+  }
+}
+
+/// Stand-alone kernels for the benchmark's eager and CUDA-graph baselines.
+extern "C" __global__ void gpuos_launch_tiny(const unsigned char *args) {
+  gpuos_task_tiny(args, blockIdx.x);
+}
+extern "C" __global__ void gpuos_empty() {}
+
+/// The PCIe floor (PLATFORM-FACTS): one thread waits for the host to write
+/// i into mapped memory and answers with a st.release.sys of i.
+extern "C" __global__ void gpuos_pingpong(const unsigned *flag, unsigned *ack,
+                                          unsigned iterations) {
+  if (threadIdx.x != 0 || blockIdx.x != 0)
+    return;
+  for (unsigned i = 1; i <= iterations; ++i) {
+    unsigned v;
+    do {
+      asm volatile("ld.volatile.global.u32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
+    } while (v != i);
+    asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(ack), "r"(i) : "memory");
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Latency probe: what the scheduler's primitives cost on this GPU
+//===----------------------------------------------------------------------===//
+
+namespace {
+__device__ __forceinline__ unsigned probeLd(const unsigned *p) {
+  unsigned v;
+  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ unsigned probeLdAcq(const unsigned *p) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ unsigned probeLdVolatile(const unsigned *p) {
+  unsigned v;
+  asm volatile("ld.volatile.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ unsigned probeAtom(unsigned *p) {
+  unsigned v;
+  asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], 0;" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ unsigned long long probeClock() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t));
+  return t;
+}
+} // namespace
+
+/// Thread 0 of block 0 times `iters` repetitions of each primitive and
+/// writes {cycles, picoseconds} per repetition to out[2k], out[2k+1]:
+///  0 dependent ld.relaxed.gpu (L2)     1 dependent atom.add (L2)
+///  2 dependent ld.acquire.gpu          3 fence.acq_rel.gpu alone
+///  4 st.relaxed.gpu + fence.acq_rel.gpu 5 st.release.gpu
+///  6 fence.sc.sys alone                7 st.release.sys to host memory
+///  8 st.relaxed.sys + fence.sc.sys     9 dependent ld.volatile of host memory
+/// dev[32 i] holds 32 ((i + 1) % 64) (a pointer chase over 64 lines). With
+/// more blocks, their thread 0 polls six lines like idle workers until done.
+extern "C" __global__ void gpuos_probe(unsigned *dev, unsigned *host,
+                                       unsigned long long *out, unsigned iters) {
+  unsigned *stop = dev + 60000;
+  if (blockIdx.x != 0) {
+    if (threadIdx.x == 0) {
+      unsigned x = 0;
+      while (probeLd(stop) == 0)
+        for (unsigned k = 0; k < 6; ++k)
+          x += probeLd(dev + 40000 + 32 * k);
+      if (x == 0xFFFFFFFFu)
+        dev[1] = x;
+    }
+    return;
+  }
+  if (threadIdx.x != 0)
+    return;
+  uint64_t wait = globalTimer();
+  while (globalTimer() - wait < 50000) {
+  }
+  unsigned idx = 0, sink = 0;
+  for (int k = 0; k < 10; ++k) {
+    unsigned long long c0 = probeClock();
+    uint64_t t0 = globalTimer();
+    for (unsigned i = 0; i < iters; ++i) {
+      switch (k) {
+      case 0: idx = probeLd(dev + idx); break;
+      case 1: idx = probeAtom(dev + idx); break;
+      case 2: idx = probeLdAcq(dev + idx); break;
+      case 3: asm volatile("fence.acq_rel.gpu;" ::: "memory"); break;
+      case 4:
+        asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(dev + 50000 + (i & 31) * 32), "r"(i) : "memory");
+        asm volatile("fence.acq_rel.gpu;" ::: "memory");
+        break;
+      case 5:
+        asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(dev + 50000 + (i & 31) * 32), "r"(i) : "memory");
+        break;
+      case 6: asm volatile("fence.sc.sys;" ::: "memory"); break;
+      case 7:
+        asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(host + (i & 7) * 32), "r"(i) : "memory");
+        break;
+      case 8:
+        asm volatile("st.relaxed.sys.global.u32 [%0], %1;" ::"l"(host + (i & 7) * 32), "r"(i) : "memory");
+        asm volatile("fence.sc.sys;" ::: "memory");
+        break;
+      case 9: sink += probeLdVolatile(host + 256 + (sink & 1)); break;
+      }
+    }
+    uint64_t t1 = globalTimer();
+    unsigned long long c1 = probeClock();
+    out[2 * k] = (c1 - c0) / iters;
+    out[2 * k + 1] = (t1 - t0) * 1000 / iters;
+  }
+  out[20] = idx + sink;
+  asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(stop), "r"(1u) : "memory");
+}

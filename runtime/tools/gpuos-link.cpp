@@ -1,0 +1,191 @@
+//===- gpuos-link.cpp - link task code with the runtime device library -===//
+//
+// The image path of docs/abi.md without the compiler: nvJitLink links
+// relocatable objects (nvcc -rdc=true -c), archives, cubins and PTX with
+// the runtime's device library into one cubin. nvJitLink is opened with
+// dlopen (libnvJitLink.so.13), so neither this tool's build nor the runtime
+// library depends on it; the runtime loads the finished cubin with the
+// driver alone.
+//
+//   gpuos-link [-arch=sm_90] [-O3] -o image.cubin input.o lib.a k.ptx ...
+//
+//===----------------------------------------------------------------------===//
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Handle = void *;
+using Result = int;
+// nvJitLinkInputType (nvJitLink.h, CUDA 13).
+constexpr int kInputCubin = 1, kInputPtx = 2, kInputFatbin = 4,
+              kInputObject = 5, kInputLibrary = 6;
+
+struct Api {
+  Result (*create)(Handle *, uint32_t, const char **) = nullptr;
+  Result (*destroy)(Handle *) = nullptr;
+  Result (*addData)(Handle, int, const void *, size_t, const char *) = nullptr;
+  Result (*complete)(Handle) = nullptr;
+  Result (*cubinSize)(Handle, size_t *) = nullptr;
+  Result (*cubin)(Handle, void *) = nullptr;
+  Result (*errorLogSize)(Handle, size_t *) = nullptr;
+  Result (*errorLog)(Handle, char *) = nullptr;
+  Result (*infoLogSize)(Handle, size_t *) = nullptr;
+  Result (*infoLog)(Handle, char *) = nullptr;
+};
+
+// nvJitLink.h maps the API names to versioned symbols; try those first.
+template <typename Fn> bool resolve(void *lib, const char *name, Fn &slot) {
+  void *sym = dlsym(lib, (std::string("__") + name + "_13_0").c_str());
+  if (!sym)
+    sym = dlsym(lib, name);
+  slot = reinterpret_cast<Fn>(sym);
+  return sym != nullptr;
+}
+
+bool loadApi(Api &api, std::string &tried) {
+  std::vector<std::string> paths;
+  if (const char *env = std::getenv("GPUOS_NVJITLINK"); env && *env)
+    paths.push_back(env);
+  paths.push_back("libnvJitLink.so.13");
+  if (const char *cuda = std::getenv("CUDA_HOME"); cuda && *cuda)
+    paths.push_back(std::string(cuda) + "/lib64/libnvJitLink.so.13");
+  paths.push_back("/usr/local/cuda/lib64/libnvJitLink.so.13");
+  for (const std::string &path : paths) {
+    void *lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      tried += "\n  " + path + ": " + dlerror();
+      continue;
+    }
+    if (resolve(lib, "nvJitLinkCreate", api.create) &&
+        resolve(lib, "nvJitLinkDestroy", api.destroy) &&
+        resolve(lib, "nvJitLinkAddData", api.addData) &&
+        resolve(lib, "nvJitLinkComplete", api.complete) &&
+        resolve(lib, "nvJitLinkGetLinkedCubinSize", api.cubinSize) &&
+        resolve(lib, "nvJitLinkGetLinkedCubin", api.cubin) &&
+        resolve(lib, "nvJitLinkGetErrorLogSize", api.errorLogSize) &&
+        resolve(lib, "nvJitLinkGetErrorLog", api.errorLog) &&
+        resolve(lib, "nvJitLinkGetInfoLogSize", api.infoLogSize) &&
+        resolve(lib, "nvJitLinkGetInfoLog", api.infoLog))
+      return true;
+    tried += "\n  " + path + ": missing nvJitLink entry points";
+  }
+  return false;
+}
+
+std::string readLog(Result (*sizeFn)(Handle, size_t *),
+                    Result (*logFn)(Handle, char *), Handle h) {
+  size_t size = 0;
+  if (sizeFn(h, &size) != 0 || size <= 1)
+    return "";
+  std::string log(size, '\0');
+  if (logFn(h, log.data()) != 0)
+    return "";
+  log.resize(std::strlen(log.c_str()));
+  return log;
+}
+
+bool endsWith(const std::string &s, const char *suffix) {
+  size_t n = std::strlen(suffix);
+  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+int usage() {
+  std::fprintf(stderr,
+               "usage: gpuos-link [-arch=sm_XX] [-O<n>] [-v] -o out.cubin "
+               "inputs...\n  inputs: .o (nvcc -rdc=true -c), .a, .cubin, "
+               ".fatbin, .ptx\n");
+  return 2;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string arch = "-arch=sm_90", opt = "-O3", output;
+  bool verbose = false;
+  std::vector<std::string> inputs;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.rfind("-arch=", 0) == 0)
+      arch = a;
+    else if (a.rfind("-O", 0) == 0)
+      opt = a;
+    else if (a == "-v")
+      verbose = true;
+    else if (a == "-o" && i + 1 < argc)
+      output = argv[++i];
+    else if (!a.empty() && a[0] == '-')
+      return usage();
+    else
+      inputs.push_back(a);
+  }
+  if (output.empty() || inputs.empty())
+    return usage();
+
+  Api api;
+  std::string tried;
+  if (!loadApi(api, tried)) {
+    std::fprintf(stderr, "gpuos-link: cannot load nvJitLink; tried:%s\n",
+                 tried.c_str());
+    return 1;
+  }
+  std::vector<const char *> options = {arch.c_str(), opt.c_str()};
+  if (verbose)
+    options.push_back("-verbose");
+  Handle h = nullptr;
+  if (Result r = api.create(&h, options.size(), options.data())) {
+    std::fprintf(stderr, "gpuos-link: nvJitLinkCreate failed (%d)\n", r);
+    return 1;
+  }
+  auto fail = [&](const std::string &what, Result r) {
+    std::string log = readLog(api.errorLogSize, api.errorLog, h);
+    std::fprintf(stderr, "gpuos-link: %s failed (nvJitLink error %d)\n%s\n",
+                 what.c_str(), r, log.c_str());
+    api.destroy(&h);
+    return 1;
+  };
+  for (const std::string &path : inputs) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      std::fprintf(stderr, "gpuos-link: cannot read %s\n", path.c_str());
+      return 1;
+    }
+    std::string data((std::istreambuf_iterator<char>(in)),
+                     std::istreambuf_iterator<char>());
+    int kind = endsWith(path, ".ptx")      ? kInputPtx
+               : endsWith(path, ".a")      ? kInputLibrary
+               : endsWith(path, ".cubin")  ? kInputCubin
+               : endsWith(path, ".fatbin") ? kInputFatbin
+                                           : kInputObject;
+    if (kind == kInputPtx)
+      data.push_back('\0');
+    if (Result r = api.addData(h, kind, data.data(), data.size(), path.c_str()))
+      return fail("adding " + path, r);
+  }
+  if (Result r = api.complete(h))
+    return fail("linking", r);
+  size_t size = 0;
+  if (Result r = api.cubinSize(h, &size))
+    return fail("nvJitLinkGetLinkedCubinSize", r);
+  std::vector<char> cubin(size);
+  if (Result r = api.cubin(h, cubin.data()))
+    return fail("nvJitLinkGetLinkedCubin", r);
+  if (verbose)
+    std::fprintf(stderr, "%s", readLog(api.infoLogSize, api.infoLog, h).c_str());
+  api.destroy(&h);
+  std::ofstream out(output, std::ios::binary);
+  out.write(cubin.data(), cubin.size());
+  if (!out) {
+    std::fprintf(stderr, "gpuos-link: cannot write %s\n", output.c_str());
+    return 1;
+  }
+  return 0;
+}
