@@ -72,10 +72,8 @@ struct AssignPriorities
   void runOnOperation() override {
     GraphOp graph = getOperation();
     Block &body = graph.getBodyBlock();
-    if (failed(sortGraphBody(body))) {
-      graph.emitOpError("body has a cycle and cannot be ordered");
+    if (failed(sortGraph(graph, "ordered")))
       return signalPassFailure();
-    }
     FusionGraph fg(body);
     SmallVector<uint64_t> path(fg.size(), 0);
     for (unsigned node = fg.size(); node-- > 0;) {

@@ -30,10 +30,8 @@ struct FuseHorizontal : gpuos::impl::GpuosFuseHorizontalBase<FuseHorizontal> {
   void runOnOperation() override {
     GraphOp graph = getOperation();
     Block &body = graph.getBodyBlock();
-    if (failed(sortGraphBody(body))) {
-      graph.emitOpError("body has a cycle and cannot be fused");
+    if (failed(sortGraph(graph, "fused")))
       return signalPassFailure();
-    }
     FusionGraph fg(body);
     SmallVector<UnitInfo> units;
     SmallVector<unsigned> level(fg.size(), 0);

@@ -27,10 +27,8 @@ struct FuseReductions
   void runOnOperation() override {
     GraphOp graph = getOperation();
     Block &body = graph.getBodyBlock();
-    if (failed(sortGraphBody(body))) {
-      graph.emitOpError("body has a cycle and cannot be fused");
+    if (failed(sortGraph(graph, "fused")))
       return signalPassFailure();
-    }
     FusionGraph fg(body);
     SmallVector<UnitInfo> units;
     for (unsigned node = 0; node < fg.size(); ++node)

@@ -28,10 +28,8 @@ struct FuseSharedWeights
   void runOnOperation() override {
     GraphOp graph = getOperation();
     Block &body = graph.getBodyBlock();
-    if (failed(sortGraphBody(body))) {
-      graph.emitOpError("body has a cycle and cannot be fused");
+    if (failed(sortGraph(graph, "fused")))
       return signalPassFailure();
-    }
     FusionGraph fg(body);
     unsigned limit = std::max(1u, static_cast<unsigned>(maxMatmuls));
     // Open groups by (rhs, lhs type, flags), most recent last.

@@ -23,6 +23,12 @@ namespace gpuos::fusion {
 /// their order. Fails on a cycle, leaving a partial order.
 mlir::LogicalResult sortGraphBody(mlir::Block &body);
 
+/// sortGraphBody on `graph`'s body, the first step of every pass that
+/// walks it in order; on a cycle reports "body has a cycle and cannot be
+/// <done>" at the graph. The verifier rejects cycles, so that is a broken
+/// invariant, not user error.
+mlir::LogicalResult sortGraph(GraphOp graph, llvm::StringRef done);
+
 /// Views and constants cost nothing to duplicate: tasks clone them.
 bool isViewOrConstant(mlir::Operation *op);
 /// reduce, argmax, softmax, layer_norm, rms_norm: the ops a reduction task

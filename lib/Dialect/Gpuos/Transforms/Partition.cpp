@@ -42,10 +42,8 @@ struct Partition : gpuos::impl::GpuosPartitionBase<Partition> {
   void runOnOperation() override {
     GraphOp graph = getOperation();
     Block &body = graph.getBodyBlock();
-    if (failed(sortGraphBody(body))) {
-      graph.emitOpError("body has a cycle and cannot be partitioned");
+    if (failed(sortGraph(graph, "partitioned")))
       return signalPassFailure();
-    }
     KindNamer namer(graph);
     SmallVector<Operation *> ops;
     for (Operation &op : body.without_terminator())

@@ -63,16 +63,18 @@ LogicalResult gpuos::fusion::sortGraphBody(Block &block) {
   return success(placed == ops.size());
 }
 
+LogicalResult gpuos::fusion::sortGraph(GraphOp graph, StringRef done) {
+  if (succeeded(sortGraphBody(graph.getBodyBlock())))
+    return success();
+  return graph.emitOpError() << "body has a cycle and cannot be " << done;
+}
+
 namespace {
 struct GpuosTopologicalSort
     : gpuos::impl::GpuosTopologicalSortBase<GpuosTopologicalSort> {
   void runOnOperation() override {
-    GraphOp graph = getOperation();
-    // The verifier rejects cycles, so a failed sort is a broken invariant.
-    if (failed(fusion::sortGraphBody(graph.getBodyBlock()))) {
-      graph.emitOpError("body has a cycle and cannot be ordered");
+    if (failed(fusion::sortGraph(getOperation(), "ordered")))
       signalPassFailure();
-    }
   }
 };
 } // namespace
