@@ -18,6 +18,7 @@
 
 #include "gpuos/Dialect/Gpuos/IR/GpuosDialect.h"
 #include "gpuos/Dialect/Gpuos/Transforms/Passes.h"
+#include "gpuos/Dialect/Gpuos/Transforms/Pipeline.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -157,5 +158,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   pm.addNestedPass<gpuos::GraphOp>(gpuos::createGpuosTopologicalSort());
   if (failed(pm.run(*module)))
     fail("gpuos-topological-sort failed on a verified module", input, custom);
+
+  // The whole fusion pipeline may reject what it cannot handle, but only
+  // with diagnostics: a crash here is a finding.
+  PassManager pipeline(context);
+  gpuos::buildGpuosPipeline(pipeline);
+  (void)pipeline.run(*module);
   return 0;
 }
