@@ -857,19 +857,25 @@ Status Runtime::free(uint64_t ptr) {
   return Status::success();
 }
 
+/// Host-side checks of a copy between `host` and the device buffer at
+/// `device`: a usable runtime, no null pointer, no overrun of the buffer.
+static Status checkCopy(Runtime::Impl &m, const char *what, uint64_t device,
+                        const void *host, uint64_t bytes) {
+  std::lock_guard<std::mutex> lock(m.mutex);
+  GPUOS_RETURN_IF_ERROR(m.usable());
+  if (!device || (!host && bytes))
+    return invalid(std::string(what) + ": null pointer");
+  uint64_t cap = m.capacityAt(device);
+  if (cap && bytes > cap)
+    return invalid(std::string(what) + ": " + std::to_string(bytes) +
+                   " bytes overrun the buffer (" + std::to_string(cap) +
+                   " available)");
+  return Status::success();
+}
+
 Status Runtime::copyToDevice(uint64_t dst, const void *src, uint64_t bytes) {
   Impl &m = *impl_;
-  {
-    std::lock_guard<std::mutex> lock(m.mutex);
-    GPUOS_RETURN_IF_ERROR(m.usable());
-    if (!dst || (!src && bytes))
-      return invalid("copyToDevice: null pointer");
-    uint64_t cap = m.capacityAt(dst);
-    if (cap && bytes > cap)
-      return invalid("copyToDevice: " + std::to_string(bytes) +
-                     " bytes overrun the buffer (" + std::to_string(cap) +
-                     " available)");
-  }
+  GPUOS_RETURN_IF_ERROR(checkCopy(m, "copyToDevice", dst, src, bytes));
   if (!bytes)
     return Status::success();
   GPUOS_RETURN_IF_ERROR(m.backend->makeCurrent());
@@ -878,17 +884,7 @@ Status Runtime::copyToDevice(uint64_t dst, const void *src, uint64_t bytes) {
 
 Status Runtime::copyFromDevice(void *dst, uint64_t src, uint64_t bytes) {
   Impl &m = *impl_;
-  {
-    std::lock_guard<std::mutex> lock(m.mutex);
-    GPUOS_RETURN_IF_ERROR(m.usable());
-    if (!src || (!dst && bytes))
-      return invalid("copyFromDevice: null pointer");
-    uint64_t cap = m.capacityAt(src);
-    if (cap && bytes > cap)
-      return invalid("copyFromDevice: " + std::to_string(bytes) +
-                     " bytes overrun the buffer (" + std::to_string(cap) +
-                     " available)");
-  }
+  GPUOS_RETURN_IF_ERROR(checkCopy(m, "copyFromDevice", src, dst, bytes));
   if (!bytes)
     return Status::success();
   GPUOS_RETURN_IF_ERROR(m.backend->makeCurrent());
