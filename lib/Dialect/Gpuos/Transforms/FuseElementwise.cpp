@@ -54,10 +54,7 @@ struct FuseElementwise
       }
     }
 
-    KindNamer namer(graph);
-    for (const SmallVector<Operation *> &group : fg.multiNodeGroups())
-      outlineGroup(group, namer);
-    (void)sortGraphBody(body);
+    outlineMultiNodeGroups(graph, fg);
   }
 };
 } // namespace

@@ -51,26 +51,11 @@ struct FuseHorizontal : gpuos::impl::GpuosFuseHorizontalBase<FuseHorizontal> {
       if (unit.cls != UnitClass::Elementwise &&
           unit.cls != UnitClass::Reduction)
         continue;
-      SmallVector<unsigned> &candidates = open[keyOf(unit, level[node])];
-      bool merged = false;
-      for (unsigned i = candidates.size(); i-- > 0 && !merged;) {
-        unsigned leader = fg.find(candidates[i]);
-        if (fg.resultsIfMerged(leader, node) > kMaxTaskResults ||
-            fg.wouldCreateCycle({leader, node}))
-          continue;
-        leader = fg.merge(leader, node);
-        merged = true;
-        if (fg.groupSize(leader) >= width)
-          candidates.erase(candidates.begin() + i);
-      }
-      if (!merged && width > 1)
-        candidates.push_back(node);
+      joinNewestOpenGroup(fg, open[keyOf(unit, level[node])], node, width,
+                          kMaxTaskResults);
     }
 
-    KindNamer namer(graph);
-    for (const SmallVector<Operation *> &group : fg.multiNodeGroups())
-      outlineGroup(group, namer);
-    (void)sortGraphBody(body);
+    outlineMultiNodeGroups(graph, fg);
   }
 
   static std::string keyOf(const UnitInfo &unit, unsigned level) {

@@ -69,10 +69,7 @@ struct FuseReductions
       }
     }
 
-    KindNamer namer(graph);
-    for (const SmallVector<Operation *> &group : fg.multiNodeGroups())
-      outlineGroup(group, namer);
-    (void)sortGraphBody(body);
+    outlineMultiNodeGroups(graph, fg);
   }
 
   /// Merges into `anchor` the elementwise producer of its data operand,

@@ -11,6 +11,8 @@
 #include "FusionUtils.h"
 #include "gpuos/Dialect/Gpuos/Transforms/Passes.h"
 
+#include <limits>
+
 namespace gpuos {
 #define GEN_PASS_DEF_GPUOSFUSESHAREDWEIGHTS
 #include "gpuos/Dialect/Gpuos/Passes.h.inc"
@@ -42,26 +44,13 @@ struct FuseSharedWeights
       Key key{matmul.getRhs(), matmul.getLhs().getType(),
               unsigned(matmul.getTransposeLhs()) |
                   unsigned(matmul.getTransposeRhs()) << 1};
-      SmallVector<unsigned> &candidates = open[key];
-      bool merged = false;
-      for (unsigned i = candidates.size(); i-- > 0 && !merged;) {
-        unsigned leader = fg.find(candidates[i]);
-        // One matmul reading another's result would close a cycle.
-        if (fg.wouldCreateCycle({leader, node}))
-          continue;
-        leader = fg.merge(leader, node);
-        merged = true;
-        if (fg.groupSize(leader) >= limit)
-          candidates.erase(candidates.begin() + i);
-      }
-      if (!merged && limit > 1)
-        candidates.push_back(node);
+      // One matmul reading another's result would close a cycle; each
+      // matmul has one result, so the result cap never binds here.
+      joinNewestOpenGroup(fg, open[key], node, limit,
+                          std::numeric_limits<unsigned>::max());
     }
 
-    KindNamer namer(graph);
-    for (const SmallVector<Operation *> &group : fg.multiNodeGroups())
-      outlineGroup(group, namer);
-    (void)sortGraphBody(body);
+    outlineMultiNodeGroups(graph, fg);
   }
 };
 } // namespace

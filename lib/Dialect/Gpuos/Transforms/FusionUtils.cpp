@@ -694,3 +694,28 @@ SmallVector<int64_t> gpuos::fusion::chooseTile(TaskOp task) {
   }
   return tile;
 }
+
+void gpuos::fusion::outlineMultiNodeGroups(GraphOp graph, FusionGraph &fg) {
+  KindNamer namer(graph);
+  for (const SmallVector<Operation *> &group : fg.multiNodeGroups())
+    outlineGroup(group, namer);
+  (void)sortGraphBody(graph.getBodyBlock());
+}
+
+void gpuos::fusion::joinNewestOpenGroup(FusionGraph &fg,
+                                        SmallVectorImpl<unsigned> &open,
+                                        unsigned node, unsigned width,
+                                        unsigned maxResults) {
+  for (unsigned i = open.size(); i-- > 0;) {
+    unsigned leader = fg.find(open[i]);
+    if (fg.resultsIfMerged(leader, node) > maxResults ||
+        fg.wouldCreateCycle({leader, node}))
+      continue;
+    leader = fg.merge(leader, node);
+    if (fg.groupSize(leader) >= width)
+      open.erase(open.begin() + i);
+    return;
+  }
+  if (width > 1)
+    open.push_back(node);
+}

@@ -194,6 +194,17 @@ struct OutlineOptions {
 TaskOp outlineGroup(llvm::ArrayRef<mlir::Operation *> members,
                     KindNamer &namer, const OutlineOptions &options = {});
 
+/// Outlines every group of two or more nodes of `fg` into a task, then
+/// reorders `graph`'s body: how every fusion pass ends.
+void outlineMultiNodeGroups(GraphOp graph, FusionGraph &fg);
+
+/// Joins `node` to the newest group among `open` (group members, oldest
+/// first) that takes it without closing a cycle or passing `maxResults`
+/// results; a group that reaches `width` nodes leaves `open`. A node that
+/// joins none opens a group of its own.
+void joinNewestOpenGroup(FusionGraph &fg, llvm::SmallVectorImpl<unsigned> &open,
+                         unsigned node, unsigned width, unsigned maxResults);
+
 /// Erases views and constants of `body` that nothing uses any more.
 void eraseDeadViewsAndConstants(mlir::Block &body);
 
