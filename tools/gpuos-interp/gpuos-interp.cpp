@@ -9,6 +9,12 @@
 // operands); integers uniform in [0, 8); i1 in {0, 1}. One
 // std::mt19937_64 seeded with --seed draws all inputs in order.
 //
+// With --inputs-dir, inputs come from files instead (the PyTorch front-end
+// and other harnesses use this to check their own values): DIR/<name>.bin,
+// row-major, float64 for float dtypes and int64 for integer ones and i1,
+// little-endian; values are rounded to the input's dtype as a cast would.
+// --outputs-dir writes every output the same way.
+//
 //===----------------------------------------------------------------------===//
 
 #include "gpuos/Dialect/Gpuos/IR/GpuosDialect.h"
@@ -18,11 +24,15 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 #include <cmath>
+#include <cstring>
 
 using namespace mlir;
 using namespace gpuos;
@@ -46,6 +56,77 @@ static llvm::cl::opt<bool> accumulateInF64(
     llvm::cl::desc("Accumulate reductions, norms, softmax and matmul in "
                    "double (default) rather than the element type"),
     llvm::cl::init(true));
+
+static llvm::cl::opt<std::string> inputsDir(
+    "inputs-dir",
+    llvm::cl::desc("Read each input from DIR/<name>.bin (float64 or int64, "
+                   "row-major) instead of drawing it at random"),
+    llvm::cl::value_desc("dir"));
+static llvm::cl::opt<std::string> outputsDir(
+    "outputs-dir",
+    llvm::cl::desc("Write each output to DIR/<name>.bin (float64 or int64, "
+                   "row-major)"),
+    llvm::cl::value_desc("dir"));
+
+/// DIR/<name>.bin.
+static std::string tensorPath(StringRef dir, StringRef name) {
+  SmallString<128> path(dir);
+  llvm::sys::path::append(path, name + ".bin");
+  return std::string(path);
+}
+
+/// Reads an input written as float64 (float dtypes) or int64 (the rest).
+static FailureOr<HostTensor> readTensor(StringRef dir, StringRef name,
+                                        ArrayRef<int64_t> shape,
+                                        DType dtype) {
+  std::string path = tensorPath(dir, name);
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  if (!buffer) {
+    llvm::errs() << "gpuos-interp: error: input '" << name << "': cannot read "
+                 << path << ": " << buffer.getError().message() << "\n";
+    return failure();
+  }
+  int64_t count = 1;
+  for (int64_t dim : shape)
+    count *= dim;
+  StringRef bytes = (*buffer)->getBuffer();
+  if (static_cast<int64_t>(bytes.size()) != count * 8) {
+    llvm::errs() << "gpuos-interp: error: input '" << name << "': " << path
+                 << " holds " << bytes.size() << " bytes; "
+                 << count << " elements of "
+                 << (isFloat(dtype) ? "float64" : "int64") << " need "
+                 << count * 8 << "\n";
+    return failure();
+  }
+  if (isFloat(dtype)) {
+    std::vector<double> values(count);
+    std::memcpy(values.data(), bytes.data(), bytes.size());
+    return HostTensor::fromDoubles(shape, dtype, values);
+  }
+  std::vector<int64_t> values(count);
+  std::memcpy(values.data(), bytes.data(), bytes.size());
+  return HostTensor::fromInts(shape, dtype, values);
+}
+
+static LogicalResult writeTensor(StringRef dir, StringRef name,
+                                 const HostTensor &tensor) {
+  std::string path = tensorPath(dir, name);
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (ec) {
+    llvm::errs() << "gpuos-interp: error: output '" << name
+                 << "': cannot write " << path << ": " << ec.message() << "\n";
+    return failure();
+  }
+  if (tensor.isFloat()) {
+    ArrayRef<double> data = tensor.getFloatData();
+    os.write(reinterpret_cast<const char *>(data.data()), data.size() * 8);
+  } else {
+    ArrayRef<int64_t> data = tensor.getIntData();
+    os.write(reinterpret_cast<const char *>(data.data()), data.size() * 8);
+  }
+  return success();
+}
 
 static void printSummary(llvm::raw_ostream &os, const HostTensor &tensor,
                          int64_t limit) {
@@ -140,7 +221,10 @@ int main(int argc, char **argv) {
   }
 
   llvm::raw_ostream &os = llvm::outs();
-  os << "graph @" << graph.getSymName() << " seed " << seed << "\n";
+  os << "graph @" << graph.getSymName();
+  if (inputsDir.empty())
+    os << " seed " << seed;
+  os << "\n";
   bool positive = wantsPositiveInputs(graph);
   std::mt19937_64 rng(seed);
   SmallVector<HostTensor> inputs;
@@ -156,6 +240,16 @@ int main(int argc, char **argv) {
       return 1;
     }
     DType dtype = *dtypeFromType(tensorType.getElementType());
+    if (!inputsDir.empty()) {
+      FailureOr<HostTensor> tensor =
+          readTensor(inputsDir, inputName, tensorType.getShape(), dtype);
+      if (failed(tensor))
+        return 1;
+      inputs.push_back(std::move(*tensor));
+      os << "input " << inputName << " : " << type << " from "
+         << tensorPath(inputsDir, inputName) << "\n";
+      continue;
+    }
     double lo = 0, hi = 8;
     if (isFloat(dtype)) {
       lo = positive ? 0.1 : -1.0;
@@ -180,6 +274,10 @@ int main(int argc, char **argv) {
     os << "output " << cast<StringAttr>(name).getValue() << " : " << type
        << "\n";
     printSummary(os, tensor, printValues);
+    if (!outputsDir.empty() &&
+        failed(writeTensor(outputsDir, cast<StringAttr>(name).getValue(),
+                           tensor)))
+      return 1;
   }
   return 0;
 }
