@@ -1,0 +1,42 @@
+"""gpuos: run PyTorch micro-ops fused on the resident-kernel runtime.
+
+Two entry points (docs/python.md):
+
+    with gpuos.capture(priority="urgent"):      # eager code, recorded lazily
+        y = torch.relu(x * w + b).sum(-1)
+
+    fast = torch.compile(model, backend="gpuos")  # FX graphs, split where needed
+
+gpuos.stats() counts compiles, cache hits, flushes, fallbacks and splits.
+"""
+
+from ._capture import capture
+from ._compiler import CompileError, cache_dir, clear_memory_cache
+from ._executor import ExecutionError
+from ._graph import Unsupported
+from . import _stats
+
+
+def stats() -> dict:
+    """Counters since the start (or reset_stats())."""
+    return _stats.snapshot()
+
+
+def reset_stats() -> None:
+    _stats.reset()
+
+
+def _register_backend() -> None:
+    # torch.compile(backend="gpuos") finds it by name.
+    try:
+        from torch._dynamo import register_backend
+        from ._backend import gpuos_backend
+        register_backend(name="gpuos")(gpuos_backend)
+    except ImportError:  # pragma: no cover - torch without dynamo
+        pass
+
+
+_register_backend()
+
+__all__ = ["capture", "stats", "reset_stats", "CompileError", "ExecutionError",
+           "Unsupported", "cache_dir", "clear_memory_cache"]

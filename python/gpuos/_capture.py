@@ -1,0 +1,216 @@
+"""`with gpuos.capture():` records eager micro-ops and runs them fused.
+
+Every aten op inside the block comes through `__torch_dispatch__`. A
+supported op on CUDA tensors is not run: it is lowered into the pending
+graph and gets a real, still unwritten output tensor (a placeholder) of the
+right shape, so the user only ever holds ordinary tensors. The pending graph
+is compiled and run (a *flush*) when
+- an op that is not recorded reads a pending tensor (`.item()`, printing,
+  `.cpu()` and any unsupported op all arrive here),
+- any op mutates a tensor (in-place ops and `out=` see current values),
+- the graph reaches `max_ops` ops, or the block exits.
+A flush writes exactly the placeholders still referenced from Python (dead
+intermediates stay fused away). View ops on pending tensors run eagerly on
+the placeholder, so views alias their base as in eager PyTorch, and are also
+recorded so later ops fuse through them.
+
+Falls back to eager PyTorch (counted in gpuos.stats() as fallback_ops, with
+a debug log line naming the op and the reason) for unsupported ops, dtypes
+and devices, and whenever autograd would record the op (requires_grad
+inputs with grad mode on): gpuos never produces gradients.
+"""
+
+from __future__ import annotations
+
+import logging
+import weakref
+from typing import Any, Dict, List, Optional
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode, _disable_current_modes
+from torch.utils._pytree import tree_flatten, tree_map
+
+from . import _stats
+from ._aten import check_same_device, supports
+from ._executor import check_priority, run_gpu, run_interpreter
+from ._graph import Unsupported
+from ._trace import Trace, tensor_type
+
+log = logging.getLogger("gpuos")
+
+_VIEW_OPS = {
+    torch.ops.aten.view.default, torch.ops.aten._unsafe_view.default,
+    torch.ops.aten.reshape.default, torch.ops.aten.permute.default,
+    torch.ops.aten.transpose.int, torch.ops.aten.t.default,
+    torch.ops.aten.expand.default, torch.ops.aten.slice.Tensor,
+    torch.ops.aten.select.int, torch.ops.aten.unsqueeze.default,
+    torch.ops.aten.squeeze.dim, torch.ops.aten.squeeze.dims,
+    torch.ops.aten.squeeze.default, torch.ops.aten.alias.default,
+    torch.ops.aten.detach.default,
+}
+
+
+def _mutates(func) -> bool:
+    schema = func._schema
+    return any(a.alias_info is not None and a.alias_info.is_write for a in schema.arguments)
+
+
+class capture(TorchDispatchMode):
+    """Records micro-ops and runs them as fused gpuos graphs.
+
+    priority: "urgent", "normal" or "background" (the graphs' scheduling class).
+    max_ops: flush when the pending graph holds this many ops.
+    executor: "cuda" (default), or "interpreter" to run graphs on the CPU
+    reference interpreter (tensors on the CPU; for tests and debugging).
+    """
+
+    def __init__(self, priority: str = "normal", max_ops: int = 512,
+                 executor: str = "cuda", arch: str = "sm_90"):
+        super().__init__()
+        self.priority = check_priority(priority)
+        if executor not in ("cuda", "interpreter"):
+            raise ValueError(f"executor {executor!r}: use 'cuda' or 'interpreter'")
+        if max_ops < 1:
+            raise ValueError(f"max_ops must be positive, got {max_ops}")
+        self.executor = executor
+        self.max_ops = max_ops
+        self.arch = arch
+        self._reset()
+
+    def _reset(self) -> None:
+        self.trace = Trace(self.priority)
+        # id(placeholder) -> weakref, for the pending tensors.
+        self.pending: Dict[int, weakref.ref] = {}
+        self.inputs_keepalive: List[torch.Tensor] = []
+
+    # --- what runs where ----------------------------------------------------
+    def _is_pending(self, t: Any) -> bool:
+        if not isinstance(t, torch.Tensor):
+            return False
+        ref = self.pending.get(id(t))
+        return ref is not None and ref() is t
+
+    def _device_ok(self, tensors: List[torch.Tensor]) -> Optional[str]:
+        want = "cpu" if self.executor == "interpreter" else "cuda"
+        devices = {t.device for t in tensors}
+        if len(devices) > 1:
+            return f"tensors on several devices ({', '.join(map(str, devices))})"
+        if devices and next(iter(devices)).type != want:
+            return f"a tensor on {next(iter(devices))} (the {self.executor} executor needs {want})"
+        return None
+
+    def _fallback(self, func, reason: str) -> None:
+        _stats.bump("fallback_ops")
+        log.debug("gpuos.capture: %s runs in PyTorch: %s", func, reason)
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        flat, _ = tree_flatten((args, kwargs))
+        tensors = [t for t in flat if isinstance(t, torch.Tensor)]
+        touches_pending = any(self._is_pending(t) for t in tensors)
+
+        reason = None
+        if _mutates(func):
+            reason = "it mutates a tensor"
+        elif not supports(func):
+            reason = "no gpuos lowering"
+        if reason is None and not tensors:
+            reason = "no tensor operands"
+        if reason is None:
+            reason = self._device_ok(tensors)
+        if reason is None and torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
+            reason = "autograd is recording (requires_grad inputs)"
+        if reason is None and func in _VIEW_OPS and not touches_pending:
+            # A view of real tensors is free in PyTorch and aliases correctly.
+            return func(*args, **kwargs)
+        if reason is None:
+            try:
+                return self._record(func, args, kwargs)
+            except Unsupported as e:
+                reason = str(e)
+        if touches_pending or _mutates(func):
+            self.flush()
+        if touches_pending or tensors:
+            self._fallback(func, reason)
+        return func(*args, **kwargs)
+
+    def _record(self, func, args, kwargs):
+        def meta(x):
+            if isinstance(x, torch.Tensor):
+                return torch.empty_strided(x.shape, x.stride(), dtype=x.dtype, device="meta")
+            return x
+        try:
+            out_meta = func(*tree_map(meta, args), **tree_map(meta, kwargs))
+        except Exception as e:  # no meta kernel: PyTorch cannot say the shape
+            raise Unsupported(f"no shape rule on the meta device ({type(e).__name__})")
+
+        def resolve(x):
+            if not isinstance(x, torch.Tensor):
+                return x
+            if self._is_pending(x):
+                return self.trace.values[id(x)]
+            self.inputs_keepalive.append(x)
+            return self.trace.input(("in", id(x)), x, tensor_type(x))
+
+        device = next(t.device for t in tree_flatten((args, kwargs))[0] if isinstance(t, torch.Tensor))
+        check_same_device(func, kwargs, device)
+        result = self.trace.call(func, args, kwargs, out_meta, resolve)
+        if func in _VIEW_OPS:
+            # Run the view for real on the placeholder, so it aliases.
+            real = func(*args, **kwargs)
+            self._adopt(real, result)
+            return real
+        outs = out_meta if isinstance(out_meta, (tuple, list)) else [out_meta]
+        values = result if isinstance(result, (tuple, list)) else [result]
+        placeholders = [torch.empty(m.shape, dtype=m.dtype, device=device) for m in outs]
+        for p, v in zip(placeholders, values):
+            self._adopt(p, v)
+        if self.trace.num_calls >= self.max_ops:
+            self.flush()
+        return type(out_meta)(placeholders) if isinstance(out_meta, (tuple, list)) else placeholders[0]
+
+    def _adopt(self, placeholder: torch.Tensor, value) -> None:
+        self.pending[id(placeholder)] = weakref.ref(placeholder)
+        self.trace.bind(id(placeholder), value)
+
+    # --- flush --------------------------------------------------------------
+    def flush(self) -> None:
+        """Compiles and runs the pending graph, writing every pending tensor
+        still referenced from Python."""
+        if self.trace.empty():
+            return
+        trace, pending = self.trace, self.pending
+        keepalive = self.inputs_keepalive
+        self._reset()
+        outputs: Dict[int, torch.Tensor] = {}
+        for key, ref in pending.items():
+            t = ref()
+            if t is None:
+                continue
+            base = t._base if t._base is not None else t
+            if id(base) in pending and pending[id(base)]() is base:
+                outputs[id(base)] = base
+            else:
+                outputs[key] = t
+        if not outputs:
+            return
+        keys = list(outputs)
+        with _disable_current_modes():
+            graph, sources = trace.finish(keys, self.arch, image=True)
+            tensors = list(sources)
+            targets = [outputs[k] for k in keys]
+            if self.executor == "interpreter":
+                for target, value in zip(targets, run_interpreter(graph, tensors)):
+                    target.copy_(value)
+            else:
+                run_gpu(graph, tensors, targets, self.priority, self.arch)
+        del keepalive
+        _stats.bump("flushes")
+
+    def __exit__(self, exc_type, exc, tb):
+        try:
+            if exc_type is None:
+                self.flush()
+        finally:
+            super().__exit__(exc_type, exc, tb)
+

@@ -1,0 +1,136 @@
+"""From graph text to an image: gpuos-opt --gpuos-pipeline, then gpuos-jit.
+
+The tools are found in $GPUOS_BIN_DIR, then next to a source checkout's
+build/bin, then on PATH. Compiled graphs are cached twice: in memory by the
+text's hash (a graph seen before in this process is never compiled again)
+and on disk under $GPUOS_CACHE_DIR (default ~/.cache/gpuos/python), so a
+new process, or a machine the cache was copied to, reuses the image without
+running the compiler at all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+from ._graph import TensorType
+from . import _stats
+
+
+class CompileError(RuntimeError):
+    """The compiler rejected a graph; the message holds its diagnostics."""
+
+
+def _repo_bin() -> Optional[Path]:
+    here = Path(__file__).resolve()
+    for parent in here.parents:
+        candidate = parent / "build" / "bin"
+        if (candidate / "gpuos-jit").exists():
+            return candidate
+    return None
+
+
+def find_tool(name: str) -> str:
+    env = os.environ.get("GPUOS_BIN_DIR")
+    candidates = []
+    if env:
+        candidates.append(Path(env) / name)
+    repo = _repo_bin()
+    if repo:
+        candidates.append(repo / name)
+    for c in candidates:
+        if c.exists():
+            return str(c)
+    found = shutil.which(name)
+    if found:
+        return found
+    raise CompileError(
+        f"{name} not found (looked in $GPUOS_BIN_DIR, a source checkout's "
+        f"build/bin and PATH); build gpuos or set GPUOS_BIN_DIR")
+
+
+def cache_dir() -> Path:
+    root = os.environ.get("GPUOS_CACHE_DIR")
+    if root:
+        return Path(root)
+    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "gpuos" / "python"
+
+
+@dataclass
+class CompiledGraph:
+    name: str
+    key: str
+    source: str            # the graph as imported
+    directory: Path        # holds pipeline.mlir, image.cubin, image.manifest.json
+    inputs: List[Tuple[str, TensorType]]
+    outputs: List[Tuple[str, TensorType]]
+
+    @property
+    def cubin(self) -> Path:
+        return self.directory / "image.cubin"
+
+    @property
+    def manifest(self) -> Path:
+        return self.directory / "image.manifest.json"
+
+    @property
+    def pipelined(self) -> Path:
+        return self.directory / "pipeline.mlir"
+
+    def manifest_json(self) -> dict:
+        return json.loads(self.manifest.read_text())
+
+
+_memory: Dict[str, CompiledGraph] = {}
+_lock = threading.Lock()
+
+
+def _run(cmd: List[str], what: str) -> None:
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise CompileError(f"{what} failed ({' '.join(cmd)}):\n{proc.stderr.strip()}")
+
+
+def compile_graph(source: str, name: str, inputs, outputs,
+                  arch: str = "sm_90", image: bool = True) -> CompiledGraph:
+    """Compiles `source` (one gpuos.graph) unless it was compiled before."""
+    key = hashlib.sha256(f"{arch}\n{source}".encode()).hexdigest()[:32]
+    with _lock:
+        hit = _memory.get(key)
+        if hit is not None:
+            _stats.bump("cache_hits")
+            return hit
+        directory = cache_dir() / key
+        graph = CompiledGraph(name, key, source, directory, list(inputs), list(outputs))
+        done = graph.pipelined.exists() and (not image or graph.manifest.exists())
+        if done:
+            _stats.bump("disk_cache_hits")
+        else:
+            directory.mkdir(parents=True, exist_ok=True)
+            src = directory / "graph.mlir"
+            src.write_text(source)
+            _run([find_tool("gpuos-opt"), str(src), "--gpuos-pipeline",
+                  "-o", str(graph.pipelined)], "gpuos-opt --gpuos-pipeline")
+            if image:
+                _run([find_tool("gpuos-jit"), str(graph.pipelined), f"--arch={arch}",
+                      "-o", str(directory / "image")], "gpuos-jit")
+            _stats.bump("compiles")
+        _memory[key] = graph
+        return graph
+
+
+def clear_memory_cache() -> None:
+    """Forgets compiled graphs and torch.compile variants of this process
+    (the disk cache stays)."""
+    with _lock:
+        _memory.clear()
+    from . import _backend
+    _backend._VARIANTS.clear()
+    _backend._WARNED.clear()

@@ -1,0 +1,169 @@
+"""A gpuos.graph under construction, printed as MLIR text.
+
+The front-end builds graphs here from aten ops (torch.compile's FX graphs
+and the capture mode's recorded ops alike) and hands the text to gpuos-opt /
+gpuos-jit. Values carry their gpuos type: shape, dtype and strides, computed
+with the same rules the dialect's type inference uses (docs/dialect.md), so
+the printed operand types always match what the parser infers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Tuple
+
+# torch dtype names -> gpuos element types.
+DTYPES = {
+    "float32": "f32",
+    "float16": "f16",
+    "bfloat16": "bf16",
+    "float64": "f64",
+    "int64": "i64",
+    "int32": "i32",
+    "int8": "i8",
+    "bool": "i1",
+}
+FLOAT_DTYPES = ("f32", "f16", "bf16", "f64")
+
+
+class Unsupported(Exception):
+    """An op, dtype or layout gpuos cannot express; the caller splits there."""
+
+
+def row_major(shape: Sequence[int]) -> Tuple[int, ...]:
+    strides, running = [], 1
+    for dim in reversed(shape):
+        strides.append(running)
+        running *= dim
+    return tuple(reversed(strides))
+
+
+@dataclass(frozen=True)
+class TensorType:
+    shape: Tuple[int, ...]
+    dtype: str
+    # None: row-major (the canonical, contiguous layout).
+    strides: Optional[Tuple[int, ...]] = None
+
+    @staticmethod
+    def make(shape, dtype, strides=None) -> "TensorType":
+        shape = tuple(int(d) for d in shape)
+        if strides is not None:
+            strides = tuple(int(s) for s in strides)
+            if strides == row_major(shape):
+                strides = None
+        return TensorType(shape, dtype, strides)
+
+    @property
+    def contiguous(self) -> bool:
+        return self.strides is None
+
+    def effective_strides(self) -> Tuple[int, ...]:
+        return row_major(self.shape) if self.strides is None else self.strides
+
+    def numel(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    def with_dtype(self, dtype: str) -> "TensorType":
+        return TensorType(self.shape, dtype, None)
+
+    def __str__(self) -> str:
+        dims = "".join(f"{d}x" for d in self.shape)
+        layout = ""
+        if self.strides is not None:
+            layout = ", strides = [" + ", ".join(map(str, self.strides)) + "]"
+        return f"!gpuos.tensor<{dims}{self.dtype}{layout}>"
+
+
+@dataclass(frozen=True)
+class Value:
+    name: str
+    type: TensorType
+
+
+def _float_literal(value: float) -> str:
+    if value != value:
+        return "0x7FC00000"  # NaN is spelled by its bits in MLIR
+    if value in (float("inf"), float("-inf")):
+        return "-1.0e+38" if value < 0 else "1.0e+38"
+    text = repr(float(value))
+    return text if ("e" in text or "." in text) else text + ".0"
+
+
+@dataclass
+class GraphBuilder:
+    """Appends ops in order; every op's result is a fresh SSA value."""
+
+    name: str
+    priority: str = "normal"
+    inputs: List[Tuple[str, Value]] = field(default_factory=list)
+    outputs: List[Tuple[str, Value]] = field(default_factory=list)
+    # (result name, operand names, text) per op, in order.
+    ops: List[Tuple[str, Tuple[str, ...], str]] = field(default_factory=list)
+    _count: int = 0
+    _constants: Dict[Tuple[str, str], Value] = field(default_factory=dict)
+
+    def _fresh(self, hint: str = "v") -> str:
+        self._count += 1
+        return f"%{hint}{self._count}"
+
+    # --- graph signature -------------------------------------------------
+    def add_input(self, name: str, type_: TensorType) -> Value:
+        if not name.isidentifier():
+            raise ValueError(f"graph input name {name!r} is not an identifier")
+        value = Value("%" + name, type_)
+        self.inputs.append((name, value))
+        return value
+
+    def add_output(self, name: str, value: Value) -> None:
+        self.outputs.append((name, value))
+
+    # --- ops ---------------------------------------------------------------
+    def op(self, text: str, result: TensorType, operands: Sequence[Value] = (),
+           hint: str = "v") -> Value:
+        """`text` is everything after `%r = `; `result` its inferred type."""
+        name = self._fresh(hint)
+        self.ops.append((name, tuple(v.name for v in operands), text))
+        return Value(name, result)
+
+    def constant(self, value, dtype: str) -> Value:
+        """A rank-0 constant, shared by every use of the same value."""
+        if dtype in FLOAT_DTYPES:
+            literal = _float_literal(float(value))
+        elif dtype == "i1":
+            literal = "true" if value else "false"
+        else:
+            literal = str(int(value))
+        key = (literal, dtype)
+        if key not in self._constants:
+            self._constants[key] = self.op(
+                f"gpuos.constant dense<{literal}> : tensor<{dtype}>",
+                TensorType((), dtype),
+                hint="c",
+            )
+        return self._constants[key]
+
+    def live_ops(self) -> List[Tuple[str, Tuple[str, ...], str]]:
+        """The ops some output depends on (the verifier rejects the rest)."""
+        live = {v.name for _, v in self.outputs}
+        kept = []
+        for name, operands, text in reversed(self.ops):
+            if name in live:
+                live.update(operands)
+                kept.append((name, operands, text))
+        return list(reversed(kept))
+
+    def to_mlir(self) -> str:
+        ins = ", ".join(f"{v.name} : {v.type}" for _, v in self.inputs)
+        outs = ", ".join(f"{n} : {v.type}" for n, v in self.outputs)
+        head = (
+            f"gpuos.graph @{self.name}({ins})\n    -> ({outs}) "
+            f"priority #gpuos.priority<{self.priority}> {{"
+        )
+        values = ", ".join(v.name for _, v in self.outputs)
+        types = ", ".join(str(v.type) for _, v in self.outputs)
+        body = [f"  {name} = {text}" for name, _, text in self.live_ops()]
+        return "\n".join([head, *body, f"  gpuos.yield {values} : {types}", "}", ""])

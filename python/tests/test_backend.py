@@ -1,0 +1,148 @@
+"""torch.compile(backend="gpuos") on the CPU (the interpreter executor):
+the FX importer, graph splits, variants and fallbacks."""
+
+import logging
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import gpuos
+from conftest import assert_close
+
+CPU = {"executor": "interpreter"}
+
+
+def compiled(fn, **options):
+    return torch.compile(fn, backend="gpuos", options={**CPU, **options})
+
+
+def reference(fn, *args):
+    return fn(*[a.double() if a.is_floating_point() else a for a in args])
+
+
+def check(fn, *args, dtype=torch.float32):
+    out = compiled(fn)(*args)
+    ref = reference(fn, *args)
+    outs = out if isinstance(out, tuple) else (out,)
+    refs = ref if isinstance(ref, tuple) else (ref,)
+    for o, r in zip(outs, refs):
+        assert_close(o, r, o.dtype if o.is_floating_point() else None)
+
+
+def test_elementwise_chain():
+    def f(x, y):
+        h = x
+        for i in range(16):
+            h = torch.sigmoid(h * y + i * 0.01) - 0.5
+        return F.silu(h) + F.gelu(h) + torch.tanh(h).abs()
+    check(f, torch.randn(32, 64), torch.randn(64))
+    assert gpuos.stats().get("fallback_ops", 0) == 0
+
+
+def test_softmax_with_causal_mask():
+    def f(q, k, mask):
+        s = (q @ k.transpose(-1, -2)) * 0.125
+        s = s.masked_fill(~mask, float("-inf"))
+        return torch.softmax(s, -1)
+    q, k = torch.randn(4, 16, 32), torch.randn(4, 16, 32)
+    mask = torch.ones(16, 16, dtype=torch.bool).tril()
+    check(f, q, k, mask)
+
+
+def test_norms_and_residual():
+    def f(x, h, w, b, g):
+        r = x + h
+        return F.layer_norm(r, (256,), w, b, 1e-5), F.rms_norm(r, (256,), g, 1e-6)
+    x, h = torch.randn(8, 256), torch.randn(8, 256)
+    check(f, x, h, torch.randn(256), torch.randn(256), torch.randn(256))
+
+
+def test_mlp_sharing_weights():
+    def f(xs, w1, w2):
+        return [F.linear(F.silu(F.linear(x, w1)), w2) for x in xs]
+    w1, w2 = torch.randn(64, 32) * 0.1, torch.randn(32, 64) * 0.1
+    xs = [torch.randn(2, 32) for _ in range(4)]
+    out = compiled(f)(xs, w1, w2)
+    for o, x in zip(out, xs):
+        assert_close(o, F.linear(F.silu(F.linear(x.double(), w1.double())), w2.double()), torch.float32)
+
+
+def test_reductions_and_argmax():
+    def f(x):
+        return x.sum(1), x.mean(0, keepdim=True), x.amax(-1), x.argmax(-1)
+    check(f, torch.randn(16, 48))
+
+
+def test_broadcast_on_noncontiguous_views():
+    def f(x, y):
+        return x.t() * y[::2] + x.t().exp()
+    x = torch.randn(12, 6)
+    y = torch.randn(12, 12)
+    check(f, x, y)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_half_precision(dtype):
+    def f(x, w):
+        return torch.softmax(x * w, -1).to(torch.float32), (x + w).relu()
+    x, w = torch.randn(8, 128).to(dtype), torch.randn(128).to(dtype)
+    out = compiled(f)(x, w)
+    assert out[1].dtype == dtype
+    assert_close(out[0], torch.softmax(x.double() * w.double(), -1), torch.float32,
+                 computed_in=dtype)
+    assert_close(out[1], (x.double() + w.double()).relu(), dtype)
+
+
+def test_unsupported_op_splits_and_reports(caplog):
+    def f(x):
+        a = torch.exp(x) * 2
+        b = torch.cumsum(a, 1)
+        return torch.tanh(b) + 1
+    x = torch.randn(4, 8)
+    with caplog.at_level(logging.INFO, logger="gpuos"):
+        check(f, x)
+    s = gpuos.stats()
+    assert s["fallback_ops"] == 1 and s["splits"] == 2
+    assert any("cumsum" in r.message and "stay in PyTorch" in r.message for r in caplog.records)
+
+
+def test_same_shapes_reuse_new_shapes_compile_once():
+    def f(x):
+        return torch.exp(x) + 1
+    g = compiled(f)
+    g(torch.randn(8))
+    g(torch.randn(8))
+    assert gpuos.stats()["variants"] == 1
+    g(torch.randn(16))
+    g(torch.randn(16))
+    s = gpuos.stats()
+    assert s["variants"] == 2 and s.get("variant_cap_hits", 0) == 0
+
+
+def test_variant_cap_warns_and_falls_back():
+    def f(x):
+        return torch.exp(x) * 3
+    g = compiled(f, max_variants=1)
+    base = torch.randn(4, 8)
+    g(base)
+    with pytest.warns(UserWarning, match="max_variants=1"):
+        out = g(base.t())  # a new layout (strides): a new variant
+    assert_close(out, torch.exp(base.t().double()) * 3, torch.float32)
+    assert gpuos.stats()["variant_cap_hits"] == 1
+
+
+def test_autograd_falls_back():
+    def f(x):
+        return (torch.sin(x) * 2).sum()
+    x = torch.randn(8, requires_grad=True)
+    compiled(f)(x).backward()
+    torch.testing.assert_close(x.grad, 2 * torch.cos(x.detach()))
+    assert gpuos.stats()["autograd_fallbacks"] == 1
+
+
+def test_bad_options_are_rejected():
+    with pytest.raises(Exception, match="unknown options"):
+        torch.compile(lambda x: x + 1, backend="gpuos", options={"prio": 1})(torch.randn(2))
+    with pytest.raises(Exception, match="priority 'now'"):
+        torch.compile(lambda x: x + 1, backend="gpuos", options={"priority": "now"})(torch.randn(2))

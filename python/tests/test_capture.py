@@ -1,0 +1,157 @@
+"""gpuos.capture on the CPU (the interpreter executor): what is recorded,
+when it flushes, and that values match eager PyTorch."""
+
+import gc
+import logging
+
+import pytest
+import torch
+
+import gpuos
+from conftest import assert_close
+
+CPU = dict(executor="interpreter")
+
+
+def test_fuses_a_chain_into_one_graph():
+    x, w, b = torch.randn(4, 8), torch.randn(8), torch.randn(4, 1)
+    with gpuos.capture(**CPU):
+        y = torch.relu(x * w + b).sum(-1)
+    assert_close(y, torch.relu(x.double() * w.double() + b.double()).sum(-1), torch.float32)
+    s = gpuos.stats()
+    assert s["flushes"] == 1 and s["graphs_run_interpreter"] == 1
+    assert s.get("fallback_ops", 0) == 0
+
+
+def test_item_flushes_before_reading():
+    x = torch.rand(16) + 0.5
+    with gpuos.capture(**CPU):
+        y = (x * 2).sum()
+        value = y.item()  # needs the data now
+        assert gpuos.stats()["flushes"] == 1
+        z = y + 1
+    assert value == pytest.approx((x.double() * 2).sum().item(), rel=1e-5)
+    assert z.item() == pytest.approx(value + 1, rel=1e-5)
+    assert gpuos.stats()["flushes"] == 2
+
+
+def test_unsupported_op_reading_pending_flushes_and_is_counted(caplog):
+    x = torch.randn(8, 8)
+    with caplog.at_level(logging.DEBUG, logger="gpuos"):
+        with gpuos.capture(**CPU):
+            y = torch.exp(x)
+            c = torch.cumsum(y, 0)  # no lowering: flush, then eager
+            z = c * 2
+    assert_close(z, torch.cumsum(torch.exp(x.double()), 0) * 2, torch.float32)
+    s = gpuos.stats()
+    assert s["fallback_ops"] >= 1 and s["flushes"] == 2
+    assert any("cumsum" in r.message and "no gpuos lowering" in r.message for r in caplog.records)
+
+
+def test_size_threshold_flushes():
+    x = torch.randn(32)
+    with gpuos.capture(max_ops=4, **CPU):
+        y = x
+        for _ in range(10):
+            y = y * 0.5 + 0.25
+    ref = x.double()
+    for _ in range(10):
+        ref = ref * 0.5 + 0.25
+    assert_close(y, ref, torch.float32)
+    assert gpuos.stats()["flushes"] >= 5  # 20 ops, at most 4 per graph
+
+
+def test_dead_intermediates_are_not_outputs():
+    x = torch.randn(64)
+    with gpuos.capture(**CPU):
+        a = torch.exp(x)
+        b = a * 3
+        del a
+        gc.collect()
+        c = b + 1
+        del b
+    assert_close(c, torch.exp(x.double()) * 3 + 1, torch.float32)
+    manifests = list(gpuos.cache_dir().glob("*/graph.mlir"))
+    last = max(manifests, key=lambda p: p.stat().st_mtime).read_text()
+    assert last.count("out0") == 1 and "out1" not in last
+
+
+def test_views_alias_their_pending_base():
+    x = torch.randn(4, 6)
+    with gpuos.capture(**CPU):
+        y = x * 2
+        t = y.t()            # a view of a pending tensor
+        s = t[1:3]           # a view of a view
+        z = t.sum(0)         # fuses through the transpose
+    assert s._base is y
+    assert_close(y, x.double() * 2, torch.float32)
+    assert_close(s, (x.double() * 2).t()[1:3], torch.float32)
+    assert_close(z, (x.double() * 2).t().sum(0), torch.float32)
+
+
+def test_inplace_on_an_input_flushes_first():
+    x = torch.ones(8)
+    with gpuos.capture(**CPU):
+        y = x + 1       # pending, reads x
+        x.mul_(10)      # must not change y
+        z = x + 1
+    assert_close(y, torch.full((8,), 2.0, dtype=torch.float64), torch.float32)
+    assert_close(z, torch.full((8,), 11.0, dtype=torch.float64), torch.float32)
+
+
+def test_inplace_on_a_pending_tensor():
+    x = torch.randn(8)
+    with gpuos.capture(**CPU):
+        y = x * 2
+        y.add_(1)
+        w = y * 3
+    assert_close(w, (x.double() * 2 + 1) * 3, torch.float32)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_half_dtypes(dtype):
+    x = torch.randn(8, 32).to(dtype)
+    w = torch.randn(32).to(dtype)
+    with gpuos.capture(**CPU):
+        y = torch.nn.functional.rms_norm(x, (32,), w, eps=1e-6) if hasattr(torch.nn.functional, "rms_norm") else x * w
+        z = torch.softmax(y.float(), -1)
+    xd = x.double()
+    ref = xd / torch.sqrt((xd * xd).mean(-1, keepdim=True) + 1e-6) * w.double()
+    assert_close(y, ref, dtype)
+    assert_close(z, torch.softmax(y.double(), -1), torch.float32)
+
+
+def test_requires_grad_runs_in_pytorch():
+    x = torch.randn(8, requires_grad=True)
+    with gpuos.capture(**CPU):
+        y = (x * 3).sum()
+    y.backward()
+    assert torch.allclose(x.grad, torch.full((8,), 3.0))
+    assert gpuos.stats().get("flushes", 0) == 0
+    assert gpuos.stats()["fallback_ops"] >= 2
+
+
+def test_priority_is_checked():
+    with pytest.raises(ValueError, match="priority 'asap'"):
+        gpuos.capture(priority="asap")
+    with pytest.raises(ValueError, match="executor"):
+        gpuos.capture(executor="tpu")
+
+
+def test_cuda_executor_leaves_cpu_tensors_to_pytorch():
+    x = torch.randn(8)
+    with gpuos.capture():  # the default, CUDA executor
+        y = x * 2
+    assert torch.equal(y, x * 2)
+    assert gpuos.stats().get("flushes", 0) == 0
+    assert gpuos.stats()["fallback_ops"] == 1
+
+
+def test_same_graph_is_compiled_once():
+    x = torch.randn(8, 8)
+    for _ in range(3):
+        with gpuos.capture(**CPU):
+            y = torch.tanh(x) * 2
+    s = gpuos.stats()
+    assert s.get("compiles", 0) + s.get("disk_cache_hits", 0) == 1
+    assert s["cache_hits"] == 2

@@ -1,0 +1,69 @@
+"""Both entry points on the GPU, through the resident runtime, against a
+float64 PyTorch reference. Skipped (visibly) without a GPU."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import gpuos
+from conftest import assert_close, has_gpu
+
+pytestmark = pytest.mark.skipif(not has_gpu(), reason="no GPU: the runtime cannot open device 0")
+
+
+def cuda(*shape, dtype=torch.float32):
+    return torch.randn(*shape, device="cuda").to(dtype)
+
+
+def test_capture_chain_runs_on_the_runtime():
+    x, w, b = cuda(64, 256), cuda(256), cuda(64, 1)
+    with gpuos.capture(priority="urgent"):
+        y = torch.relu(x * w + b).sum(-1)
+    assert_close(y, torch.relu(x.double() * w.double() + b.double()).sum(-1), torch.float32)
+    assert gpuos.stats()["graphs_run"] == 1
+
+
+def test_capture_flushes_on_item_and_exit():
+    x = cuda(1024)
+    with gpuos.capture():
+        s = (x * x).sum()
+        value = s.item()
+        t = torch.exp(x) * 0.5
+    assert value == pytest.approx((x.double() ** 2).sum().item(), rel=1e-4)
+    assert_close(t, torch.exp(x.double()) * 0.5, torch.float32)
+    assert gpuos.stats()["graphs_run"] == 2
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+def test_backend_decode_block(dtype):
+    def block(x, h, g, w1, w2):
+        r = x + h
+        n = F.rms_norm(r, (r.shape[-1],), g, 1e-6)
+        return r + F.linear(F.silu(F.linear(n, w1)), w2)
+    x, h, g = cuda(1, 256, dtype=dtype), cuda(1, 256, dtype=dtype), cuda(256, dtype=dtype)
+    w1, w2 = cuda(512, 256, dtype=dtype) * 0.05, cuda(256, 512, dtype=dtype) * 0.05
+    out = torch.compile(block, backend="gpuos", options={"priority": "urgent"})(x, h, g, w1, w2)
+    ref = block(*(t.double() for t in (x, h, g, w1, w2)))
+    assert_close(out, ref, dtype)
+    assert gpuos.stats()["graphs_run"] >= 1
+
+
+def test_backend_attention_softmax_causal():
+    def attn(q, k, v, mask):
+        s = (q @ k.transpose(-1, -2)) * 0.125
+        return torch.softmax(s.masked_fill(~mask, float("-inf")), -1) @ v
+    q, k, v = cuda(8, 32, 64), cuda(8, 32, 64), cuda(8, 32, 64)
+    mask = torch.ones(32, 32, dtype=torch.bool, device="cuda").tril()
+    out = torch.compile(attn, backend="gpuos")(q, k, v, mask)
+    assert_close(out, attn(q.double(), k.double(), v.double(), mask), torch.float32)
+
+
+def test_same_graph_reuses_its_image():
+    def f(x):
+        return torch.tanh(x) * 2 + 1
+    g = torch.compile(f, backend="gpuos")
+    for _ in range(5):
+        x = cuda(4096)
+        assert_close(g(x), torch.tanh(x.double()) * 2 + 1, torch.float32)
+    s = gpuos.stats()
+    assert s["variants"] == 1 and s["graphs_run"] == 5
