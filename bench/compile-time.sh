@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
-# Compile time of gpuos-jit on this machine: the 64-op elementwise chain
-# example, fused by the pipeline, to an image. Cold = --no-cache (lowering,
-# PTX, nvJitLink); warm = a cache hit. Whole-process wall time, medians of
-# N runs. Usage: bench/compile-time.sh [N]   (default 15)
+# Compile time of the 64-op elementwise chain example, fused by the
+# pipeline, to an image (tasks + gpuos_dispatch + the runtime's device
+# library), on this machine. Medians of N runs:
+#   cold CLI     gpuos-jit --no-cache, whole process
+#   warm CLI     gpuos-jit with a cache hit, whole process
+#   process start  gpuos-jit --version (loading libLLVM)
+#   in-process   gpuos::jit::Compiler, as a front-end embeds it
+#                (bench/compile/gpuos-compile-bench): cold, disk-cache hit,
+#                memory hit
+# Usage: bench/compile-time.sh [N]   (default 15; BUILD_DIR, default build)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
 n=${1:-15}
-bash "$root/scripts/build.sh" --target gpuos-opt gpuos-jit >/dev/null
+bash "$root/scripts/build.sh" --target gpuos-opt gpuos-jit gpuos-compile-bench >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$build/bin/gpuos-opt" "$root/examples/elementwise_chain.mlir" --gpuos-pipeline -o "$work/chain.mlir"
@@ -22,10 +28,13 @@ cold=$(for _ in $(seq "$n"); do ms "${jit[@]}" --no-cache; done | median)
 warm=$(for _ in $(seq "$n"); do ms "${jit[@]}" --cache-dir="$work/cache"; done | median)
 phases=$("${jit[@]}" --no-cache -v 2>&1 | grep '^time:' || true)
 startup=$(for _ in $(seq "$n"); do ms "$build/bin/gpuos-jit" --version; done | median)
+inproc=$("$build/bin/gpuos-compile-bench" "$work/chain.mlir" "$n" --cache-dir="$work/cache-inproc")
 
-printf 'gpuos-jit, examples/elementwise_chain.mlir (64 ops) after --gpuos-pipeline, %s runs, %s cores\n' "$n" "$(nproc)"
+printf 'gpuos-jit, examples/elementwise_chain.mlir (64 ops) after --gpuos-pipeline, %s runs, %s cores, load %s\n' \
+  "$n" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-28s %8s\n' "case" "median ms"
-printf '%-28s %8s\n' "cold (no cache)" "$cold"
-printf '%-28s %8s\n' "warm (cache hit)" "$warm"
+printf '%-28s %8s\n' "cold CLI (no cache)" "$cold"
+printf '%-28s %8s\n' "warm CLI (cache hit)" "$warm"
 printf '%-28s %8s\n' "process start (--version)" "$startup"
-[[ -n $phases ]] && echo "$phases"
+echo "$inproc"
+[[ -n $phases ]] && echo "one cold CLI run: $phases"

@@ -82,6 +82,24 @@ llvm::Error ImageCache::fetch(llvm::StringRef key, llvm::StringRef cubinPath,
   return llvm::Error::success();
 }
 
+llvm::Error ImageCache::load(llvm::StringRef key, std::vector<char> &cubin,
+                             std::string &manifest) const {
+  for (bool isCubin : {true, false}) {
+    std::string from = path(key, isCubin ? ".cubin" : ".manifest.json");
+    auto buffer = llvm::MemoryBuffer::getFile(from, /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+    if (!buffer)
+      return llvm::createStringError(buffer.getError(),
+                                     "cannot read cache entry '" + from + "'");
+    llvm::StringRef data = (*buffer)->getBuffer();
+    if (isCubin)
+      cubin.assign(data.begin(), data.end());
+    else
+      manifest = data.str();
+  }
+  return llvm::Error::success();
+}
+
 llvm::Error ImageCache::store(llvm::StringRef key, llvm::ArrayRef<char> cubin,
                               llvm::StringRef manifest) const {
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))

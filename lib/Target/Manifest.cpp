@@ -26,29 +26,6 @@ LogicalResult gpuos::checkPartitioned(ModuleOp module) {
   return failure(walk.wasInterrupted());
 }
 
-/// Tasks of `graph` in a topological order (graph bodies may be written in
-/// any order), written order among independent ones.
-static SmallVector<TaskOp> sortedTasks(GraphOp graph) {
-  SmallVector<TaskOp> pending, sorted;
-  for (Operation &op : graph.getBodyBlock().without_terminator())
-    pending.push_back(cast<TaskOp>(op));
-  llvm::DenseSet<Operation *> placed;
-  while (!pending.empty()) {
-    auto ready = llvm::find_if(pending, [&](TaskOp task) {
-      return llvm::all_of(task.getInputs(), [&](Value input) {
-        Operation *producer = input.getDefiningOp();
-        return !producer || placed.contains(producer);
-      });
-    });
-    if (ready == pending.end())
-      break; // the verifier rejects cycles; be safe anyway
-    placed.insert(*ready);
-    sorted.push_back(*ready);
-    pending.erase(ready);
-  }
-  return sorted;
-}
-
 static std::string dtypeName(Type type) {
   std::string name;
   llvm::raw_string_ostream os(name);
@@ -90,15 +67,14 @@ gpuos::buildManifest(ModuleOp module, ArrayRef<TaskCodegenInfo> infos,
   for (const TaskCodegenInfo &info : infos)
     infoByKind[info.kind] = &info;
 
-  // Global task order first: depends_on refers to it.
+  // Global task order first: depends_on refers to it, and gpuos_dispatch
+  // numbers kinds by it.
   SmallVector<std::pair<GraphOp, TaskOp>> order;
   llvm::DenseMap<Operation *, int64_t> position;
-  module.walk([&](GraphOp graph) {
-    for (TaskOp task : sortedTasks(graph)) {
-      position[task] = order.size();
-      order.push_back({graph, task});
-    }
-  });
+  for (TaskOp task : imageTaskOrder(module)) {
+    position[task] = order.size();
+    order.push_back({task->getParentOfType<GraphOp>(), task});
+  }
 
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -108,9 +84,17 @@ gpuos::buildManifest(ModuleOp module, ArrayRef<TaskCodegenInfo> infos,
     json.attribute("abi", kImageAbiVersion);
     json.attribute("arch", options.arch);
     json.attribute("content_hash", options.contentHash);
-    // The runtime's relocatable device library is not linked in yet: the
-    // image holds the task functions and their test kernels only.
-    json.attribute("runtime", nullptr);
+    json.attribute("dispatch", kDispatchFunctionName);
+    // The runtime's relocatable device library linked into the image (the
+    // resident kernel), or null for an image of task functions and test
+    // kernels only.
+    if (options.runtimeLibrary.empty())
+      json.attribute("runtime", nullptr);
+    else
+      json.attributeObject("runtime", [&] {
+        json.attribute("library", options.runtimeLibrary);
+        json.attribute("sha256", options.runtimeHash);
+      });
     json.attributeArray("tasks", [&] {
       for (auto [graph, task] : order) {
         FailureOr<TaskABI> abi = TaskABI::get(task);

@@ -18,7 +18,9 @@ using namespace gpuos;
 namespace {
 using Handle = void *;
 using Result = int; // nvJitLinkResult; 0 is NVJITLINK_SUCCESS
-constexpr int kInputPTX = 2, kInputObject = 5;
+// nvJitLinkInputType (nvJitLink.h, CUDA 13).
+constexpr int kInputCubin = 1, kInputPTX = 2, kInputFatbin = 4,
+              kInputObject = 5, kInputLibrary = 6;
 
 const char *resultName(Result result) {
   static const char *names[] = {
@@ -127,31 +129,91 @@ static std::string readLog(Result (*sizeFn)(Handle, size_t *),
   return log;
 }
 
-llvm::Expected<LinkResult> NvJitLink::link(llvm::ArrayRef<LinkInput> inputs,
-                                           const LinkOptions &options) const {
+LinkInput::Kind LinkInput::kindOfFile(llvm::StringRef path) {
+  if (path.ends_with(".a"))
+    return Library;
+  if (path.ends_with(".cubin"))
+    return Cubin;
+  if (path.ends_with(".fatbin"))
+    return Fatbin;
+  if (path.ends_with(".ptx"))
+    return PTX;
+  return Object;
+}
+
+static int inputType(LinkInput::Kind kind) {
+  switch (kind) {
+  case LinkInput::PTX:
+    return kInputPTX;
+  case LinkInput::Object:
+    return kInputObject;
+  case LinkInput::Library:
+    return kInputLibrary;
+  case LinkInput::Cubin:
+    return kInputCubin;
+  case LinkInput::Fatbin:
+    return kInputFatbin;
+  }
+  return kInputObject;
+}
+
+llvm::Expected<NvJitLink::Session>
+NvJitLink::begin(const LinkOptions &options) const {
   std::string arch = "-arch=" + options.arch;
   std::string opt = "-O" + std::to_string(options.optLevel);
+  std::string registers = "-maxrregcount=" + std::to_string(options.maxRegisters);
   std::vector<const char *> args = {arch.c_str(), opt.c_str()};
+  if (options.maxRegisters > 0)
+    args.push_back(registers.c_str());
   if (options.verbose)
     args.push_back("-verbose");
   Handle handle = nullptr;
   if (Result r = api->create(&handle, args.size(), args.data()))
     return llvm::createStringError(llvm::formatv(
         "nvJitLinkCreate({0} {1}) failed: {2}", arch, opt, resultName(r)));
-  auto fail = [&](const char *what, Result r) -> llvm::Error {
-    std::string log = readLog(api->errorLogSize, api->errorLog, handle);
+  return Session(api, handle);
+}
+
+NvJitLink::Session::Session(Session &&other) noexcept
+    : api(other.api), handle(other.handle) {
+  other.handle = nullptr;
+}
+
+NvJitLink::Session &NvJitLink::Session::operator=(Session &&other) noexcept {
+  std::swap(api, other.api);
+  std::swap(handle, other.handle);
+  return *this;
+}
+
+NvJitLink::Session::~Session() {
+  if (handle)
     api->destroy(&handle);
-    return llvm::createStringError(
-        llvm::formatv("{0} failed: {1}{2}{3}", what, resultName(r),
-                      log.empty() ? "" : "\n", log)
-            .str());
-  };
-  for (const LinkInput &input : inputs) {
-    int kind = input.kind == LinkInput::PTX ? kInputPTX : kInputObject;
-    if (Result r = api->addData(handle, kind, input.data.data(),
-                                input.data.size(), input.name.c_str()))
-      return fail(("nvJitLinkAddData(" + input.name + ")").c_str(), r);
-  }
+}
+
+llvm::Error NvJitLink::Session::fail(llvm::StringRef what, int result) {
+  std::string log = handle ? readLog(api->errorLogSize, api->errorLog, handle)
+                           : std::string();
+  if (handle)
+    api->destroy(&handle);
+  handle = nullptr;
+  return llvm::createStringError(
+      llvm::formatv("{0} failed: {1}{2}{3}", what, resultName(result),
+                    log.empty() ? "" : "\n", log)
+          .str());
+}
+
+llvm::Error NvJitLink::Session::add(const LinkInput &input) {
+  if (!handle)
+    return llvm::createStringError("nvJitLink session already completed");
+  if (Result r = api->addData(handle, inputType(input.kind), input.data.data(),
+                              input.data.size(), input.name.c_str()))
+    return fail("nvJitLinkAddData(" + input.name + ")", r);
+  return llvm::Error::success();
+}
+
+llvm::Expected<LinkResult> NvJitLink::Session::complete() {
+  if (!handle)
+    return llvm::createStringError("nvJitLink session already completed");
   if (Result r = api->complete(handle))
     return fail("nvJitLinkComplete", r);
   LinkResult result;
@@ -163,5 +225,17 @@ llvm::Expected<LinkResult> NvJitLink::link(llvm::ArrayRef<LinkInput> inputs,
     return fail("nvJitLinkGetLinkedCubin", r);
   result.infoLog = readLog(api->infoLogSize, api->infoLog, handle);
   api->destroy(&handle);
+  handle = nullptr;
   return result;
+}
+
+llvm::Expected<LinkResult> NvJitLink::link(llvm::ArrayRef<LinkInput> inputs,
+                                           const LinkOptions &options) const {
+  llvm::Expected<Session> session = begin(options);
+  if (!session)
+    return session.takeError();
+  for (const LinkInput &input : inputs)
+    if (llvm::Error error = session->add(input))
+      return std::move(error);
+  return session->complete();
 }

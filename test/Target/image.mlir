@@ -1,7 +1,9 @@
-// gpuos-jit --emit=image: nvJitLink links the PTX into <out>.cubin and the
-// manifest describes the tasks (docs/abi.md). A second compile of the
-// unchanged graph is a cache hit and writes the same files.
-// REQUIRES: nvjitlink, libdevice
+// gpuos-jit --emit=image: nvJitLink links the PTX with the runtime's device
+// library into <out>.cubin (the resident kernel, gpuos_dispatch, the tasks
+// and their test kernels) and the manifest describes the tasks
+// (docs/abi.md). A second compile of the unchanged graph is a cache hit and
+// writes the same files.
+// REQUIRES: nvjitlink, libdevice, runtime-device
 // RUN: rm -rf %t.cache %t.out*
 // RUN: gpuos-jit %s -o %t.out --cache-dir=%t.cache -v 2>&1 | FileCheck %s --check-prefix=MISS
 // RUN: od -A n -t x1 -N 4 %t.out.cubin | FileCheck %s --check-prefix=ELF
@@ -9,8 +11,17 @@
 // RUN: gpuos-jit %s -o %t.again --cache-dir=%t.cache -v 2>&1 | FileCheck %s --check-prefix=HIT
 // RUN: cmp %t.out.cubin %t.again.cubin
 // RUN: cmp %t.out.manifest.json %t.again.manifest.json
-// A different architecture is a different image.
-// RUN: gpuos-jit %s -o %t.sm80 --arch=sm_80 --cache-dir=%t.cache -v 2>&1 | FileCheck %s --check-prefix=MISS
+// The symbols the runtime and the launcher look up are in the cubin.
+// RUN: llvm-nm %t.out.cubin | FileCheck %s --check-prefix=SYMS
+// A different architecture is a different image; the runtime library of
+// this build holds sm_90 code only, so an sm_80 image needs another one.
+// RUN: not gpuos-jit %s -o %t.sm80 --arch=sm_80 --cache-dir=%t.cache 2>&1 | FileCheck %s --check-prefix=ARCH
+// RUN: gpuos-jit %s -o %t.sm80 --arch=sm_80 --runtime-lib=none --cache-dir=%t.cache -v 2>&1 | FileCheck %s --check-prefix=MISS
+// RUN: FileCheck %s --input-file=%t.sm80.manifest.json --check-prefix=NONE
+// RUN: llvm-nm %t.sm80.cubin | FileCheck %s --check-prefix=NONESYMS
+// A runtime library that is not there is named with where it came from.
+// RUN: not gpuos-jit %s -o %t.bad --runtime-lib=%t.missing.o --no-cache 2>&1 | FileCheck %s --check-prefix=NOLIB -DLIB=%t.missing.o
+// RUN: env GPUOS_RUNTIME_LIB=%t.missing.o not gpuos-jit %s -o %t.bad --no-cache 2>&1 | FileCheck %s --check-prefix=NOLIBENV -DLIB=%t.missing.o
 // An unpartitioned graph cannot become an image.
 // RUN: not gpuos-jit %S/Inputs/unpartitioned.mlir -o %t.bad --no-cache 2>&1 | FileCheck %s --check-prefix=PARTITION
 
@@ -20,10 +31,32 @@
 // HIT-NOT: ptxas
 // ELF: 7f 45 4c 46
 
+// SYMS-DAG: T gpuos_dispatch
+// SYMS-DAG: T gpuos_launch_gate
+// SYMS-DAG: T gpuos_launch_norm_rows
+// SYMS-DAG: T gpuos_resident
+// SYMS-DAG: D gpuos_runtime_protocol
+// SYMS-DAG: T gpuos_task_gate
+// SYMS-DAG: T gpuos_task_norm_rows
+
+// ARCH: gpuos-jit: linking the runtime device library '{{.*}}gpuos_runtime_device.o' for sm_80 (it must hold code for sm_80
+
+// NONE:      "runtime": null,
+// NONESYMS-NOT: gpuos_resident
+// NONESYMS:     T gpuos_launch_gate
+// NONESYMS-NOT: gpuos_resident
+
+// NOLIB: gpuos-jit: the runtime device library '[[LIB]]' (from --runtime-lib) does not exist
+// NOLIBENV: gpuos-jit: the runtime device library '[[LIB]]' (from $GPUOS_RUNTIME_LIB) does not exist
+
 // CHECK:      "abi": 0,
 // CHECK-NEXT: "arch": "sm_90",
 // CHECK-NEXT: "content_hash": "{{[0-9a-f]+}}",
-// CHECK-NEXT: "runtime": null,
+// CHECK-NEXT: "dispatch": "gpuos_dispatch",
+// CHECK-NEXT: "runtime": {
+// CHECK-NEXT:   "library": "gpuos_runtime_device.o",
+// CHECK-NEXT:   "sha256": "{{[0-9a-f]+}}"
+// CHECK-NEXT: },
 // CHECK-NEXT: "tasks": [
 // CHECK:        "kind": "norm_rows",
 // CHECK-NEXT:   "function": "gpuos_task_norm_rows",

@@ -2,7 +2,7 @@
 // every task of every image against the reference interpreter, aligned
 // and misaligned, with small blocks so the OS-thread simulation stays fast.
 // scripts/gpu-check.sh runs the same vectors on a GPU.
-// REQUIRES: nvjitlink, libdevice
+// REQUIRES: nvjitlink, libdevice, runtime-device
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: gpuos-jit %S/gpu-check/elementwise.mlir --no-cache -o %t/ew
 // RUN: gpuos-check-gen %S/gpu-check/elementwise.mlir --manifest=%t/ew.manifest.json -o %t/ew.d

@@ -31,6 +31,7 @@ inline bool readFile(const std::string &path, std::vector<char> &data) {
 
 struct Buffer {
   bool input = false;
+  std::string name; // graph sections only: the graph input or output name
   std::string dtype, file;
   int elemBytes = 0;
   long long span = 0;
@@ -45,7 +46,16 @@ struct Task {
   std::vector<Buffer> buffers;
 };
 
-inline bool parseCheck(const std::string &path, std::string &image, std::vector<Task> &tasks) {
+/// A whole graph of the image: its inputs and outputs by name, evaluated
+/// by the interpreter from the graph's inputs (tasks chained).
+struct Graph {
+  std::string name;
+  std::vector<Buffer> buffers;
+};
+
+/// Reads check.txt; `graphs` (if given) receives the graph sections.
+inline bool parseCheck(const std::string &path, std::string &image, std::vector<Task> &tasks,
+                       std::vector<Graph> *graphs = nullptr) {
   std::ifstream in(path);
   if (!in) {
     std::fprintf(stderr, "gpu-check: cannot read %s\n", path.c_str());
@@ -53,6 +63,10 @@ inline bool parseCheck(const std::string &path, std::string &image, std::vector<
   }
   std::string dir = path.substr(0, path.find_last_of('/') + 1);
   std::string line;
+  std::vector<Graph> ignored;
+  if (!graphs)
+    graphs = &ignored;
+  bool inGraph = false; // the current section: a graph (else a task)
   while (std::getline(in, line)) {
     std::istringstream words(line);
     std::string key;
@@ -66,9 +80,22 @@ inline bool parseCheck(const std::string &path, std::string &image, std::vector<
       words >> task.kind >> task.launcher >> task.tiles >> task.blockSize >>
           task.sharedBytes;
       tasks.push_back(task);
+      inGraph = false;
+    } else if (key == "graph") {
+      Graph graph;
+      words >> graph.name;
+      graphs->push_back(graph);
+      inGraph = true;
     } else if (key == "input" || key == "output") {
+      if (inGraph ? graphs->empty() : tasks.empty()) {
+        std::fprintf(stderr, "gpu-check: %s: buffer outside a section: %s\n",
+                     path.c_str(), line.c_str());
+        return false;
+      }
       Buffer buffer;
       buffer.input = key == "input";
+      if (inGraph)
+        words >> buffer.name;
       int rank = 0;
       words >> buffer.dtype >> buffer.elemBytes >> buffer.span >> rank;
       buffer.shape.resize(rank);
@@ -85,7 +112,7 @@ inline bool parseCheck(const std::string &path, std::string &image, std::vector<
                      line.c_str());
         return false;
       }
-      tasks.back().buffers.push_back(buffer);
+      (inGraph ? graphs->back().buffers : tasks.back().buffers).push_back(buffer);
     }
   }
   return true;

@@ -1,13 +1,16 @@
 //===- gpuos-jit.cpp - .mlir in, image out --------------------------------===//
 //
 //   gpuos-jit in.mlir [--arch=sm_90] [-O0..3] [--emit=mlir|llvm|ptx|image]
-//             [-o out] [--cache-dir=DIR] [--no-cache] [-v]
+//             [-o out] [--cache-dir=DIR] [--no-cache] [--runtime-lib=PATH] [-v]
 //
 // Lowers every gpuos.task to a device function (docs/abi.md), emits PTX with
-// LLVM's NVPTX backend in-process, and for --emit=image links it with
-// nvJitLink into <out>.cubin plus <out>.manifest.json. Images are cached by
-// content hash, so an unchanged graph never links twice. Needs no GPU or
-// driver: nvJitLink is opened with dlopen, only for --emit=image.
+// LLVM's NVPTX backend in-process, and for --emit=image links it with the
+// runtime's device library by nvJitLink into <out>.cubin (the resident
+// kernel, gpuos_dispatch, the tasks and their test kernels) plus
+// <out>.manifest.json; that part is gpuos::jit::Compiler (lib/JIT). Images
+// are cached by content hash, so an unchanged graph never links twice.
+// Needs no GPU or driver: nvJitLink is opened with dlopen, only for
+// --emit=image.
 //
 // Exit status: 0 success, 1 bad input or a failed compile (diagnostics give
 // file:line:col), 2 bad command-line options.
@@ -15,17 +18,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "gpuos/Conversion/GpuosToNVVM.h"
-#include "gpuos/Dialect/Gpuos/IR/GpuosDialect.h"
+#include "gpuos/JIT/Compiler.h"
 #include "gpuos/Target/ImageCache.h"
-#include "gpuos/Target/Manifest.h"
-#include "gpuos/Target/NvJitLink.h"
 #include "gpuos/Target/PTX.h"
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -44,10 +39,6 @@
 using namespace mlir;
 using namespace gpuos;
 namespace cl = llvm::cl;
-
-/// Bump when the generated code changes for the same input and options:
-/// it is part of every content hash, so old cache entries stop matching.
-static constexpr llvm::StringLiteral kCodegenVersion = "gpuos-codegen-1";
 
 enum class Emit { MLIR, LLVM, PTX, Image };
 
@@ -88,6 +79,21 @@ static cl::opt<std::string> nvJitLinkPath(
     "nvjitlink", cl::desc("libnvJitLink.so.13 to use (default: the loader "
                           "path, $CUDA_HOME/lib64, /usr/local/cuda/lib64)"),
     cl::value_desc("path"), cl::cat(category));
+static cl::opt<std::string> runtimeLib(
+    "runtime-lib",
+    cl::desc("The runtime's relocatable device library to link into the "
+             "image (default $GPUOS_RUNTIME_LIB, else the one this build "
+             "made); 'none': task functions and test kernels only"),
+    cl::value_desc("path"), cl::cat(category));
+static cl::opt<int> maxRegisters(
+    "maxrregcount",
+    cl::desc("Register limit of the task functions (default 64, the runtime "
+             "device library's; 0: none, only with --runtime-lib=none)"),
+    cl::init(64), cl::cat(category));
+static cl::opt<bool> noOverlap(
+    "no-overlap", cl::desc("Prepare the nvJitLink session after the PTX, not "
+                           "during it (for measurements)"),
+    cl::Hidden, cl::cat(category));
 static cl::opt<int64_t> blockSize(
     "block-size", cl::desc("Block size the task functions are tuned for "
                            "(multiple of 32, at most 1024; default 256)"),
@@ -114,26 +120,6 @@ static int usageError(const llvm::Twine &message) {
   return 2;
 }
 
-/// What identifies this compiler build: a rebuilt gpuos-jit never reuses
-/// images made by another build (its size or time differs).
-static std::string compilerIdentity(const char *argv0) {
-  std::string id = kCodegenVersion.str();
-  std::string exe = llvm::sys::fs::getMainExecutable(
-      argv0, reinterpret_cast<void *>(&compilerIdentity));
-  llvm::sys::fs::file_status status;
-  if (!exe.empty() && !llvm::sys::fs::status(exe, status))
-    id += " " + std::to_string(status.getSize()) + " " +
-          std::to_string(status.getLastModificationTime().time_since_epoch().count());
-  return id;
-}
-
-static std::string canonicalText(ModuleOp module) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  module->print(os, OpPrintingFlags().enableDebugInfo(false));
-  return text;
-}
-
 /// -o, or stdout for the text outputs.
 static std::string outputPath() {
   return outputFilename.empty() ? std::string("-") : outputFilename.getValue();
@@ -151,6 +137,51 @@ static LogicalResult writeOutput(StringRef path, StringRef data) {
   return success();
 }
 
+/// --emit=image: <out>.cubin and <out>.manifest.json through the compiler
+/// library (cache, runtime library, nvJitLink).
+static int writeImage(jit::Compiler &compiler, ModuleOp module,
+                      const Stopwatch &total) {
+  std::string out = outputFilename;
+  if (out.empty())
+    out = inputFilename == "-" ? "a" : llvm::sys::path::stem(inputFilename).str();
+  if (StringRef(out).ends_with(".cubin"))
+    out.resize(out.size() - 6);
+  llvm::Expected<jit::CompiledImage> image = compiler.compileModule(module);
+  if (!image) {
+    // Diagnostics were printed at their locations already.
+    llvm::handleAllErrors(
+        image.takeError(), [](const jit::DiagnosedError &) {},
+        [](const llvm::ErrorInfoBase &e) {
+          llvm::errs() << "gpuos-jit: " << e.message() << "\n";
+        });
+    return 1;
+  }
+  llvm::StringRef cubin(image->cubin.data(), image->cubin.size());
+  for (auto [path, data] : {std::pair(out + ".cubin", cubin),
+                            std::pair(out + ".manifest.json",
+                                      llvm::StringRef(image->manifest))})
+    if (llvm::Error e = writeFileAtomically(path, data)) {
+      llvm::errs() << "gpuos-jit: " << llvm::toString(std::move(e)) << "\n";
+      return 1;
+    }
+  if (verbose) {
+    using Origin = jit::CompiledImage::Origin;
+    bool compiled = image->origin == Origin::Compiled;
+    llvm::errs() << (!compiled ? "cache: hit " : noCache ? "cache: off " : "cache: miss ")
+                 << image->contentHash;
+    if (!compiled)
+      llvm::errs() << llvm::format(" (%.1f ms)", total.ms());
+    llvm::errs() << "\n";
+    if (compiled)
+      llvm::errs() << llvm::format("time: lower %.1f ms, llvm+ptx %.1f ms, "
+                                   "nvJitLink %.1f ms, total %.1f ms\n",
+                                   image->ms.lower, image->ms.codegen,
+                                   image->ms.link, total.ms());
+    llvm::errs() << image->infoLog;
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -165,17 +196,26 @@ int main(int argc, char **argv) {
     return usageError("unsupported -O" + std::string(1, optLevel) + "; use -O0 to -O3");
   if (blockSize < 32 || blockSize > 1024 || blockSize % 32 != 0)
     return usageError("--block-size must be a multiple of 32 up to 1024");
+  if (maxRegisters < 0 || maxRegisters > 255)
+    return usageError("--maxrregcount must be 0 (no limit) to 255");
   int opt = optLevel - '0';
 
-  DialectRegistry registry;
-  registry.insert<GpuosDialect, arith::ArithDialect, cf::ControlFlowDialect,
-                  gpu::GPUDialect, LLVM::LLVMDialect, NVVM::NVVMDialect,
-                  scf::SCFDialect>();
-  registerPTXEmission(registry);
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  // Diagnostics point at the source line; the op dump adds only noise.
-  context.printOpOnDiagnostic(false);
+  jit::CompileOptions options;
+  options.arch = arch;
+  options.optLevel = opt;
+  options.blockSize = blockSize;
+  options.cudaPath = cudaPath;
+  options.nvJitLinkPath = nvJitLinkPath;
+  options.runtimeLibrary = runtimeLib;
+  options.maxRegisters = maxRegisters;
+  options.cacheDir = cacheDir;
+  options.useDiskCache = !noCache;
+  options.useMemoryCache = false; // one compile per process
+  options.overlapLink = !noOverlap;
+  options.preloadNvJitLink = emit == Emit::Image; // overlaps with parsing
+  options.verbose = verbose;
+  jit::Compiler compiler(options);
+  MLIRContext &context = compiler.getContext();
 
   std::string error;
   auto input = openInputFile(inputFilename, &error);
@@ -190,73 +230,25 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1;
+  if (emit == Emit::Image)
+    return writeImage(compiler, *module, total);
 
-  // Image paths, the content hash and the cache come first: a hit skips
-  // lowering and linking altogether.
-  std::string cubinPath, manifestPath, contentHash;
-  std::optional<NvJitLink> linker;
-  std::optional<ImageCache> cache;
-  if (emit == Emit::Image) {
-    std::string out = outputFilename;
-    if (out.empty())
-      out = inputFilename == "-" ? "a"
-                                 : llvm::sys::path::stem(inputFilename).str();
-    if (StringRef(out).ends_with(".cubin"))
-      out.resize(out.size() - 6);
-    cubinPath = out + ".cubin";
-    manifestPath = out + ".manifest.json";
-    llvm::Expected<NvJitLink> loaded = NvJitLink::load(nvJitLinkPath);
-    if (!loaded) {
-      llvm::errs() << "gpuos-jit: " << llvm::toString(loaded.takeError()) << "\n";
-      return 1;
-    }
-    linker = *loaded;
-    std::string key;
-    llvm::raw_string_ostream keyStream(key);
-    keyStream << compilerIdentity(argv[0]) << "\nnvJitLink " << linker->version()
-              << "\narch " << arch << "\nO " << opt << "\nblock-size "
-              << blockSize << "\nruntime none\n"
-              << canonicalText(*module);
-    contentHash = sha256Hex(key);
-    if (!noCache) {
-      cache.emplace(cacheDir.empty() ? ImageCache::defaultDirectory()
-                                     : cacheDir.getValue());
-      if (cache->contains(contentHash)) {
-        if (llvm::Error e = cache->fetch(contentHash, cubinPath, manifestPath)) {
-          llvm::errs() << "gpuos-jit: " << llvm::toString(std::move(e)) << "\n";
-          return 1;
-        }
-        if (verbose)
-          llvm::errs() << "cache: hit " << contentHash << " ("
-                       << llvm::format("%.1f", total.ms()) << " ms)\n";
-        return 0;
-      }
-    }
-  }
-
-  // Images describe tasks only: reject unpartitioned graphs before any work.
-  if (emit == Emit::Image && failed(checkPartitioned(*module)))
-    return 1;
   Stopwatch lowering;
   LowerTasksOptions lowerOptions;
   lowerOptions.blockSize = blockSize;
-  SmallVector<TaskCodegenInfo> infos;
-  if (failed(lowerTasksToNVVM(*module, lowerOptions, &infos)))
+  if (failed(lowerTasksToNVVM(*module, lowerOptions)))
     return 1;
-  double loweringMs = lowering.ms();
   if (emit == Emit::MLIR) {
     std::string text;
     llvm::raw_string_ostream os(text);
     module->print(os);
     return failed(writeOutput(outputPath(), text));
   }
-
   auto gpuModule = module->lookupSymbol<gpu::GPUModuleOp>(kTaskModuleName);
   if (!gpuModule) {
     emitError(module->getLoc()) << "the input has no gpuos.task to compile";
     return 1;
   }
-  Stopwatch codegen;
   PTXOptions ptxOptions;
   ptxOptions.arch = arch;
   ptxOptions.optLevel = opt;
@@ -265,53 +257,6 @@ int main(int argc, char **argv) {
   FailureOr<PTXResult> ptx = emitPTX(gpuModule, ptxOptions);
   if (failed(ptx))
     return 1;
-  double codegenMs = codegen.ms();
-  if (emit == Emit::LLVM)
-    return failed(writeOutput(outputPath(),
-                              ptx->llvmIR));
-  if (emit == Emit::PTX)
-    return failed(writeOutput(outputPath(),
-                              ptx->ptx));
-
-  Stopwatch linking;
-  LinkOptions linkOptions;
-  linkOptions.arch = arch;
-  linkOptions.optLevel = opt;
-  linkOptions.verbose = verbose;
-  llvm::Expected<LinkResult> linked =
-      linker->link({LinkInput{LinkInput::PTX, "gpuos_tasks.ptx", ptx->ptx}},
-                   linkOptions);
-  if (!linked) {
-    llvm::errs() << "gpuos-jit: " << llvm::toString(linked.takeError()) << "\n";
-    return 1;
-  }
-  double linkMs = linking.ms();
-  ManifestOptions manifestOptions{arch, contentHash};
-  FailureOr<std::string> manifest = buildManifest(*module, infos, manifestOptions);
-  if (failed(manifest))
-    return 1;
-  llvm::StringRef cubin(linked->cubin.data(), linked->cubin.size());
-  if (llvm::Error e = writeFileAtomically(cubinPath, cubin)) {
-    llvm::errs() << "gpuos-jit: " << llvm::toString(std::move(e)) << "\n";
-    return 1;
-  }
-  if (llvm::Error e = writeFileAtomically(manifestPath, *manifest)) {
-    llvm::errs() << "gpuos-jit: " << llvm::toString(std::move(e)) << "\n";
-    return 1;
-  }
-  if (cache)
-    if (llvm::Error e = cache->store(contentHash, linked->cubin, *manifest))
-      // A cache that cannot be written costs time, not correctness.
-      llvm::errs() << "gpuos-jit: warning: " << llvm::toString(std::move(e))
-                   << "\n";
-  if (verbose) {
-    llvm::errs() << (cache ? "cache: miss " : "cache: off ") << contentHash
-                 << "\n"
-                 << llvm::format("time: lower %.1f ms, llvm+ptx %.1f ms, "
-                                 "nvJitLink %.1f ms, total %.1f ms\n",
-                                 loweringMs, codegenMs, linkMs, total.ms());
-    if (!linked->infoLog.empty())
-      llvm::errs() << linked->infoLog;
-  }
-  return 0;
+  return failed(writeOutput(outputPath(),
+                            emit == Emit::LLVM ? ptx->llvmIR : ptx->ptx));
 }

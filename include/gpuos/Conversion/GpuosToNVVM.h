@@ -24,6 +24,9 @@ struct LowerTasksOptions {
   int64_t blockSize = 256;
   /// Convert arith/scf/cf to the llvm dialect at the end.
   bool convertToLLVM = true;
+  /// Also emit gpuos_dispatch, the switch over the image's task kinds (in
+  /// imageTaskOrder) that the runtime's resident kernel calls.
+  bool emitDispatch = true;
 };
 
 /// What the lowering decided for one task kind.

@@ -11,6 +11,7 @@
 #define GPUOS_CONVERSION_TASKABI_H
 
 #include "gpuos/Dialect/Gpuos/IR/GpuosDialect.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 #include <string>
 
@@ -25,6 +26,19 @@ std::string taskFunctionName(llvm::StringRef kind);
 std::string taskLauncherName(llvm::StringRef kind);
 /// True for a C identifier ([A-Za-z_][A-Za-z0-9_]*).
 bool isCIdentifier(llvm::StringRef name);
+
+/// Name of the per-image switch over task kinds that the runtime's device
+/// library calls: `int gpuos_dispatch(unsigned kind, const unsigned char
+/// *args, unsigned tile)`.
+constexpr llvm::StringLiteral kDispatchFunctionName = "gpuos_dispatch";
+
+/// The image's task order, which is also its kind numbering: the tasks of
+/// every graph in module order, each graph's in a topological order
+/// (written order among independent tasks). The manifest lists tasks in
+/// this order and gpuos_dispatch numbers kinds by it, so both must use it.
+/// A producer that is not a task (an unpartitioned graph) does not delay
+/// its users.
+llvm::SmallVector<TaskOp> imageTaskOrder(mlir::ModuleOp module);
 
 struct TaskABI {
   std::string kind, function, launcher;

@@ -13,6 +13,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include <string>
+#include <vector>
 
 namespace gpuos {
 
@@ -30,6 +31,9 @@ public:
   /// Copies the cached image of `key` to `cubinPath` and `manifestPath`.
   llvm::Error fetch(llvm::StringRef key, llvm::StringRef cubinPath,
                     llvm::StringRef manifestPath) const;
+  /// Reads the cached image of `key` into memory.
+  llvm::Error load(llvm::StringRef key, std::vector<char> &cubin,
+                   std::string &manifest) const;
   /// Stores an image; files appear atomically (written, then renamed), so
   /// concurrent compilers never read half an entry.
   llvm::Error store(llvm::StringRef key, llvm::ArrayRef<char> cubin,

@@ -18,6 +18,10 @@ namespace gpuos {
 struct ManifestOptions {
   std::string arch;
   std::string contentHash;
+  /// File name and SHA-256 of the runtime device library linked into the
+  /// image; empty: none ("runtime": null).
+  std::string runtimeLibrary;
+  std::string runtimeHash;
 };
 
 /// The manifest of the tasks in `module`, whose graphs must be partitioned

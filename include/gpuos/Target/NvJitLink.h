@@ -1,7 +1,7 @@
 //===- NvJitLink.h - nvJitLink, loaded at run time --------------*- C++ -*-===//
 //
-// Links PTX (and, once the runtime ships one, its relocatable device
-// library) into one cubin with NVIDIA's nvJitLink. The library is opened
+// Links PTX and the runtime's relocatable device library into one cubin
+// with NVIDIA's nvJitLink. The library is opened
 // with dlopen, so gpuos-jit starts, and compiles to PTX, on a machine
 // without it; nvJitLink needs no driver or GPU.
 //
@@ -19,9 +19,12 @@
 namespace gpuos {
 
 struct LinkInput {
-  enum Kind { PTX, Object } kind = PTX;
+  /// nvcc -rdc=true -c objects, their archives (nvcc -lib), cubins, PTX.
+  enum Kind { PTX, Object, Library, Cubin, Fatbin } kind = PTX;
   std::string name;
   std::string data;
+  /// The kind a file name suggests: .a, .cubin, .fatbin, .ptx, else Object.
+  static Kind kindOfFile(llvm::StringRef path);
 };
 
 struct LinkOptions {
@@ -29,6 +32,8 @@ struct LinkOptions {
   int optLevel = 3;
   /// Ask ptxas for its resource report (registers, stack, spills).
   bool verbose = false;
+  /// -maxrregcount for the PTX inputs; 0: no limit.
+  int maxRegisters = 0;
 };
 
 struct LinkResult {
@@ -38,6 +43,8 @@ struct LinkResult {
 };
 
 class NvJitLink {
+  struct Api;
+
 public:
   /// Opens the library: `path` if given, else $GPUOS_NVJITLINK, else
   /// libnvJitLink.so.13 on the loader path, then under $CUDA_HOME/lib64
@@ -49,8 +56,28 @@ public:
   llvm::Expected<LinkResult> link(llvm::ArrayRef<LinkInput> inputs,
                                   const LinkOptions &options) const;
 
+  /// One link, step by step. nvJitLink compiles a PTX input to SASS when it
+  /// is added, so a caller can create the session and add the prebuilt
+  /// inputs (the runtime library) while it is still generating the PTX.
+  class Session {
+  public:
+    Session(Session &&other) noexcept;
+    Session &operator=(Session &&other) noexcept;
+    ~Session();
+    llvm::Error add(const LinkInput &input);
+    /// Links what was added; the session is spent afterwards.
+    llvm::Expected<LinkResult> complete();
+
+  private:
+    friend class NvJitLink;
+    Session(const Api *api, void *handle) : api(api), handle(handle) {}
+    llvm::Error fail(llvm::StringRef what, int result);
+    const Api *api = nullptr;
+    void *handle = nullptr;
+  };
+  llvm::Expected<Session> begin(const LinkOptions &options) const;
+
 private:
-  struct Api;
   const Api *api = nullptr;
 };
 

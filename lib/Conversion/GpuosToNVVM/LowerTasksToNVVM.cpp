@@ -7,8 +7,15 @@
 //   llvm.func @gpuos_launch_<kind>(%args: !llvm.ptr) attributes {nvvm.kernel}
 //       -> call @gpuos_task_<kind>(%args, blockIdx.x)
 //
-// No nvvm.kernel on the task function: it must stay a `.visible .func` that
-// links into the runtime's function table (docs/abi.md).
+// and, once per image, the switch the runtime's resident kernel calls:
+//
+//   llvm.func @gpuos_dispatch(%kind: i32, %args: !llvm.ptr, %tile: i32) -> i32
+//       -> kind i (its index in the manifest): call @gpuos_task_<kind i>,
+//          return 0; any other kind: return 1000 + kind
+//
+// No nvvm.kernel on the task functions or the switch: they must stay
+// `.visible .func`s that nvJitLink links with the runtime's relocatable
+// device library (docs/abi.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,6 +59,44 @@ static void createLauncher(OpBuilder &builder, Location loc,
   LLVM::ReturnOp::create(builder, loc, ValueRange{});
 }
 
+/// gpuos_dispatch: kind i calls the function of imageTaskOrder()[i]
+/// directly. `kind` is the same in every thread of the block, so every
+/// thread returns the same value, as the ABI requires.
+static void createDispatch(OpBuilder &builder, Location loc,
+                           ArrayRef<LLVM::LLVMFuncOp> functions) {
+  MLIRContext *context = builder.getContext();
+  Type i32 = builder.getI32Type();
+  auto ptr = LLVM::LLVMPointerType::get(context);
+  auto type = LLVM::LLVMFunctionType::get(i32, {i32, ptr, i32});
+  auto dispatch =
+      LLVM::LLVMFuncOp::create(builder, loc, kDispatchFunctionName, type);
+  OpBuilder::InsertionGuard guard(builder);
+  Block *entry = dispatch.addEntryBlock(builder);
+  Value kind = entry->getArgument(0), args = entry->getArgument(1),
+        tile = entry->getArgument(2);
+  Region &body = dispatch.getBody();
+  // An unknown kind: 1000 + kind, as the runtime's own test image does, so
+  // the runtime's error names the kind.
+  Block *unknown = builder.createBlock(&body, body.end());
+  Value base = LLVM::ConstantOp::create(builder, loc, i32, 1000);
+  LLVM::ReturnOp::create(builder, loc,
+                         ValueRange{LLVM::AddOp::create(builder, loc, base, kind)});
+  SmallVector<int32_t> cases;
+  SmallVector<Block *> targets;
+  for (auto [index, function] : llvm::enumerate(functions)) {
+    Block *block = builder.createBlock(&body, body.end());
+    LLVM::CallOp::create(builder, loc, function, ValueRange{args, tile});
+    Value zero = LLVM::ConstantOp::create(builder, loc, i32, 0);
+    LLVM::ReturnOp::create(builder, loc, ValueRange{zero});
+    cases.push_back(int32_t(index));
+    targets.push_back(block);
+  }
+  builder.setInsertionPointToEnd(entry);
+  SmallVector<ValueRange> noOperands(cases.size(), ValueRange{});
+  LLVM::SwitchOp::create(builder, loc, kind, unknown, ValueRange{}, cases,
+                         targets, noOperands);
+}
+
 LogicalResult
 gpuos::lowerTasksToNVVM(ModuleOp module, const LowerTasksOptions &options,
                         SmallVectorImpl<TaskCodegenInfo> *infos) {
@@ -81,6 +126,7 @@ gpuos::lowerTasksToNVVM(ModuleOp module, const LowerTasksOptions &options,
   auto taskType = LLVM::LLVMFunctionType::get(
       LLVM::LLVMVoidType::get(context), {ptr, IntegerType::get(context, 32)});
   OpBuilder builder = OpBuilder::atBlockEnd(gpuModule.getBody());
+  llvm::DenseMap<Operation *, LLVM::LLVMFuncOp> functionOf;
   for (TaskOp task : tasks) {
     FailureOr<TaskABI> abi = TaskABI::get(task);
     if (failed(abi))
@@ -97,8 +143,15 @@ gpuos::lowerTasksToNVVM(ModuleOp module, const LowerTasksOptions &options,
       return failure();
     }
     createLauncher(builder, task.getLoc(), func, abi->launcher);
+    functionOf[task] = func;
     if (infos)
       infos->push_back(emitter.getInfo());
+  }
+  if (options.emitDispatch) {
+    SmallVector<LLVM::LLVMFuncOp> ordered;
+    for (TaskOp task : imageTaskOrder(module))
+      ordered.push_back(functionOf.lookup(task));
+    createDispatch(builder, module.getLoc(), ordered);
   }
   codegen::simplify(gpuModule);
   if (options.convertToLLVM && failed(codegen::finalizeToLLVM(gpuModule)))

@@ -1,6 +1,7 @@
 //===- TaskABI.cpp - the image ABI of one task ----------------------------===//
 
 #include "gpuos/Conversion/TaskABI.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
@@ -19,6 +20,33 @@ bool gpuos::isCIdentifier(StringRef name) {
     return false;
   return llvm::all_of(name.drop_front(),
                       [](char c) { return llvm::isAlnum(c) || c == '_'; });
+}
+
+SmallVector<TaskOp> gpuos::imageTaskOrder(ModuleOp module) {
+  SmallVector<TaskOp> order;
+  module.walk([&](GraphOp graph) {
+    SmallVector<TaskOp> pending;
+    for (Operation &op : graph.getBodyBlock().without_terminator())
+      if (auto task = dyn_cast<TaskOp>(op))
+        pending.push_back(task);
+    llvm::SmallPtrSet<Operation *, 16> placed;
+    // Graph bodies may be written in any order: repeatedly take the first
+    // task whose task producers are all placed.
+    while (!pending.empty()) {
+      auto ready = llvm::find_if(pending, [&](TaskOp task) {
+        return llvm::all_of(task.getInputs(), [&](Value input) {
+          Operation *producer = input.getDefiningOp();
+          return !isa_and_nonnull<TaskOp>(producer) || placed.contains(producer);
+        });
+      });
+      if (ready == pending.end())
+        ready = pending.begin(); // a cycle: the verifier rejects it anyway
+      placed.insert(*ready);
+      order.push_back(*ready);
+      pending.erase(ready);
+    }
+  });
+  return order;
 }
 
 /// ABI v0 reserves dynamic slots for `?` sizes and strides; until the

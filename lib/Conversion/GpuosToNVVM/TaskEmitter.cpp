@@ -8,7 +8,10 @@
 //
 // With L > 1 the loop is emitted twice, behind a run-time check that the
 // buffers accessed with vectors are 16-byte aligned; the second copy uses
-// scalar accesses only, so any element-aligned address works.
+// scalar accesses only, so any element-aligned address works. That copy
+// handles one element per iteration (L = 1): misaligned views are rare, and
+// a copy of L lanes would make the function, and ptxas' time, nearly twice
+// as large (docs/results/compile.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -184,7 +187,8 @@ LogicalResult TaskEmitter::emitElement(ArrayRef<Value> global) {
 
 LogicalResult TaskEmitter::emitElementLoop(bool vectors) {
   allowVector = vectors;
-  lanes = maxLanes;
+  // The scalar fallback of a vectorized loop runs one lane (see the top).
+  lanes = vectors ? maxLanes : 1;
   int64_t tileElements = 1;
   for (int64_t size : abi.tile)
     tileElements *= size;

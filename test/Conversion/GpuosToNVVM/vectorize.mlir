@@ -7,6 +7,8 @@
 // CHECK:         %[[X:.+]] = llvm.inttoptr {{.*}} : i64 to !llvm.ptr<1>
 // CHECK:         %[[S:.+]] = llvm.inttoptr {{.*}} : i64 to !llvm.ptr<1>
 // CHECK:         %[[Y:.+]] = llvm.inttoptr {{.*}} : i64 to !llvm.ptr<1>
+// CHECK:         %[[TID:.+]] = nvvm.read.ptx.sreg.tid.x
+// CHECK:         %[[NTID:.+]] = nvvm.read.ptx.sreg.ntid.x
 // Only the buffers read or written with vectors enter the check (not the
 // scalar %s).
 // CHECK:         %[[PX:.+]] = llvm.ptrtoint %[[X]] : !llvm.ptr<1> to i64
@@ -21,10 +23,17 @@
 // CHECK:             %[[SV:.+]] = llvm.load %[[S]] {alignment = 4 : i64} : !llvm.ptr<1> -> f32
 // CHECK-COUNT-4:     arith.mulf %{{.+}}, %[[SV]] : f32
 // CHECK:             llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+// The scalar copy handles one element per iteration: the loop steps by
+// blockDim, one load of x, one store of y.
 // CHECK:         } else {
-// CHECK:           scf.for
+// CHECK:           scf.for %{{.+}} = %[[TID]] to %c2048_i32 step %[[NTID]] : i32 {
 // CHECK-NOT:         vector<4xf32>
-// CHECK-COUNT-4:     llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK:             llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK:             llvm.load %[[S]] {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK-NEXT:        arith.mulf
+// CHECK-NEXT:        llvm.getelementptr
+// CHECK-NEXT:        llvm.store %{{.+}}, %{{.+}} {alignment = 4 : i64} : f32, !llvm.ptr<1>
+// CHECK-NEXT:      }
 // CHECK:         }
 gpuos.graph @scale(%x : !gpuos.tensor<8x256xf32>, %s : !gpuos.tensor<f32>)
     -> (y : !gpuos.tensor<8x256xf32>) {

@@ -20,6 +20,16 @@
 //   input  <dtype> <elem_bytes> <span> <rank> <shape...> <strides...> <file>
 //   output <dtype> <elem_bytes> <span> <rank> <shape...> <strides...> <file> <atol> <rtol>
 //   end
+//   graph <name>              (after the tasks: each graph as a whole)
+//   input  <name> <dtype> ... <file>              (graph input <name>)
+//   output <name> <dtype> ... <file> <atol> <rtol> (graph output <name>)
+//   end
+//
+// Task sections check each task on its own inputs (the launcher and the
+// runtime check run them one at a time); graph sections check a whole
+// graph from its inputs, intermediates included, as the runtime runs it
+// (gpuos-runtime-check). Graph tolerances are the loosest of the graph's
+// tasks.
 //
 // The manifest's buffers are checked against the IR on the way (same
 // order, dtypes, shapes and strides), so the generator doubles as a
@@ -183,6 +193,59 @@ static std::string typeName(Type type) {
   return text;
 }
 
+/// Writes one buffer's file into the output directory and its line into
+/// `check`: an input as device bytes laid out by its strides (gaps 0xFF),
+/// an output as its logical values (f64 or int64 each) with tolerances.
+/// Graph sections name the buffer (`name`), task sections do not.
+static LogicalResult writeBuffer(StridedTensorType type, const HostTensor &tensor,
+                                 bool isInput, const std::string &file,
+                                 StringRef name, std::pair<double, double> tol,
+                                 std::string &check) {
+  Type element = type.getElementType();
+  std::string data;
+  if (isInput) {
+    unsigned bytes = elementBytes(element);
+    data.assign(spanOf(type) * bytes, char(0xFF));
+    SmallVector<int64_t> strides = type.getEffectiveStrides();
+    for (int64_t flat = 0; flat < tensor.getNumElements(); ++flat) {
+      int64_t rest = flat, offset = 0;
+      for (int64_t axis = type.getRank() - 1; axis >= 0; --axis) {
+        offset += (rest % type.getDimSize(axis)) * strides[axis];
+        rest /= type.getDimSize(axis);
+      }
+      encode(tensor, flat, element, data.data() + offset * bytes);
+    }
+  } else {
+    for (int64_t flat = 0; flat < tensor.getNumElements(); ++flat) {
+      char bytes[8];
+      if (tensor.isFloat()) {
+        double value = tensor.getDouble(flat);
+        memcpy(bytes, &value, 8);
+      } else {
+        int64_t value = tensor.getIntData()[flat];
+        memcpy(bytes, &value, 8);
+      }
+      data.append(bytes, 8);
+    }
+  }
+  SmallString<256> path(outputDir.getValue());
+  llvm::sys::path::append(path, file);
+  if (failed(writeFile(path, data))) {
+    fail("cannot write " + path);
+    return failure();
+  }
+  check += llvm::formatv("{0}{1}{2} {3} {4} {5} {6}{7}{8} {9}",
+                         isInput ? "input" : "output", name.empty() ? "" : " ",
+                         name, typeName(element), elementBytes(element),
+                         spanOf(type), type.getRank(), dims(type.getShape()),
+                         dims(type.getEffectiveStrides()), file)
+               .str();
+  if (!isInput)
+    check += llvm::formatv(" {0:e} {1:e}", tol.first, tol.second).str();
+  check += "\n";
+  return success();
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   if (!cl::ParseCommandLineOptions(argc, argv, "GPU-check test vectors\n",
@@ -274,58 +337,69 @@ int main(int argc, char **argv) {
                            *entry->getInteger("shared_bytes"))
                  .str();
     for (auto [index, type] : llvm::enumerate(abi->buffers)) {
-      Type element = type.getElementType();
       bool isInput = index < abi->numInputs;
-      const HostTensor &tensor =
-          isInput ? inputs[index] : (*outputs)[index - abi->numInputs];
-      std::string name = llvm::formatv("{0}.{1}{2}.{3}", abi->kind,
-                                       isInput ? "in" : "out",
-                                       isInput ? index : index - abi->numInputs,
-                                       isInput ? "bin" : "expect.bin")
-                             .str();
-      std::string data;
-      if (isInput) {
-        unsigned bytes = elementBytes(element);
-        data.assign(spanOf(type) * bytes, char(0xFF));
-        SmallVector<int64_t> strides = type.getEffectiveStrides();
-        SmallVector<int64_t> position(type.getRank(), 0);
-        for (int64_t flat = 0; flat < tensor.getNumElements(); ++flat) {
-          int64_t rest = flat, offset = 0;
-          for (int64_t axis = type.getRank() - 1; axis >= 0; --axis) {
-            offset += (rest % type.getDimSize(axis)) * strides[axis];
-            rest /= type.getDimSize(axis);
-          }
-          encode(tensor, flat, element, data.data() + offset * bytes);
-        }
-      } else {
-        for (int64_t flat = 0; flat < tensor.getNumElements(); ++flat) {
-          char bytes[8];
-          if (tensor.isFloat()) {
-            double value = tensor.getDouble(flat);
-            memcpy(bytes, &value, 8);
-          } else {
-            int64_t value = tensor.getIntData()[flat];
-            memcpy(bytes, &value, 8);
-          }
-          data.append(bytes, 8);
-        }
-      }
-      SmallString<256> path(outputDir.getValue());
-      llvm::sys::path::append(path, name);
-      if (failed(writeFile(path, data)))
-        return fail("cannot write " + path);
-      check += llvm::formatv("{0} {1} {2} {3} {4}{5}{6} {7}",
-                             isInput ? "input" : "output", typeName(element),
-                             elementBytes(element), spanOf(type), type.getRank(),
-                             dims(type.getShape()),
-                             dims(type.getEffectiveStrides()), name)
-                   .str();
-      if (!isInput) {
-        auto [atol, rtol] = tolerance(element, task);
-        check += llvm::formatv(" {0:e} {1:e}", atol, rtol).str();
-      }
-      check += "\n";
+      unsigned slot = isInput ? index : index - abi->numInputs;
+      std::string file = llvm::formatv("{0}.{1}{2}.{3}", abi->kind,
+                                       isInput ? "in" : "out", slot,
+                                       isInput ? "bin" : "expect.bin");
+      const HostTensor &tensor = isInput ? inputs[index] : (*outputs)[slot];
+      if (failed(writeBuffer(type, tensor, isInput, file, /*name=*/"",
+                             tolerance(type.getElementType(), task), check)))
+        return 1;
     }
+    check += "end\n";
+  }
+
+  // Whole graphs, from their inputs: what the runtime runs.
+  SmallVector<GraphOp> graphs;
+  module->walk([&](GraphOp graph) { graphs.push_back(graph); });
+  for (GraphOp graph : graphs) {
+    SmallVector<TaskOp> members;
+    graph.getBodyBlock().walk([&](TaskOp task) { members.push_back(task); });
+    if (members.empty())
+      continue;
+    // Positive inputs when any task takes logs or roots (of its inputs,
+    // which may be intermediates: those may still go negative, and then
+    // both sides compute NaN).
+    bool positive = llvm::any_of(
+        members, [](TaskOp task) { return inputRange(task).first > 0; });
+    auto [lowValue, highValue] = positive ? std::pair(0.1, 2.0) : std::pair(-1.0, 1.0);
+    SmallVector<HostTensor> inputs;
+    for (Type type : graph.getFunctionType().getInputs()) {
+      auto tensor = cast<StridedTensorType>(type);
+      DType dtype = *dtypeFromType(tensor.getElementType());
+      bool isFloat = interp::isFloat(dtype);
+      inputs.push_back(makeRandom(tensor.getShape(), dtype, rng,
+                                  isFloat ? lowValue : 0, isFloat ? highValue : 8));
+    }
+    FailureOr<SmallVector<HostTensor>> outputs = evaluateGraph(graph, inputs);
+    if (failed(outputs))
+      return fail("the interpreter failed on graph '" + graph.getSymName() + "'");
+    check += "graph " + graph.getSymName().str() + "\n";
+    auto writeSide = [&](TypeRange types, ArrayAttr names,
+                         ArrayRef<HostTensor> tensors, bool isInput) -> LogicalResult {
+      for (auto [index, type] : llvm::enumerate(types)) {
+        auto tensor = cast<StridedTensorType>(type);
+        std::pair<double, double> tol(0, 0);
+        for (TaskOp task : members) {
+          auto [atol, rtol] = tolerance(tensor.getElementType(), task);
+          tol = {std::max(tol.first, atol), std::max(tol.second, rtol)};
+        }
+        std::string file = llvm::formatv("{0}.g{1}{2}.{3}", graph.getSymName(),
+                                         isInput ? "in" : "out", index,
+                                         isInput ? "bin" : "expect.bin");
+        if (failed(writeBuffer(tensor, tensors[index], isInput, file,
+                               cast<StringAttr>(names[index]).getValue(), tol,
+                               check)))
+          return failure();
+      }
+      return success();
+    };
+    if (failed(writeSide(graph.getFunctionType().getInputs(),
+                         graph.getInputNames(), inputs, true)) ||
+        failed(writeSide(graph.getFunctionType().getResults(),
+                         graph.getOutputNames(), *outputs, false)))
+      return 1;
     check += "end\n";
   }
   SmallString<256> path(outputDir.getValue());

@@ -1,0 +1,52 @@
+//===- RuntimeLibrary.cpp - finding the runtime's device library ---------===//
+//
+// Every image links the runtime's relocatable device library (the resident
+// kernel that calls gpuos_dispatch). It is found by, in order: the explicit
+// option (gpuos-jit --runtime-lib), $GPUOS_RUNTIME_LIB, and the library this
+// build made, whose path CMake bakes in (GPUOS_DEFAULT_RUNTIME_LIB).
+//
+//===----------------------------------------------------------------------===//
+
+#include "gpuos/JIT/Compiler.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include <cstdlib>
+
+#ifndef GPUOS_DEFAULT_RUNTIME_LIB
+#define GPUOS_DEFAULT_RUNTIME_LIB ""
+#endif
+
+llvm::Expected<std::string>
+gpuos::jit::resolveRuntimeLibrary(llvm::StringRef option) {
+  std::string path, origin;
+  if (!option.empty()) {
+    path = option.str();
+    origin = "--runtime-lib";
+  } else if (const char *env = std::getenv("GPUOS_RUNTIME_LIB"); env && *env) {
+    path = env;
+    origin = "$GPUOS_RUNTIME_LIB";
+  } else {
+    path = GPUOS_DEFAULT_RUNTIME_LIB;
+    origin = "this build's default";
+  }
+  if (path == "none")
+    return std::string();
+  if (path.empty())
+    return llvm::createStringError(
+        "no runtime device library to link into the image: this build has "
+        "none (it needs nvcc); pass --runtime-lib=PATH (nvcc -rdc=true "
+        "object or archive), set GPUOS_RUNTIME_LIB, or --runtime-lib=none "
+        "for an image of test kernels only");
+  if (!llvm::sys::fs::is_regular_file(path))
+    return llvm::createStringError(
+        "the runtime device library '" + path + "' (from " + origin +
+        ") does not exist" +
+        (origin == "this build's default"
+             ? "; build the gpuos_runtime_device target, or pass "
+               "--runtime-lib=PATH"
+             : ""));
+  llvm::SmallString<256> absolute(path);
+  llvm::sys::fs::make_absolute(absolute);
+  return absolute.str().str();
+}
