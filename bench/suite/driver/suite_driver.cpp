@@ -1,0 +1,969 @@
+//===- suite_driver.cpp - the benchmark suite's gpuos side ----------------===//
+//
+// Runs compiled gpuos images through the runtime's C++ API for the
+// benchmark suite (bench/suite/bench.py drives it; docs/benchmarks.md):
+//
+//   suite-driver bench --image I.cubin --manifest I.manifest.json
+//       --spec S.txt --data DIR --sets K --check-sets C --out DIR
+//       [--budget-s B] [--json FILE]
+//     Binds K rotated input sets (DIR/set<k>/<name>.bin, raw bytes in the
+//     graph input's dtype, row-major) to K graphs of the image, runs sets
+//     0..C-1 once with poisoned (0xFF) outputs and writes the outputs to
+//     OUT/set<k>/<name>.bin for the float64 check, then times
+//       pipelined: N calls submitted back to back (cycling over the K
+//                  graphs), timed around the batch until the last one
+//                  completed; per call = batch / N; median over batches;
+//       sync:      submit one call and wait for it on the host; p50/p99.
+//
+//   suite-driver share-gpuos   (same arguments as share-streams)
+//   suite-driver share-streams --image --manifest --urgent-spec S
+//       --urgent-data DIR --urgent-sets K --bg-spec S --bg-data DIR
+//       --out DIR [--period-us P] [--duration-s D] [--json FILE]
+//     GPU sharing: an urgent stream of small graphs arriving every P us
+//     (open loop: latency counts from the scheduled arrival) and a
+//     background graph kept two-deep in flight; urgent latency alone and
+//     shared, background throughput alone and shared. share-gpuos runs
+//     both through one resident runtime (urgent / background priority);
+//     share-streams runs the same task functions (the image's
+//     gpuos_launch_<kind> kernels, one launch per task in manifest order)
+//     on two CUDA streams with the highest and lowest stream priority.
+//
+//   suite-driver validate --manifest I.manifest.json --spec S.txt
+//     No GPU: binds the spec's buffers to the manifest's graph as the runtime
+//     does and runs its host-side validation and layout (prepare's check).
+//
+// suite-driver-sim (built with SUITE_SIM) takes --sim 1 to run bench and
+// share-gpuos on the runtime's CPU simulator with its test image.
+//
+// The spec file names the graph and its buffers:
+//     graph NAME
+//     input NAME BYTES
+//     output NAME BYTES
+// Results go to --json (or stdout) as one JSON object; errors to stderr with
+// a non-zero exit.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaApi.h"
+
+#include "gpuos/runtime/GraphLayout.h"
+#include "gpuos/runtime/Manifest.h"
+#include "gpuos/runtime/Runtime.h"
+#ifdef SUITE_SIM
+#include "TestImage.h"
+#endif
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <sys/stat.h>
+#include <thread>
+#include <vector>
+
+using namespace gpuos::runtime;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+using CUdeviceptr = suite::CUdeviceptr;
+using CUfunction = suite::CUfunction;
+
+[[noreturn]] void die(const std::string &msg) {
+  std::fprintf(stderr, "suite-driver: %s\n", msg.c_str());
+  std::exit(1);
+}
+
+void need(const Status &st, const std::string &what) {
+  if (!st.ok())
+    die(what + ": " + st.toString());
+}
+
+double usBetween(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::micro>(b - a).count();
+}
+
+inline void cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+//===----------------------------------------------------------------------===//
+// Arguments, specs, files
+//===----------------------------------------------------------------------===//
+
+struct Args {
+  std::map<std::string, std::string> kv;
+  std::string get(const std::string &key, const std::string &def = "\x01") const {
+    auto it = kv.find(key);
+    if (it != kv.end())
+      return it->second;
+    if (def == "\x01")
+      die("missing --" + key);
+    return def;
+  }
+  double num(const std::string &key, double def) const {
+    auto it = kv.find(key);
+    return it == kv.end() ? def : std::atof(it->second.c_str());
+  }
+};
+
+Args parseArgs(int argc, char **argv, int from) {
+  Args a;
+  for (int i = from; i < argc; ++i) {
+    std::string s = argv[i];
+    if (s.rfind("--", 0) != 0)
+      die("unexpected argument '" + s + "'");
+    s = s.substr(2);
+    size_t eq = s.find('=');
+    if (eq != std::string::npos)
+      a.kv[s.substr(0, eq)] = s.substr(eq + 1);
+    else if (i + 1 < argc)
+      a.kv[s] = argv[++i];
+    else
+      die("--" + s + " needs a value");
+  }
+  return a;
+}
+
+struct SpecBuffer {
+  std::string name;
+  uint64_t bytes = 0;
+  bool output = false;
+};
+
+struct Spec {
+  std::string graph;
+  std::vector<SpecBuffer> buffers;
+};
+
+Spec readSpec(const std::string &path) {
+  std::ifstream in(path);
+  if (!in)
+    die("cannot read spec " + path);
+  Spec spec;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    std::string word;
+    if (!(ls >> word) || word[0] == '#')
+      continue;
+    if (word == "graph") {
+      ls >> spec.graph;
+    } else if (word == "input" || word == "output") {
+      SpecBuffer b;
+      b.output = word == "output";
+      if (!(ls >> b.name >> b.bytes))
+        die(path + ": bad line '" + line + "'");
+      spec.buffers.push_back(b);
+    } else {
+      die(path + ": bad line '" + line + "'");
+    }
+  }
+  if (spec.graph.empty())
+    die(path + ": no 'graph' line");
+  return spec;
+}
+
+std::vector<char> readBytes(const std::string &path, uint64_t expect) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    die("cannot read " + path);
+  std::vector<char> data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (data.size() != expect)
+    die(path + " has " + std::to_string(data.size()) + " bytes, the spec says " +
+        std::to_string(expect));
+  return data;
+}
+
+void writeBytes(const std::string &path, const std::vector<char> &data) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(data.data(), (std::streamsize)data.size());
+  if (!out)
+    die("cannot write " + path);
+}
+
+void makeDir(const std::string &path) {
+  std::string cur;
+  for (size_t i = 0; i <= path.size(); ++i) {
+    if (i == path.size() || path[i] == '/') {
+      if (!cur.empty())
+        ::mkdir(cur.c_str(), 0755);
+    }
+    if (i < path.size())
+      cur += path[i];
+  }
+}
+
+std::string setDir(const std::string &base, int k) {
+  return base + "/set" + std::to_string(k);
+}
+
+//===----------------------------------------------------------------------===//
+// Statistics and JSON
+//===----------------------------------------------------------------------===//
+
+struct Dist {
+  size_t n = 0;
+  double p50 = 0, p90 = 0, p99 = 0, min = 0, max = 0, mean = 0;
+};
+
+Dist distOf(std::vector<double> v) {
+  Dist d;
+  if (v.empty())
+    return d;
+  std::sort(v.begin(), v.end());
+  auto q = [&](double p) {
+    size_t i = (size_t)std::ceil(p * (double)v.size()) ;
+    return v[std::min(v.size() - 1, i == 0 ? 0 : i - 1)];
+  };
+  d.n = v.size();
+  d.p50 = q(0.5);
+  d.p90 = q(0.9);
+  d.p99 = q(0.99);
+  d.min = v.front();
+  d.max = v.back();
+  double s = 0;
+  for (double x : v)
+    s += x;
+  d.mean = s / (double)v.size();
+  return d;
+}
+
+std::string jsonDist(const Dist &d) {
+  char buf[256];
+  std::snprintf(buf, sizeof(buf),
+                "{\"n\": %zu, \"p50\": %.4f, \"p90\": %.4f, \"p99\": %.4f, "
+                "\"min\": %.4f, \"max\": %.4f, \"mean\": %.4f}",
+                d.n, d.p50, d.p90, d.p99, d.min, d.max, d.mean);
+  return buf;
+}
+
+std::string jstr(const std::string &s) {
+  std::string o = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      o += '\\', o += c;
+    else if ((unsigned char)c < 0x20)
+      o += ' ';
+    else
+      o += c;
+  }
+  return o + "\"";
+}
+
+void emitJson(const Args &args, const std::string &text) {
+  std::string path = args.get("json", "");
+  if (path.empty()) {
+    std::printf("%s\n", text.c_str());
+    return;
+  }
+  std::ofstream out(path);
+  out << text << "\n";
+  if (!out)
+    die("cannot write " + path);
+}
+
+std::string statsJson(Runtime &rt) {
+  Stats s;
+  if (!rt.stats(s).ok())
+    return "null";
+  char buf[512];
+  std::snprintf(buf, sizeof(buf),
+                "{\"submissions\": %llu, \"completed\": %llu, \"failed\": %llu, "
+                "\"tasks_run\": %llu, \"tiles_run\": %llu, \"launches\": %llu, "
+                "\"parks\": %llu, \"workers\": %u, \"block_threads\": %u}",
+                (unsigned long long)s.submissions, (unsigned long long)s.completed,
+                (unsigned long long)s.failed, (unsigned long long)s.tasksRun,
+                (unsigned long long)s.tilesRun, (unsigned long long)s.launches,
+                (unsigned long long)s.parks, s.workers, s.blockThreads);
+  return buf;
+}
+
+std::string deviceJson(Runtime &rt) {
+  const BackendInfo &info = rt.deviceInfo();
+  return "{\"name\": " + jstr(info.name) + ", \"sms\": " +
+         std::to_string(info.multiprocessors) + ", \"cc\": \"" +
+         std::to_string(info.computeMajor) + "." + std::to_string(info.computeMinor) +
+         "\", \"simulated\": " + (info.simulated ? "true" : "false") + "}";
+}
+
+//===----------------------------------------------------------------------===//
+// The gpuos side: graphs bound to rotated input sets
+//===----------------------------------------------------------------------===//
+
+struct BoundSet {
+  std::map<std::string, Buffer> buffers; // by spec name
+  GraphId graph = 0;
+};
+
+std::unique_ptr<Runtime> openRuntime(const Args &args) {
+  RuntimeOptions opts;
+  std::unique_ptr<Runtime> rt;
+#ifdef SUITE_SIM
+  // suite-driver-sim --sim 1: the runtime's CPU simulator with its test
+  // image (graphs "chain" and "tiny"), to test this driver without a GPU.
+  if (args.kv.count("sim")) {
+    std::string skip, error;
+    if (!testimage::openTestRuntime("sim", opts, rt, skip, error))
+      die("simulator: " + skip + error);
+    return rt;
+  }
+#endif
+  need(Runtime::open(0, opts, rt), "Runtime::open");
+  need(rt->loadImageFiles(args.get("image"), args.get("manifest")),
+       "loadImageFiles(" + args.get("image") + ")");
+  return rt;
+}
+
+/// Allocates and uploads one input set plus fresh outputs, and builds the
+/// manifest's graph over them. `inputsFrom` < 0 reuses `shareInputs`.
+BoundSet bindSet(Runtime &rt, const Spec &spec, const std::string &dataDir, int set,
+                 const BoundSet *shareInputs = nullptr) {
+  BoundSet b;
+  std::map<std::string, BufferArg> bindings;
+  for (const SpecBuffer &sb : spec.buffers) {
+    Buffer buf;
+    if (!sb.output && shareInputs) {
+      buf = shareInputs->buffers.at(sb.name);
+    } else {
+      need(rt.alloc(std::max<uint64_t>(sb.bytes, 16), buf), "alloc " + sb.name);
+      if (!sb.output) {
+        std::vector<char> data = readBytes(setDir(dataDir, set) + "/" + sb.name + ".bin", sb.bytes);
+        need(rt.copyToDevice(buf.ptr, data.data(), sb.bytes), "upload " + sb.name);
+      }
+    }
+    b.buffers[sb.name] = buf;
+    bindings[sb.name] = BufferArg{buf.ptr, buf.bytes, {}, {}};
+  }
+  need(rt.createGraphFromManifest(spec.graph, bindings, b.graph),
+       "createGraphFromManifest(" + spec.graph + ")");
+  return b;
+}
+
+void poisonOutputs(Runtime &rt, const Spec &spec, const BoundSet &b) {
+  for (const SpecBuffer &sb : spec.buffers)
+    if (sb.output) {
+      std::vector<char> ff(sb.bytes, (char)0xFF);
+      need(rt.copyToDevice(b.buffers.at(sb.name).ptr, ff.data(), sb.bytes), "poison " + sb.name);
+    }
+}
+
+void saveOutputs(Runtime &rt, const Spec &spec, const BoundSet &b, const std::string &dir) {
+  makeDir(dir);
+  for (const SpecBuffer &sb : spec.buffers)
+    if (sb.output) {
+      std::vector<char> data(sb.bytes);
+      need(rt.copyFromDevice(data.data(), b.buffers.at(sb.name).ptr, sb.bytes), "download " + sb.name);
+      writeBytes(dir + "/" + sb.name + ".bin", data);
+    }
+}
+
+void runOnce(Runtime &rt, GraphId g, Priority p) {
+  Submission s;
+  need(rt.submit(g, p, s), "submit");
+  need(rt.wait(s, 30000000), "wait");
+}
+
+int cmdBench(const Args &args) {
+  Spec spec = readSpec(args.get("spec"));
+  std::string data = args.get("data"), out = args.get("out");
+  int sets = std::max(1, (int)args.num("sets", 1));
+  int checkSets = std::min(sets, (int)args.num("check-sets", 1));
+  double budgetUs = args.num("budget-s", 2.0) * 1e6;
+
+  auto tOpen = Clock::now();
+  std::unique_ptr<Runtime> rt = openRuntime(args);
+  double loadUs = usBetween(tOpen, Clock::now());
+  std::vector<BoundSet> bound;
+  for (int k = 0; k < sets; ++k)
+    bound.push_back(bindSet(*rt, spec, data, k));
+  Priority prio = Priority::Normal;
+  {
+    // The graph's own priority: the most urgent of its tasks (as the runtime does).
+    const ImageManifest *m = rt->manifest();
+    Priority best = Priority::Background;
+    for (const ManifestTask &t : m->tasks)
+      if (t.graph == spec.graph && (uint32_t)t.priority < (uint32_t)best)
+        best = t.priority;
+    prio = best;
+  }
+
+  // Correctness: poisoned outputs, one call per checked set.
+  for (int k = 0; k < checkSets; ++k) {
+    poisonOutputs(*rt, spec, bound[k]);
+    runOnce(*rt, bound[k].graph, prio);
+    saveOutputs(*rt, spec, bound[k], setDir(out, k));
+  }
+
+  // Warm-up and calibration (sync calls).
+  std::vector<double> cal;
+  for (int i = 0; i < 2 * sets + 5; ++i) {
+    auto t0 = Clock::now();
+    runOnce(*rt, bound[i % sets].graph, prio);
+    cal.push_back(usBetween(t0, Clock::now()));
+  }
+  double callUs = std::max(1.0, distOf(cal).p50);
+
+  // Pipelined: batches of N calls submitted back to back.
+  int n = (int)std::clamp(std::ceil(3000.0 / callUs), 16.0, 512.0);
+  if (args.kv.count("calls-per-batch"))
+    n = std::max(1, (int)args.num("calls-per-batch", n));
+  std::vector<Submission> subs(n);
+  auto batch = [&](int offset) {
+    auto t0 = Clock::now();
+    for (int i = 0; i < n; ++i)
+      need(rt->submit(bound[(offset + i) % sets].graph, prio, subs[i]), "submit");
+    for (int i = 0; i < n; ++i)
+      need(rt->wait(subs[i], 60000000), "wait");
+    return usBetween(t0, Clock::now()) / n;
+  };
+  batch(0); // creates the run slots a batch needs
+  std::vector<double> perCall;
+  auto tStart = Clock::now();
+  for (int r = 0; r < 200; ++r) {
+    perCall.push_back(batch(r * n));
+    double spent = usBetween(tStart, Clock::now());
+    if (r >= 4 && spent > budgetUs / 2)
+      break;
+  }
+
+  // Synchronous latency.
+  std::vector<double> lat;
+  tStart = Clock::now();
+  for (int i = 0; i < 5000; ++i) {
+    auto t0 = Clock::now();
+    runOnce(*rt, bound[i % sets].graph, prio);
+    auto t1 = Clock::now();
+    lat.push_back(usBetween(t0, t1));
+    if (i >= 30 && usBetween(tStart, t1) > budgetUs / 2)
+      break;
+  }
+
+  std::string stats = statsJson(*rt);
+  std::ostringstream js;
+  js << "{\"graph\": " << jstr(spec.graph) << ", \"device\": " << deviceJson(*rt)
+     << ", \"sets\": " << sets << ", \"check_sets\": " << checkSets
+     << ", \"load_us\": " << loadUs << ", \"calls_per_batch\": " << n
+     << ", \"pipelined_us\": " << jsonDist(distOf(perCall))
+     << ", \"sync_us\": " << jsonDist(distOf(lat)) << ", \"stats\": " << stats << "}";
+  need(rt->close(), "close");
+  emitJson(args, js.str());
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// GPU sharing: urgent stream + background, two engines
+//===----------------------------------------------------------------------===//
+
+struct Engine {
+  virtual ~Engine() = default;
+  /// One urgent call on input set `set`, submitted and waited for.
+  virtual void urgentCall(int set) = 0;
+  /// Background slot 0/1: start a graph; wait for the last one started.
+  virtual void bgStart(int slot) = 0;
+  virtual void bgWait(int slot) = 0;
+  /// True once the graph last started in `slot` is done (no waiting).
+  virtual bool bgPoll(int slot) = 0;
+  /// Called once by each thread that will use the engine.
+  virtual void bindThread() {}
+};
+
+struct ShareResult {
+  Dist urgentSolo, urgentShared;
+  double bgSoloPerS = 0, bgSharedPerS = 0;
+  double periodUs = 0;
+  size_t lateSolo = 0, lateShared = 0;
+};
+
+/// Urgent arrivals every `periodUs` for `durationUs`; returns latencies
+/// from the scheduled arrival to the completion seen by the host.
+std::vector<double> urgentStream(Engine &e, int sets, double periodUs, double durationUs,
+                                 size_t &late) {
+  std::vector<double> lat;
+  late = 0;
+  auto t0 = Clock::now() + std::chrono::microseconds(200);
+  size_t count = (size_t)(durationUs / periodUs);
+  for (size_t i = 0; i < count; ++i) {
+    auto arrival = t0 + std::chrono::nanoseconds((long long)(i * periodUs * 1000.0));
+    if (Clock::now() > arrival)
+      ++late;
+    while (Clock::now() < arrival)
+      cpuRelax();
+    e.urgentCall((int)(i % sets));
+    lat.push_back(usBetween(arrival, Clock::now()));
+  }
+  return lat;
+}
+
+/// A background thread keeping two graphs in flight; records completions.
+struct Background {
+  Engine &e;
+  std::atomic<bool> stop{false};
+  std::vector<Clock::time_point> done;
+  std::thread th;
+  explicit Background(Engine &engine) : e(engine) {}
+  void start() {
+    th = std::thread([this] {
+      e.bindThread();
+      e.bgStart(0);
+      e.bgStart(1);
+      // Poll every ~20 us rather than spin: the background is a bulk
+      // client, and a spinning waiter would compete with the urgent
+      // thread for the driver (streams) or the runtime's lock (gpuos).
+      // Two graphs are in flight, so the GPU never idles while we nap.
+      for (int i = 0; !stop.load(std::memory_order_relaxed); ++i) {
+        while (!e.bgPoll(i & 1))
+          std::this_thread::sleep_for(std::chrono::microseconds(20));
+        done.push_back(Clock::now());
+        e.bgStart(i & 1);
+      }
+      e.bgWait(0);
+      e.bgWait(1);
+    });
+  }
+  void finish() {
+    stop = true;
+    th.join();
+  }
+  double ratePerS(Clock::time_point a, Clock::time_point b) const {
+    size_t c = 0;
+    for (auto t : done)
+      if (t >= a && t <= b)
+        ++c;
+    return (double)c / (usBetween(a, b) * 1e-6);
+  }
+};
+
+ShareResult runSharing(Engine &e, int sets, double periodUs, double durationUs) {
+  ShareResult r;
+  e.bindThread();
+  // Warm-up: the urgent graph a few times, the background twice.
+  for (int i = 0; i < 20; ++i)
+    e.urgentCall(i % sets);
+  e.bgStart(0);
+  e.bgWait(0);
+  // Solo urgent latency.
+  std::vector<double> lat;
+  {
+    // Keep the period above a few solo latencies (open loop, no self-queueing).
+    std::vector<double> probe;
+    for (int i = 0; i < 50; ++i) {
+      auto t0 = Clock::now();
+      e.urgentCall(i % sets);
+      probe.push_back(usBetween(t0, Clock::now()));
+    }
+    double p50 = distOf(probe).p50;
+    if (periodUs < 4 * p50)
+      periodUs = std::ceil(4 * p50 / 50.0) * 50.0;
+  }
+  r.periodUs = periodUs;
+  r.urgentSolo = distOf(urgentStream(e, sets, periodUs, durationUs, r.lateSolo));
+  // Solo background throughput.
+  {
+    Background bg(e);
+    bg.start();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    auto a = Clock::now();
+    std::this_thread::sleep_for(std::chrono::microseconds((long long)durationUs));
+    auto b = Clock::now();
+    bg.finish();
+    r.bgSoloPerS = bg.ratePerS(a, b);
+  }
+  // Shared.
+  {
+    Background bg(e);
+    bg.start();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    auto a = Clock::now();
+    std::vector<double> l = urgentStream(e, sets, periodUs, durationUs, r.lateShared);
+    auto b = Clock::now();
+    bg.finish();
+    r.urgentShared = distOf(l);
+    r.bgSharedPerS = bg.ratePerS(a, b);
+  }
+  return r;
+}
+
+std::string shareJson(const std::string &mode, const ShareResult &r, const std::string &extra) {
+  std::ostringstream js;
+  js << "{\"mode\": " << jstr(mode) << ", \"period_us\": " << r.periodUs
+     << ", \"urgent_solo_us\": " << jsonDist(r.urgentSolo)
+     << ", \"urgent_shared_us\": " << jsonDist(r.urgentShared)
+     << ", \"urgent_late_solo\": " << r.lateSolo << ", \"urgent_late_shared\": " << r.lateShared
+     << ", \"background_solo_per_s\": " << r.bgSoloPerS
+     << ", \"background_shared_per_s\": " << r.bgSharedPerS << extra << "}";
+  return js.str();
+}
+
+// ---- gpuos engine
+
+struct GpuosEngine : Engine {
+  Runtime &rt;
+  std::vector<BoundSet> urgent;
+  BoundSet bg[2];
+  Submission bgSub[2];
+  GpuosEngine(Runtime &r) : rt(r) {}
+  void urgentCall(int set) override { runOnce(rt, urgent[set].graph, Priority::Urgent); }
+  void bgStart(int slot) override {
+    need(rt.submit(bg[slot].graph, Priority::Background, bgSub[slot]), "submit background");
+  }
+  void bgWait(int slot) override { need(rt.wait(bgSub[slot], 60000000), "wait background"); }
+  bool bgPoll(int slot) override {
+    Status st = rt.poll(bgSub[slot]);
+    if (st.code() == ErrorCode::NotReady)
+      return false;
+    need(st, "poll background");
+    return true;
+  }
+};
+
+int cmdShareGpuos(const Args &args) {
+  Spec us = readSpec(args.get("urgent-spec")), bs = readSpec(args.get("bg-spec"));
+  int sets = std::max(1, (int)args.num("urgent-sets", 4));
+  std::string out = args.get("out");
+  std::unique_ptr<Runtime> rt = openRuntime(args);
+  GpuosEngine e(*rt);
+  for (int k = 0; k < sets; ++k)
+    e.urgent.push_back(bindSet(*rt, us, args.get("urgent-data"), k));
+  e.bg[0] = bindSet(*rt, bs, args.get("bg-data"), 0);
+  e.bg[1] = bindSet(*rt, bs, args.get("bg-data"), 0, &e.bg[0]);
+  // Correctness of both graphs (set 0), poisoned outputs.
+  poisonOutputs(*rt, us, e.urgent[0]);
+  runOnce(*rt, e.urgent[0].graph, Priority::Urgent);
+  saveOutputs(*rt, us, e.urgent[0], out + "/urgent");
+  poisonOutputs(*rt, bs, e.bg[1]);
+  runOnce(*rt, e.bg[1].graph, Priority::Background);
+  saveOutputs(*rt, bs, e.bg[1], out + "/background");
+  ShareResult r = runSharing(e, sets, args.num("period-us", 250), args.num("duration-s", 1.5) * 1e6);
+  std::string extra = ", \"device\": " + deviceJson(*rt) + ", \"stats\": " + statsJson(*rt);
+  need(rt->close(), "close");
+  emitJson(args, shareJson("gpuos", r, extra));
+  return 0;
+}
+
+// ---- CUDA streams engine: the image's launch kernels on two priority streams
+
+struct StreamTask {
+  CUfunction fn = nullptr;
+  unsigned blocks = 0, threads = 0, shared = 0;
+  CUdeviceptr args = 0; // the ABI argument block in device memory
+};
+
+struct StreamsEngine : Engine {
+  suite::CudaApi &cu;
+  suite::CUcontext ctx = nullptr;
+  suite::CUstream hi = nullptr, lo = nullptr;
+  std::vector<std::vector<StreamTask>> urgent; // per set
+  std::vector<StreamTask> bg[2];
+  suite::CUevent urgentDone = nullptr, bgDone[2] = {nullptr, nullptr};
+
+  explicit StreamsEngine(suite::CudaApi &api) : cu(api) {}
+  void check(suite::CUresult r, const char *what) {
+    if (r != suite::kCudaSuccess)
+      die(std::string(what) + ": " + cu.describe(r));
+  }
+  void bindThread() override { check(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent"); }
+  void launch(const std::vector<StreamTask> &tasks, suite::CUstream s) {
+    for (const StreamTask &t : tasks) {
+      void *params[] = {(void *)&t.args};
+      check(cu.cuLaunchKernel(t.fn, t.blocks, 1, 1, t.threads, 1, 1, t.shared, s, params, nullptr),
+            "cuLaunchKernel");
+    }
+  }
+  void spin(suite::CUevent ev) {
+    for (;;) {
+      suite::CUresult r = cu.cuEventQuery(ev);
+      if (r == suite::kCudaSuccess)
+        return;
+      if (r != suite::kCudaNotReady)
+        check(r, "cuEventQuery");
+      cpuRelax();
+    }
+  }
+  void urgentCall(int set) override {
+    launch(urgent[set], hi);
+    check(cu.cuEventRecord(urgentDone, hi), "cuEventRecord");
+    spin(urgentDone);
+  }
+  void bgStart(int slot) override {
+    launch(bg[slot], lo);
+    check(cu.cuEventRecord(bgDone[slot], lo), "cuEventRecord");
+  }
+  void bgWait(int slot) override { spin(bgDone[slot]); }
+  bool bgPoll(int slot) override {
+    suite::CUresult r = cu.cuEventQuery(bgDone[slot]);
+    if (r == suite::kCudaNotReady)
+      return false;
+    check(r, "cuEventQuery");
+    return true;
+  }
+};
+
+/// Device buffers for one graph's buffers by name (inputs from files,
+/// outputs and intermediates allocated), then one StreamTask per manifest
+/// task of the graph, in manifest order (a topological order).
+struct StreamGraph {
+  std::map<std::string, CUdeviceptr> buffers;
+};
+
+CUdeviceptr cuAlloc(StreamsEngine &e, uint64_t bytes) {
+  CUdeviceptr p = 0;
+  e.check(e.cu.cuMemAlloc(&p, std::max<uint64_t>(bytes, 16)), "cuMemAlloc");
+  return p;
+}
+
+std::vector<StreamTask> buildStreamGraph(StreamsEngine &e, suite::CUmodule mod,
+                                         const ImageManifest &man, const Spec &spec,
+                                         const std::string &dataDir, int set,
+                                         std::map<std::string, CUdeviceptr> &buffers,
+                                         const std::map<std::string, CUdeviceptr> *shareInputs) {
+  for (const SpecBuffer &sb : spec.buffers) {
+    if (!sb.output && shareInputs) {
+      buffers[sb.name] = shareInputs->at(sb.name);
+      continue;
+    }
+    CUdeviceptr p = cuAlloc(e, sb.bytes);
+    if (!sb.output) {
+      std::vector<char> data = readBytes(setDir(dataDir, set) + "/" + sb.name + ".bin", sb.bytes);
+      e.check(e.cu.cuMemcpyHtoD(p, data.data(), sb.bytes), "cuMemcpyHtoD");
+    }
+    buffers[sb.name] = p;
+  }
+  std::vector<StreamTask> tasks;
+  for (const ManifestTask &t : man.tasks) {
+    if (t.graph != spec.graph)
+      continue;
+    std::vector<uint64_t> block;
+    for (const ManifestBuffer &b : t.buffers) {
+      auto it = buffers.find(b.name);
+      if (it == buffers.end()) { // an intermediate
+        uint64_t extent = (uint64_t)b.elemBytes;
+        for (size_t d = 0; d < b.shape.size(); ++d)
+          extent += (uint64_t)(b.shape[d] - 1) * (uint64_t)b.strides[d] * (uint64_t)b.elemBytes;
+        it = buffers.emplace(b.name, cuAlloc(e, extent)).first;
+      }
+      block.push_back(it->second);
+    }
+    if (!t.dynamic.empty())
+      die("task " + t.kind + " has dynamic sizes (not supported by the streams baseline)");
+    StreamTask st;
+    std::string launcher = "gpuos_launch_" + t.kind;
+    e.check(e.cu.cuModuleGetFunction(&st.fn, mod, launcher.c_str()),
+            ("cuModuleGetFunction(" + launcher + ")").c_str());
+    st.blocks = (unsigned)t.numTiles;
+    st.threads = (unsigned)t.blockSize;
+    st.shared = (unsigned)t.sharedBytes;
+    if (st.shared > 48 * 1024)
+      e.check(e.cu.cuFuncSetAttribute(st.fn, suite::kFuncAttrMaxDynamicShared, (int)st.shared),
+              "cuFuncSetAttribute");
+    if (st.blocks == 0)
+      die("task " + t.kind + ": num_tiles is 0");
+    st.args = cuAlloc(e, block.size() * 8);
+    e.check(e.cu.cuMemcpyHtoD(st.args, block.data(), block.size() * 8), "cuMemcpyHtoD");
+    tasks.push_back(st);
+  }
+  if (tasks.empty())
+    die("the image has no graph '" + spec.graph + "'");
+  return tasks;
+}
+
+void saveStreamOutputs(StreamsEngine &e, const Spec &spec,
+                       const std::map<std::string, CUdeviceptr> &buffers, const std::string &dir) {
+  makeDir(dir);
+  for (const SpecBuffer &sb : spec.buffers)
+    if (sb.output) {
+      std::vector<char> data(sb.bytes);
+      e.check(e.cu.cuMemcpyDtoH(data.data(), buffers.at(sb.name), sb.bytes), "cuMemcpyDtoH");
+      writeBytes(dir + "/" + sb.name + ".bin", data);
+    }
+}
+
+void poisonStream(StreamsEngine &e, const Spec &spec, const std::map<std::string, CUdeviceptr> &buffers) {
+  for (const SpecBuffer &sb : spec.buffers)
+    if (sb.output) {
+      std::vector<char> ff(sb.bytes, (char)0xFF);
+      e.check(e.cu.cuMemcpyHtoD(buffers.at(sb.name), ff.data(), sb.bytes), "cuMemcpyHtoD");
+    }
+}
+
+int cmdShareStreams(const Args &args) {
+  suite::CudaApi cu;
+  if (!cu.load())
+    die(cu.error);
+  StreamsEngine e(cu);
+  e.check(cu.cuInit(0), "cuInit");
+  suite::CUdevice dev = 0;
+  e.check(cu.cuDeviceGet(&dev, 0), "cuDeviceGet");
+  e.check(cu.cuDevicePrimaryCtxRetain(&e.ctx, dev), "cuDevicePrimaryCtxRetain");
+  e.bindThread();
+  int least = 0, greatest = 0;
+  e.check(cu.cuCtxGetStreamPriorityRange(&least, &greatest), "cuCtxGetStreamPriorityRange");
+  e.check(cu.cuStreamCreateWithPriority(&e.hi, suite::kStreamNonBlocking, greatest), "stream");
+  e.check(cu.cuStreamCreateWithPriority(&e.lo, suite::kStreamNonBlocking, least), "stream");
+  e.check(cu.cuEventCreate(&e.urgentDone, suite::kEventDisableTiming), "cuEventCreate");
+  e.check(cu.cuEventCreate(&e.bgDone[0], suite::kEventDisableTiming), "cuEventCreate");
+  e.check(cu.cuEventCreate(&e.bgDone[1], suite::kEventDisableTiming), "cuEventCreate");
+
+  std::vector<char> cubin;
+  need(readFile(args.get("image"), cubin), "read image");
+  std::vector<char> manText;
+  need(readFile(args.get("manifest"), manText), "read manifest");
+  ImageManifest man;
+  need(parseManifest(std::string_view(manText.data(), manText.size()), man), "parse manifest");
+  suite::CUmodule mod = nullptr;
+  e.check(cu.cuModuleLoadData(&mod, cubin.data()), "cuModuleLoadData");
+
+  Spec us = readSpec(args.get("urgent-spec")), bs = readSpec(args.get("bg-spec"));
+  int sets = std::max(1, (int)args.num("urgent-sets", 4));
+  std::string out = args.get("out");
+  std::vector<std::map<std::string, CUdeviceptr>> ubufs(sets);
+  for (int k = 0; k < sets; ++k)
+    e.urgent.push_back(buildStreamGraph(e, mod, man, us, args.get("urgent-data"), k, ubufs[k], nullptr));
+  std::map<std::string, CUdeviceptr> bbufs[2];
+  e.bg[0] = buildStreamGraph(e, mod, man, bs, args.get("bg-data"), 0, bbufs[0], nullptr);
+  e.bg[1] = buildStreamGraph(e, mod, man, bs, args.get("bg-data"), 0, bbufs[1], &bbufs[0]);
+
+  poisonStream(e, us, ubufs[0]);
+  e.urgentCall(0);
+  saveStreamOutputs(e, us, ubufs[0], out + "/urgent");
+  poisonStream(e, bs, bbufs[1]);
+  e.bgStart(1);
+  e.bgWait(1);
+  saveStreamOutputs(e, bs, bbufs[1], out + "/background");
+
+  ShareResult r = runSharing(e, sets, args.num("period-us", 250), args.num("duration-s", 1.5) * 1e6);
+  e.check(cu.cuCtxSynchronize(), "cuCtxSynchronize");
+  std::string extra = ", \"stream_priorities\": {\"urgent\": " + std::to_string(greatest) +
+                      ", \"background\": " + std::to_string(least) + "}";
+  emitJson(args, shareJson("streams", r, extra));
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// validate: the host-side checks of createGraphFromManifest, without a GPU
+//===----------------------------------------------------------------------===//
+
+/// Binds the spec's buffers (fake, aligned addresses) and intermediates to
+/// the manifest's graph as createGraphFromManifest does and runs the
+/// runtime's own validation and layout (GraphLayout.h): kinds, buffer
+/// counts, alignment, shapes, capacities, dependencies, tile limits. Also
+/// checks that the spec's sizes match the manifest's buffers.
+int cmdValidate(const Args &args) {
+  Spec spec = readSpec(args.get("spec"));
+  std::vector<char> text;
+  need(readFile(args.get("manifest"), text), "read manifest");
+  ImageManifest man;
+  need(parseManifest(std::string_view(text.data(), text.size()), man), "manifest");
+  std::map<std::string, std::pair<uint64_t, uint64_t>> mem; // name -> (ptr, bytes)
+  uint64_t next = 1ull << 40;
+  auto place = [&](const std::string &name, uint64_t bytes) {
+    auto it = mem.find(name);
+    if (it != mem.end())
+      return it->second;
+    std::pair<uint64_t, uint64_t> p{next, bytes};
+    next += (bytes + 4095) / 4096 * 4096 + 4096;
+    mem[name] = p;
+    return p;
+  };
+  for (const SpecBuffer &b : spec.buffers)
+    place(b.name, b.bytes);
+  std::map<int, uint32_t> local;
+  std::set<std::string> produced, consumed;
+  for (size_t i = 0; i < man.tasks.size(); ++i)
+    if (man.tasks[i].graph == spec.graph) {
+      local[(int)i] = (uint32_t)local.size();
+      for (const ManifestBuffer &b : man.tasks[i].buffers)
+        (b.isOutput ? produced : consumed).insert(b.name);
+    }
+  if (local.empty())
+    die("the manifest has no graph '" + spec.graph + "'");
+  GraphSpec gs;
+  for (const auto &[index, _] : local) {
+    const ManifestTask &t = man.tasks[index];
+    TaskSpec ts;
+    ts.kind = t.kind;
+    for (int64_t d : t.dependsOn)
+      ts.deps.push_back(local.at((int)d));
+    for (const ManifestBuffer &b : t.buffers) {
+      uint64_t extent = (uint64_t)b.elemBytes;
+      for (size_t d = 0; d < b.shape.size(); ++d)
+        extent += (uint64_t)(b.shape[d] - 1) * (uint64_t)b.strides[d] * (uint64_t)b.elemBytes;
+      bool bound = false;
+      for (const SpecBuffer &sb : spec.buffers)
+        if (sb.name == b.name) {
+          bound = true;
+          if (sb.bytes != extent)
+            die("buffer '" + b.name + "' of task " + t.kind + ": the spec says " +
+                std::to_string(sb.bytes) + " bytes, the manifest " + std::to_string(extent));
+          if (sb.output != b.isOutput && !(produced.count(b.name) && sb.output))
+            die("buffer '" + b.name + "': input/output role differs from the manifest");
+        }
+      if (!bound && !(produced.count(b.name) && consumed.count(b.name)))
+        die("graph '" + spec.graph + "': buffer '" + b.name + "' of task " + t.kind +
+            " is not in the spec and is not an intermediate");
+      auto p = place(b.name, extent);
+      ts.buffers.push_back(BufferArg{p.first, p.second, {}, {}});
+    }
+    gs.tasks.push_back(ts);
+  }
+  for (const SpecBuffer &sb : spec.buffers)
+    if (!produced.count(sb.name) && !consumed.count(sb.name))
+      die("the spec's buffer '" + sb.name + "' is not in graph '" + spec.graph + "'");
+  LayoutLimits limits;
+  limits.maxTilesPerGraph = (uint64_t)RuntimeOptions().queueCapacity / 2;
+  GraphLayout layout;
+  need(buildGraphLayout(man, gs, [&](uint64_t ptr) -> uint64_t {
+         for (const auto &[n, p] : mem)
+           if (ptr >= p.first && ptr < p.first + p.second)
+             return p.first + p.second - ptr;
+         return 0;
+       }, limits, layout),
+       "graph '" + spec.graph + "'");
+  std::printf("%s: %u tasks, %llu tiles (%u root tiles), block %u, shared %u B\n", spec.graph.c_str(),
+              layout.numTasks(), (unsigned long long)layout.totalTiles, layout.rootTiles,
+              layout.maxBlockSize, layout.maxSharedBytes);
+  return 0;
+}
+
+int usage() {
+  std::fprintf(stderr,
+               "usage: suite-driver bench|share-gpuos|share-streams --key value ...\n"
+               "       (see the comment at the top of bench/suite/driver/suite_driver.cpp)\n");
+  return 2;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2)
+    return usage();
+  std::string cmd = argv[1];
+  if (cmd == "--help" || cmd == "-h")
+    return usage();
+  if (cmd == "probe") { // starts? (used by run.sh after building)
+    std::printf("suite-driver ok\n");
+    return 0;
+  }
+  Args args = parseArgs(argc, argv, 2);
+  if (cmd == "bench")
+    return cmdBench(args);
+  if (cmd == "validate")
+    return cmdValidate(args);
+  if (cmd == "share-gpuos")
+    return cmdShareGpuos(args);
+  if (cmd == "share-streams")
+    return cmdShareStreams(args);
+  return usage();
+}

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# The gpuos benchmark suite (docs/benchmarks.md): gpuos against PyTorch
+# eager, CUDA graphs and torch.compile, GPU sharing, bandwidth.
+#
+# HERE (the LLVM/MLIR machine):   bash bench/suite/run.sh prepare
+#   compiles every workload (bench/suite/workloads/*.mlir) with
+#   gpuos-opt --gpuos-pipeline and gpuos-jit --emit=image into
+#   .bench/images/<name>.cubin + <name>.manifest.json (gitignored).
+#   Environment: BUILD_DIR (default build), ARCH (sm_90), GPUOS_JIT_FLAGS.
+#
+# THERE (the GPU machine):        bash bench/suite/run.sh run [bench.py options]
+#   builds the C++ driver against runtime/ (cmake, in /tmp/gpuos-bench/build),
+#   runs every workload in every mode, checks gpuos against float64
+#   PyTorch, and writes h200.json, results.md, PNG plots and bench.log into
+#   $OUT (default /tmp/gpuos-bench/out). With the device tool: carry
+#   [".bench"]. Exit 1 on any correctness failure or error.
+#
+#   bash bench/suite/run.sh build-driver     only the driver (run calls it)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+bench_dir=${BENCH_DIR:-$root/.bench}
+mode=${1:-}
+[[ $# -gt 0 ]] && shift
+
+prepare() {
+  local build=${BUILD_DIR:-$root/build} arch=${ARCH:-sm_90}
+  local opt=$build/bin/gpuos-opt jit=$build/bin/gpuos-jit
+  if [[ -f $build/build.ninja ]]; then
+    ninja -C "$build" -j"${JOBS:-1}" gpuos-opt gpuos-jit >/dev/null
+  fi
+  [[ -x $opt && -x $jit ]] || { echo "prepare: no $opt / $jit (build them first)" >&2; exit 1; }
+  python3 "$here/gen_workloads.py" --check
+  rm -rf "$bench_dir"
+  mkdir -p "$bench_dir/images" "$bench_dir/pipeline" "$bench_dir/logs"
+  local f name failed=0 start
+  for f in "$here"/workloads/*.mlir; do
+    name=$(basename "$f" .mlir)
+    start=$(date +%s%N)
+    if ! "$opt" "$f" --gpuos-pipeline -o "$bench_dir/pipeline/$name.mlir" 2>"$bench_dir/logs/$name.opt.log"; then
+      echo "prepare: gpuos-opt --gpuos-pipeline failed on $name:"; head -20 "$bench_dir/logs/$name.opt.log"
+      failed=1; continue
+    fi
+    # shellcheck disable=SC2086
+    if ! "$jit" "$bench_dir/pipeline/$name.mlir" --emit=image --arch="$arch" --no-cache -v \
+        ${GPUOS_JIT_FLAGS:-} -o "$bench_dir/images/$name" >"$bench_dir/logs/$name.jit.log" 2>&1; then
+      echo "prepare: gpuos-jit failed on $name:"; tail -20 "$bench_dir/logs/$name.jit.log"
+      failed=1; continue
+    fi
+    python3 - "$bench_dir/images/$name.manifest.json" "$name" "$(( ($(date +%s%N) - start) / 1000000 ))" <<'EOF'
+import json, sys
+m = json.load(open(sys.argv[1]))
+tasks = m["tasks"]
+graphs = sorted({t["graph"] for t in tasks})
+print("%-16s %3d tasks %6d tiles  graphs %-28s %5s ms  runtime: %s" % (
+    sys.argv[2], len(tasks), sum(t.get("num_tiles") or 0 for t in tasks), ",".join(graphs), sys.argv[3],
+    "linked" if m.get("runtime") else "NOT linked (the runtime cannot run this image yet)"))
+EOF
+  done
+  # ptxas' report of spills, per image: in the linked image the task
+  # functions are compiled under the resident kernel's register budget.
+  local spills
+  spills=$(for log in "$bench_dir"/logs/*.jit.log; do
+    awk -v image="$(basename "$log" .jit.log)" \
+      '/Function properties for/ {fn = $NF}
+       /spill stores/ && $0 !~ / 0 bytes spill stores/ && fn ~ /^gpuos_task_/ {
+         n++; b = $0; sub(/ bytes spill stores.*/, "", b); sub(/.*, /, "", b)
+         if (b + 0 > max) {max = b + 0; worst = fn}}
+       END {if (n) printf "  %-16s %3d task functions spill; most: %d bytes (%s)\n", image, n, max, worst}' "$log"
+  done)
+  if [[ -n $spills ]]; then printf 'ptxas spills (details in %s/logs/*.jit.log):\n%s\n' "$bench_dir" "$spills"
+  else echo "ptxas spills: none in task functions"; fi
+  [[ $failed -eq 0 ]] || { echo "prepare: some workloads failed to compile" >&2; exit 1; }
+  # Pre-check without a GPU: every graph through the runtime's own host-side
+  # validation and layout, bound as the driver binds it (suite-driver
+  # validate, built here in build-bench).
+  python3 "$here/common.py" specs "$bench_dir/specs" >/dev/null
+  local local_build=${BENCH_LOCAL_BUILD:-$root/build-bench} spec graph image
+  if command -v cmake >/dev/null && cmake -S "$here/driver" -B "$local_build" -G Ninja \
+        -DCMAKE_BUILD_TYPE=Release >"$bench_dir/logs/driver-cmake.log" 2>&1 &&
+      cmake --build "$local_build" --target suite-driver -j "${JOBS:-1}" >"$bench_dir/logs/driver-build.log" 2>&1; then
+    for spec in "$bench_dir"/specs/*.spec; do
+      graph=$(basename "$spec" .spec)
+      image=$graph
+      case $graph in urgent_step|background_bulk) image=sharing ;; esac
+      "$local_build/suite-driver" validate --manifest "$bench_dir/images/$image.manifest.json" \
+        --spec "$spec" | sed 's/^/  validate /' || failed=1
+    done
+    [[ $failed -eq 0 ]] || { echo "prepare: the runtime rejects some graphs (above)" >&2; exit 1; }
+  else
+    echo "prepare: skipped the runtime validation (could not build the driver here; see $bench_dir/logs)"
+  fi
+  echo "prepared $bench_dir ($(du -sh "$bench_dir" | cut -f1)); on the GPU machine run:"
+  echo "  bash bench/suite/run.sh run        (device tool: carry [\".bench\"])"
+}
+
+build_driver() {
+  local driver=${BENCH_DRIVER:-/tmp/gpuos-bench/build/suite-driver}
+  local build
+  build=$(dirname "$driver")
+  local gen=()
+  command -v ninja >/dev/null && gen=(-G Ninja)
+  cmake -S "$here/driver" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release
+  cmake --build "$build" --target suite-driver -j "$(nproc)"
+  [[ -x $build/suite-driver ]] || { echo "build-driver: no $build/suite-driver" >&2; exit 1; }
+  [[ $build/suite-driver -ef $driver ]] || cp "$build/suite-driver" "$driver"
+}
+
+run() {
+  [[ -d $bench_dir/images ]] || {
+    echo "run: no $bench_dir/images: run 'bash bench/suite/run.sh prepare' on the build machine" \
+         "and carry .bench" >&2; exit 1; }
+  local out=${OUT:-/tmp/gpuos-bench/out}
+  mkdir -p "$out"
+  export PYTHONUNBUFFERED=1 OUT="$out"
+  set +e
+  python3 "$here/bench.py" run --images "$bench_dir/images" --out "$out" "$@" 2>&1 | tee "$out/bench.log"
+  local rc=${PIPESTATUS[0]}
+  set -e
+  return "$rc"
+}
+
+case $mode in
+  prepare) prepare ;;
+  run) run "$@" ;;
+  build-driver) build_driver ;;
+  *) echo "usage: $0 prepare | run [bench.py run options] | build-driver" >&2; exit 2 ;;
+esac
