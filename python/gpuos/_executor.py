@@ -14,6 +14,7 @@ import os
 import subprocess
 import tempfile
 import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import Dict, List, Sequence
 
@@ -29,6 +30,8 @@ class ExecutionError(RuntimeError):
 
 
 PRIORITIES = {"urgent": 0, "normal": 1, "background": 2}
+# Uploaded runtime graphs kept per device (least recently used go first).
+MAX_BOUND_GRAPHS = 64
 
 
 def check_priority(priority: str) -> str:
@@ -85,6 +88,24 @@ class _Device:
         self.graphs: Dict[str, CompiledGraph] = {}
         self.image_key = None
         self.lock = threading.Lock()
+        # Runtime graphs by (graph, bound pointers): PyTorch's caching
+        # allocator hands the same addresses back, so a loop that calls one
+        # graph reuses one uploaded runtime graph (like a CUDA graph exec).
+        self.bound: "OrderedDict[tuple, int]" = OrderedDict()
+
+    def bound_graph(self, graph: CompiledGraph, bindings: Dict[str, tuple]) -> int:
+        key = (graph.key, tuple(sorted(bindings.items())))
+        handle = self.bound.get(key)
+        if handle is not None:
+            self.bound.move_to_end(key)
+            _stats.bump("bound_graph_hits")
+            return handle
+        handle = self.runtime.graph_from_manifest(graph.name, bindings)
+        self.bound[key] = handle
+        if len(self.bound) > MAX_BOUND_GRAPHS:
+            _, old = self.bound.popitem(last=False)
+            self.runtime.graph_destroy(old)
+        return handle
 
     def ensure_loaded(self, graph: CompiledGraph, arch: str) -> None:
         if graph.name in self.graphs and self.graphs[graph.name].key == graph.key:
@@ -96,6 +117,8 @@ class _Device:
             # One module with every graph: kinds carry their graph's name.
             source = "\n".join(g.source for g in self.graphs.values())
             image = compile_graph(source, "union", [], [], arch=arch)
+        # Installing an image destroys the runtime's graphs of the old one.
+        self.bound.clear()
         self.runtime.load_image_files(str(image.cubin), str(image.manifest))
         self.image_key = image.key
         _stats.bump("image_loads")
@@ -134,9 +157,5 @@ def run_gpu(graph: CompiledGraph, tensors: Sequence[torch.Tensor],
         # Inputs come from PyTorch kernels on the current stream; the
         # resident kernel is on no stream, so wait for them first.
         torch.cuda.current_stream(device).synchronize()
-        handle = dev.runtime.graph_from_manifest(graph.name, bindings)
-        try:
-            dev.runtime.run(handle, PRIORITIES[priority])
-        finally:
-            dev.runtime.graph_destroy(handle)
+        dev.runtime.run(dev.bound_graph(graph, bindings), PRIORITIES[priority])
     _stats.bump("graphs_run")
