@@ -9,10 +9,14 @@
 //   eager       cuLaunchKernel + cuStreamSynchronize of the same task
 //   eager_b2b   back-to-back cuLaunchKernel, one sync at the end
 //   cuda_graph  replay of a captured graph of N launches, us per node
+//   swap        loadImage of another image (v1 <-> v2, nothing in flight):
+//               drain + park + cuModuleLoadData + relaunch, as the caller
+//               sees it (swap_pause_us), and swap -> submit -> complete
 // and prints a table (last) and writes JSON (--json FILE).
 //
 //   gpuos-bench [--json out.json] [--quick] [--sim] [--workers-per-sm N]
 //               [--idle-sleep-ns N] [--no-inline] [--no-continue]
+//               [--no-record] [--ring-acquire-gpu]
 //
 //===----------------------------------------------------------------------===//
 
@@ -250,7 +254,8 @@ int main(int argc, char **argv) {
   std::string jsonPath;
   bool quick = false, sim = false;
   unsigned workersPerSM = 1, idleSleepNs = 0;
-  bool inlineUrgent = true, continueSuccessors = true;
+  bool inlineUrgent = true, continueSuccessors = true, recordJobs = true;
+  bool ringAcquireGpu = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--json" && i + 1 < argc)
@@ -267,10 +272,14 @@ int main(int argc, char **argv) {
       inlineUrgent = false;
     else if (a == "--no-continue")
       continueSuccessors = false;
+    else if (a == "--no-record")
+      recordJobs = false;
+    else if (a == "--ring-acquire-gpu")
+      ringAcquireGpu = true;
     else {
       std::fprintf(stderr, "usage: gpuos-bench [--json FILE] [--quick] [--sim] "
                            "[--workers-per-sm N] [--idle-sleep-ns N] [--no-inline] "
-                           "[--no-continue]\n");
+                           "[--no-continue] [--no-record] [--ring-acquire-gpu]\n");
       return 2;
     }
   }
@@ -285,6 +294,8 @@ int main(int argc, char **argv) {
   options.workerIdleSleepNs = idleSleepNs;
   options.inlineUrgentSingletons = inlineUrgent;
   options.continueSuccessors = continueSuccessors;
+  options.recordJobs = recordJobs;
+  options.ringAcquireGpuScope = ringAcquireGpu;
   std::unique_ptr<Runtime> rt;
   std::string skip, error;
   if (!testimage::openTestRuntime(sim ? "sim" : "gpu", options, rt, skip, error)) {
@@ -413,11 +424,94 @@ int main(int argc, char **argv) {
   rows.push_back({"park_us", "park() (drain + exit)", "us", parkS.p50, parkS.p99,
                   "", parkS.n});
 
+  // 5. Image swaps: the pause a caller sees, and until work completes.
+  // Alternating v1/v2: after the first two, both are in the backend's image
+  // cache, so this is drain + park + switch + relaunch.
+  std::string swapLine;
+  {
+    // Only the one-task graph stays: rebinding renumbered kinds re-uploads
+    // each graph (O(its size)), which is not the pause being measured.
+    if (!check(rt->destroyGraph(wideId), "destroyGraph") ||
+        !check(rt->destroyGraph(chainId), "destroyGraph"))
+      return 1;
+    std::vector<char> cubin[2];
+    std::string json[2];
+    const char *backend = sim ? "sim" : "gpu";
+    if (!check(testimage::readImage(backend, false, cubin[0], json[0]), "image v1") ||
+        !check(testimage::readImage(backend, true, cubin[1], json[1]), "image v2"))
+      return 1;
+    ImageManifest man[2];
+    for (int v = 0; v < 2; ++v)
+      if (!check(parseManifest(json[v], man[v]), "manifest"))
+        return 1;
+    std::vector<double> pauses, untilDone;
+    const int swaps = sim ? 20 : quick ? 60 : 200;
+    for (int i = 0; i < swaps; ++i) {
+      int v = (i + 1) % 2;
+      ImageManifest m = man[v]; // parsing excluded, as nvJitLink is
+      auto t0 = Clock::now();
+      if (!check(rt->loadImage(cubin[v], std::move(m)), "loadImage"))
+        return 1;
+      pauses.push_back(usSince(t0));
+      Submission s;
+      if (!check(rt->submit(oneId, Priority::Urgent, s), "submit") ||
+          !check(rt->wait(s, 10'000'000), "wait"))
+        return 1;
+      untilDone.push_back(usSince(t0));
+    }
+    Stats cachedStats;
+    if (!check(rt->stats(cachedStats), "stats"))
+      return 1;
+    // Images never loaded before: the bytes differ (padding after the ELF,
+    // which the loader ignores), so each one is a real cuModuleLoadData.
+    std::vector<double> fresh;
+    double freshLoad = 0;
+    for (int i = 0; i < (sim ? 4 : 20); ++i) {
+      std::vector<char> bytes = cubin[i % 2];
+      bytes.resize(bytes.size() + 64 * (i + 1), 0);
+      ImageManifest m = man[i % 2];
+      auto t0 = Clock::now();
+      if (!check(rt->loadImage(bytes, std::move(m)), "loadImage(new)"))
+        return 1;
+      fresh.push_back(usSince(t0));
+      Stats fs;
+      if (!check(rt->stats(fs), "stats"))
+        return 1;
+      freshLoad += fs.lastSwap.loadUs;
+    }
+    freshLoad /= fresh.size();
+    if (!check(rt->loadImage(cubin[0], man[0]), "loadImage"))
+      return 1;
+    Summary pause = summarize(pauses), done = summarize(untilDone),
+            freshS = summarize(fresh);
+    const Stats::SwapPhases &ph = cachedStats.lastSwap;
+    swapLine = "last cached swap, us: drain+park " + fmt(ph.parkUs) + ", load " +
+               fmt(ph.loadUs) + ", install+rebind " + fmt(ph.installUs) +
+               ", relaunch " + fmt(ph.relaunchUs) +
+               "; new images: cuModuleLoadData & co. " + fmt(freshLoad) + " us on average";
+    rows.push_back({"swap_pause_us", "image swap (cached image): loadImage",
+                    "us", pause.p50, pause.p99, "p50 <= 50", pause.n});
+    rows.push_back({"swap_to_complete_us", "image swap, then a 1-task graph completes",
+                    "us", done.p50, done.p99, "", done.n});
+    rows.push_back({"swap_new_image_us", "image swap to a never-loaded image", "us",
+                    freshS.p50, freshS.p99, "(module load included)", freshS.n});
+  }
+
   Stats st;
   if (!check(rt->stats(st), "stats"))
     return 1;
+  double busyMin = 1, busyMax = 0, busySum = 0;
+  for (const Stats::SM &sm : st.perSM) {
+    busyMin = std::min(busyMin, sm.busyFraction());
+    busyMax = std::max(busyMax, sm.busyFraction());
+    busySum += sm.busyFraction();
+  }
+  std::string smLine = "SMs with blocks: " + std::to_string(st.perSM.size()) +
+                       ", busy fraction over the run min/mean/max " + fmt(busyMin) +
+                       "/" + fmt(st.perSM.empty() ? 0 : busySum / st.perSM.size()) +
+                       "/" + fmt(busyMax) + ", swaps " + std::to_string(st.swaps);
 
-  // 5. Baselines on the same task, with the kernel parked.
+  // 6. Baselines on the same task, with the kernel parked.
   if (!sim) {
     if (!check(rt->park(), "park"))
       return 1;
@@ -480,16 +574,19 @@ int main(int argc, char **argv) {
 
   // The table, last.
   std::printf("\ngpuos-bench on %s: %u workers x %u threads, idle nap %u ns, "
-              "urgent singletons %s, continuations %s, %llu launches\n",
+              "urgent singletons %s, continuations %s, job records %s, "
+              "ring acquire %s, %llu launches\n",
               rt->deviceInfo().name.c_str(), st.workers, st.blockThreads,
               idleSleepNs, inlineUrgent ? "inline" : "queued",
-              continueSuccessors ? "on" : "off",
+              continueSuccessors ? "on" : "off", recordJobs ? "on" : "off",
+              ringAcquireGpu ? "gpu scope" : "sys scope",
               (unsigned long long)st.launches);
   std::printf("%-44s %10s %10s  %-10s %s\n", "metric", "p50", "p99", "unit", "target");
   for (const Row &r : rows)
     std::printf("%-44s %10s %10s  %-10s %s\n", r.label.c_str(), fmt(r.p50).c_str(),
                 r.p99 >= 0 ? fmt(r.p99).c_str() : "-", r.unit.c_str(),
                 r.target.c_str());
+  std::printf("%s\n%s\n", smLine.c_str(), swapLine.c_str());
   std::printf("%s", probeTable.c_str());
   return 0;
 }

@@ -329,6 +329,23 @@ GPUOS_DEV void writePayload(QueueEntry *s, const QueueEntry &e) {
 #endif
 }
 
+/// A block's job record in host memory: one 16-byte posted store over PCIe
+/// (no fence, nothing waits for it); the host reads it only to name a tile
+/// after a fault or a missed deadline, so a slightly late value is fine.
+GPUOS_DEV void stJobRecord(JobRecord *p, uint32_t run, uint32_t epochKind,
+                           uint32_t task, uint32_t tile) {
+#if defined(__CUDA_ARCH__)
+  asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p),
+               "r"(run), "r"(epochKind), "r"(task), "r"(tile)
+               : "memory");
+#else
+  __atomic_store_n(&p->epochKind, epochKind, __ATOMIC_RELAXED);
+  __atomic_store_n(&p->task, task, __ATOMIC_RELAXED);
+  __atomic_store_n(&p->tile, tile, __ATOMIC_RELAXED);
+  __atomic_store_n(&p->run, run, __ATOMIC_RELAXED);
+#endif
+}
+
 //===----------------------------------------------------------------------===//
 // Time and spinning
 //===----------------------------------------------------------------------===//
@@ -342,6 +359,27 @@ GPUOS_DEV uint64_t nowNs() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+#endif
+}
+
+/// The SM's cycle counter (statistics only; the simulator uses ns).
+GPUOS_DEV uint64_t cycles() {
+#if defined(__CUDA_ARCH__)
+  return (uint64_t)clock64();
+#else
+  return nowNs();
+#endif
+}
+
+/// The multiprocessor this block runs on (the simulator: `fallback`).
+GPUOS_DEV uint32_t smId(uint32_t fallback) {
+#if defined(__CUDA_ARCH__)
+  (void)fallback;
+  uint32_t id;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+  return id;
+#else
+  return fallback;
 #endif
 }
 

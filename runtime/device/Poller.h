@@ -146,8 +146,16 @@ GPUOS_DEV void pollStep(DeviceControl *c, const Warp &w, PollerLoop &L,
     L.batch = ldRingEntry(ring + (pos & c->ringMask));
     L.n = w.leadingTrue(ringEntryValid(L.batch, (uint32_t)(pos + 1)));
     L.i = 0;
-    if (L.n)
-      fenceSysAcqRel(); // acquire what the host wrote before these entries
+    if (L.n) {
+      // Acquire what the host wrote before these entries. The PTX model
+      // asks for system scope; ringAcquireGpu (opt-in, measured) uses GPU
+      // scope: everything the host wrote is device memory it copied (and
+      // synchronized) before the ring store, already in L2.
+      if (c->ringAcquireGpu)
+        fenceGpu();
+      else
+        fenceSysAcqRel();
+    }
   }
   if (L.n) {
     L.idle = 0;
@@ -179,7 +187,7 @@ GPUOS_DEV void pollStep(DeviceControl *c, const Warp &w, PollerLoop &L,
     }
     if (L.ps.knownFree != (1u << kNumPriorities) - 1)
       precheckRootSlots(c, L.ps);
-    if ((++L.idle & 7) == 0) {
+    if ((++L.idle & 7) == 0 || L.parkRequested) {
       uint64_t now = nowNs();
       if (ldRelaxed(&c->stop.value) != 0u)
         stop = 1; // the host forced a stop (teardown after a failure)
@@ -217,10 +225,10 @@ GPUOS_DEV void pollerMain(DeviceControl *c, const Warp &w, const Block &block,
       L.ps.next[p] = ldRelaxed(&c->queues[rootQueue(p)].reserve.value);
     L.ps.knownFree = 0;
   }
-  uint64_t tiles = 0;
-  uint64_t *tileStat = reinterpret_cast<uint64_t *>(c->blockTiles);
+  BlockCounters counters;
+  JobRecord *record = reinterpret_cast<JobRecord *>(c->jobs);
   if (block.tid() == 0)
-    tiles = ldRelaxed(tileStat);
+    counters.open(c, 0);
   for (;;) {
     if (poller)
       pollStep(c, w, L, sh);
@@ -232,17 +240,25 @@ GPUOS_DEV void pollerMain(DeviceControl *c, const Warp &w, const Block &block,
     if (exit)
       break;
     if (inl) {
+      if (block.tid() == 0) {
+        recordJob(record, sh.job);
+        counters.begin();
+      }
       int rc = dispatch(kind, reinterpret_cast<const unsigned char *>(args), tile);
       block.sync();
       if (block.tid() == 0) {
-        stRelaxed(tileStat, ++tiles);
+        uint64_t ended = cycles();
+        counters.counted();
         completeSingleton(c, sh.job, rc);
+        counters.end(ended);
+        stJobRecord(record, 0u, 0u, 0u, 0u);
       }
     }
   }
   if (block.tid() == 0) {
     stRelaxed(&c->ringHead.value, L.head);
     stRelaxedSys(&reinterpret_cast<HostShared *>(c->hostShared)->ringHead, L.head);
+    counters.close();
     blockExit(c);
   }
 }

@@ -151,8 +151,10 @@ struct Pick {
 /// all its loads at once (owed slots' seq, the other queues' head and
 /// reserve), so a pass costs one L2 round trip, not one per queue; a hit
 /// is then confirmed with an acquire fence. Returns false when the poller
-/// asked everyone to stop (only ever when nothing is in flight).
-GPUOS_DEV_OUTLINE bool pickJob(DeviceControl *c, Inbox *inbox, Pick &pick) {
+/// asked everyone to stop (only ever when nothing is in flight). The first
+/// empty pass marks the block's job record idle (off the busy path).
+GPUOS_DEV_OUTLINE bool pickJob(DeviceControl *c, Inbox *inbox, Pick &pick,
+                               JobRecord *record) {
   for (uint32_t spin = 0;; ++spin) {
     for (uint32_t q = 0; q < kNumQueues; ++q)
       if (inbox[q].state == kInboxTaken) {
@@ -198,6 +200,8 @@ GPUOS_DEV_OUTLINE bool pickJob(DeviceControl *c, Inbox *inbox, Pick &pick) {
         ib.state = kInboxOwed;
       }
     }
+    if (spin == 0)
+      stJobRecord(record, 0u, 0u, 0u, 0u);
     if ((spin & 15) == 15 && ldRelaxed(&c->stop.value))
       return false;
     if (spin > 256)

@@ -216,6 +216,43 @@ GPUOS_DEV_OUTLINE bool finishTile(DeviceControl *c, Inbox *inbox,
   return kept;
 }
 
+/// Tells the host which tile this block starts (JobRecord, host memory).
+GPUOS_DEV void recordJob(JobRecord *record, const QueueEntry &job) {
+  stJobRecord(record, job.run | kJobRunning,
+              (job.epoch & 0xFFFFu) | (job.kind << 16), job.task, job.tile);
+}
+
+/// A block's statistics (BlockStats), kept in thread 0's registers and
+/// stored after each tile: plain stores, nothing waits for them.
+struct BlockCounters {
+  BlockStats *stats;
+  uint64_t tiles, busy, active, launchStart, tileStart;
+
+  GPUOS_DEV void open(DeviceControl *c, uint32_t blockId) {
+    stats = reinterpret_cast<BlockStats *>(c->blockStats) + blockId;
+    tiles = ldRelaxed(&stats->tiles);
+    busy = ldRelaxed(&stats->busyCycles);
+    active = ldRelaxed(&stats->activeCycles);
+    launchStart = cycles();
+    stRelaxed(&stats->smid, smId(blockId));
+  }
+  GPUOS_DEV void begin() { tileStart = cycles(); }
+  /// Before the tile's completion work: the count is then ordered before
+  /// the completion (the host that saw a run complete counts its tiles),
+  /// as it was before the cycle counters existed.
+  GPUOS_DEV void counted() { stRelaxed(&stats->tiles, ++tiles); }
+  /// After it (`now`: the cycle the tile ended): the cycle counters never
+  /// delay a completion's release.
+  GPUOS_DEV void end(uint64_t now) {
+    busy += now - tileStart;
+    stRelaxed(&stats->busyCycles, busy);
+    stRelaxed(&stats->activeCycles, active + (now - launchStart));
+  }
+  GPUOS_DEV void close() {
+    stRelaxed(&stats->activeCycles, active + (cycles() - launchStart));
+  }
+};
+
 /// The worker loop. `Block` gives the thread index and the block barrier;
 /// `Dispatch` runs one tile (gpuos_dispatch on the GPU).
 template <typename Block, typename Dispatch>
@@ -224,10 +261,10 @@ GPUOS_DEV void workerMain(DeviceControl *c, uint32_t blockId, WorkerShared &sh,
   Inbox inbox[kNumQueues];
   for (uint32_t q = 0; q < kNumQueues; ++q)
     inbox[q].state = kInboxEmpty;
-  uint64_t tiles = 0;
-  uint64_t *tileStat = reinterpret_cast<uint64_t *>(c->blockTiles) + blockId;
+  BlockCounters counters;
+  JobRecord *record = reinterpret_cast<JobRecord *>(c->jobs) + blockId;
   if (block.tid() == 0)
-    tiles = ldRelaxed(tileStat);
+    counters.open(c, blockId);
   QueueEntry cont;   // a successor this block released and keeps (thread 0)
   bool kept = false;
   for (;;) {
@@ -245,9 +282,13 @@ GPUOS_DEV void workerMain(DeviceControl *c, uint32_t blockId, WorkerShared &sh,
       } else {
         if (kept)
           publishKept(c, inbox, cont, sq);
-        sh.stop = pickJob(c, inbox, sh.pick) ? 0u : 1u;
+        sh.stop = pickJob(c, inbox, sh.pick, record) ? 0u : 1u;
       }
       kept = false;
+      if (!sh.stop) {
+        recordJob(record, sh.pick.job);
+        counters.begin();
+      }
     }
     block.sync();
     if (sh.stop)
@@ -257,12 +298,16 @@ GPUOS_DEV void workerMain(DeviceControl *c, uint32_t blockId, WorkerShared &sh,
                       sh.pick.job.tile);
     block.sync();
     if (block.tid() == 0) {
-      stRelaxed(tileStat, ++tiles);
+      uint64_t ended = cycles();
+      counters.counted();
       kept = finishTile(c, inbox, sh.pick, rc, cont);
+      counters.end(ended);
     }
   }
-  if (block.tid() == 0)
+  if (block.tid() == 0) {
+    counters.close();
     blockExit(c);
+  }
 }
 
 } // namespace gpuos::dev

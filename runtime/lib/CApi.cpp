@@ -3,6 +3,7 @@
 #include "gpuos/runtime/gpuos_runtime.h"
 #include "CApiInternal.h"
 
+#include <algorithm>
 #include <string>
 
 using namespace gpuos::runtime;
@@ -88,6 +89,10 @@ void gpuos_options_init(gpuos_options *o) {
   o->worker_idle_sleep_ns = d.workerIdleSleepNs;
   o->inline_urgent = d.inlineUrgentSingletons;
   o->continue_successors = d.continueSuccessors;
+  o->timeout_us = d.timeoutUs;
+  o->hang_grace_us = d.hangGraceUs;
+  o->recover_faults = d.recoverFaults;
+  o->record_jobs = d.recordJobs;
 }
 
 gpuos_status gpuos_open(int ordinal, const gpuos_options *o,
@@ -111,6 +116,10 @@ gpuos_status gpuos_open(int ordinal, const gpuos_options *o,
     options.workerIdleSleepNs = o->worker_idle_sleep_ns;
     options.inlineUrgentSingletons = o->inline_urgent != 0;
     options.continueSuccessors = o->continue_successors != 0;
+    options.timeoutUs = o->timeout_us;
+    options.hangGraceUs = o->hang_grace_us;
+    options.recoverFaults = o->recover_faults != 0;
+    options.recordJobs = o->record_jobs != 0;
   }
   std::unique_ptr<Runtime> rt;
   if (gpuos_status s = report(Runtime::open(ordinal, options, rt)))
@@ -307,7 +316,51 @@ gpuos_status gpuos_get_stats(gpuos_runtime *rt, gpuos_stats *out) {
     out->queue_depth[q] = s.queueDepth[q];
     out->queue_total[q] = s.queueTotal[q];
   }
+  out->swaps = s.swaps;
+  out->recoveries = s.recoveries;
+  out->deadline_misses = s.deadlineMisses;
+  out->host_queued = s.hostQueued;
+  out->num_sms = (uint32_t)s.perSM.size();
   return GPUOS_OK;
+}
+
+gpuos_status gpuos_get_sm_stats(gpuos_runtime *rt, gpuos_sm_stats *out,
+                                uint32_t capacity, uint32_t *count) {
+  GPUOS_C_CHECK_RT(rt);
+  GPUOS_C_CHECK_OUT(count);
+  if (capacity && !out)
+    return fail(GPUOS_ERROR_INVALID_ARGUMENT,
+                "the output array 'out' is null but capacity is not 0");
+  Stats s;
+  if (gpuos_status code = report(rt->rt->stats(s)))
+    return code;
+  uint32_t n = std::min(capacity, (uint32_t)s.perSM.size());
+  for (uint32_t i = 0; i < n; ++i)
+    out[i] = gpuos_sm_stats{s.perSM[i].smid, s.perSM[i].blocks, s.perSM[i].tiles,
+                            s.perSM[i].busyCycles, s.perSM[i].activeCycles};
+  *count = n;
+  return GPUOS_OK;
+}
+
+gpuos_status gpuos_at_safe_point(gpuos_runtime *rt,
+                                 gpuos_status (*action)(void *user), void *user) {
+  GPUOS_C_CHECK_RT(rt);
+  if (!action)
+    return fail(GPUOS_ERROR_INVALID_ARGUMENT, "the action is null");
+  return report(rt->rt->atSafePoint([&]() -> Status {
+    gpuos_status code = action(user);
+    if (code == GPUOS_OK)
+      return Status::success();
+    return Status::error(static_cast<ErrorCode>(code),
+                         std::string("the safe-point action returned ") +
+                             gpuos_status_name(code));
+  }));
+}
+
+gpuos_status gpuos_graph_set_timeout(gpuos_runtime *rt, gpuos_graph graph,
+                                     int64_t timeout_us) {
+  GPUOS_C_CHECK_RT(rt);
+  return report(rt->rt->setGraphTimeout(graph, timeout_us));
 }
 
 } // extern "C"

@@ -10,6 +10,8 @@
 #include "gpuos/runtime/Backend.h"
 #include "gpuos/runtime/Driver.h"
 
+#include <list>
+
 namespace gpuos::runtime {
 
 namespace {
@@ -22,8 +24,8 @@ public:
     api->cuCtxSetCurrent(ctx);
     if (kernelStream && api->cuStreamQuery(kernelStream) == cu::kErrorNotReady)
       return; // a kernel still runs: unloading would block; leave it to exit
-    if (module)
-      api->cuModuleUnload(module);
+    for (Image &im : images)
+      api->cuModuleUnload(im.module);
     if (kernelStream)
       api->cuStreamDestroy(kernelStream);
     if (copyStream)
@@ -136,45 +138,119 @@ public:
     return check(api->cuStreamSynchronize(copyStream), "cuStreamSynchronize");
   }
 
+  // Loaded images are kept (up to kImageCache, most recent first), so a
+  // swap back to an image loaded before costs no cuModuleLoadData, which
+  // takes milliseconds and blocks while the kernel runs.
   Status loadImage(const std::vector<char> &cubin, uint32_t &protocol) override {
     GPUOS_RETURN_IF_ERROR(makeCurrent());
+    staged = nullptr;
+    for (auto it = images.begin(); it != images.end(); ++it)
+      if (it->bytes == cubin) {
+        images.splice(images.begin(), images, it);
+        staged = &images.front();
+        protocol = staged->protocol;
+        return Status::success();
+      }
+    Image im;
+    im.bytes = cubin;
     GPUOS_RETURN_IF_ERROR(
-        check(api->cuModuleLoadData(&module, cubin.data()), "cuModuleLoadData"));
-    CUresult r = api->cuModuleGetFunction(&resident, module, "gpuos_resident");
+        check(api->cuModuleLoadData(&im.module, cubin.data()), "cuModuleLoadData"));
+    CUresult r = api->cuModuleGetFunction(&im.resident, im.module, "gpuos_resident");
     if (r) {
-      unloadImage();
+      std::string why = describeError(*api, r);
+      api->cuModuleUnload(im.module);
       return Status::error(ErrorCode::BadImage,
                            "the image has no gpuos_resident kernel; link it with "
-                           "the runtime device library (" +
-                               describeError(*api, r) + ")");
+                           "the runtime device library (" + why + ")");
     }
     CUdeviceptr global = 0;
     size_t bytes = 0;
-    r = api->cuModuleGetGlobal(&global, &bytes, module, "gpuos_runtime_protocol");
-    if (r || bytes != sizeof(uint32_t)) {
-      unloadImage();
-      return Status::error(ErrorCode::BadImage,
-                           "the image lacks gpuos_runtime_protocol");
+    r = api->cuModuleGetGlobal(&global, &bytes, im.module, "gpuos_runtime_protocol");
+    Status st = r || bytes != sizeof(uint32_t)
+                    ? Status::error(ErrorCode::BadImage,
+                                    "the image lacks gpuos_runtime_protocol")
+                    : copyFromDevice(&im.protocol, global, sizeof(im.protocol));
+    if (!st.ok()) {
+      api->cuModuleUnload(im.module);
+      return st;
     }
-    return copyFromDevice(&protocol, global, sizeof(protocol));
+    protocol = im.protocol;
+    images.push_front(std::move(im));
+    staged = &images.front();
+    return Status::success();
+  }
+
+  void commitImage() override {
+    if (!staged)
+      return;
+    current = staged;
+    staged = nullptr;
+    evict();
+  }
+
+  void discardImage() override {
+    staged = nullptr;
+    evict();
   }
 
   void unloadImage() override {
-    if (module && makeCurrent().ok())
-      api->cuModuleUnload(module);
-    module = nullptr;
-    resident = nullptr;
+    if (makeCurrent().ok())
+      for (Image &im : images)
+        api->cuModuleUnload(im.module);
+    images.clear();
+    current = staged = nullptr;
+  }
+
+  Status resetContext() override {
+    // Everything in the context goes with it (modules, streams, memory);
+    // the handles are dropped without unloading (the calls would only
+    // report the sticky error again).
+    images.clear();
+    current = staged = nullptr;
+    kernelStream = copyStream = nullptr;
+    if (ownContext) {
+      if (api->cuCtxDestroy)
+        api->cuCtxDestroy(ctx);
+      ctx = nullptr;
+      CUresult r = api->cuCtxCreate(&ctx, 0, device);
+      if (r && api->cuDevicePrimaryCtxReset) {
+        // Some sticky errors outlive the context that took them; a device
+        // reset (of the primary context) is the driver's last resort.
+        api->cuDevicePrimaryCtxReset(device);
+        r = api->cuCtxCreate(&ctx, 0, device);
+      }
+      GPUOS_RETURN_IF_ERROR(check(r, "cuCtxCreate (a new context after the error)"));
+    } else {
+      // The primary context is shared with everyone in the process; a
+      // sticky error has already broken it for all of them.
+      if (!api->cuDevicePrimaryCtxReset)
+        return Status::error(ErrorCode::Unsupported,
+                             "the driver lacks cuDevicePrimaryCtxReset_v2");
+      api->cuDevicePrimaryCtxRelease(device);
+      GPUOS_RETURN_IF_ERROR(
+          check(api->cuDevicePrimaryCtxReset(device), "cuDevicePrimaryCtxReset"));
+      GPUOS_RETURN_IF_ERROR(check(api->cuDevicePrimaryCtxRetain(&ctx, device),
+                                  "cuDevicePrimaryCtxRetain"));
+    }
+    GPUOS_RETURN_IF_ERROR(makeCurrent());
+    GPUOS_RETURN_IF_ERROR(check(api->cuStreamCreate(&kernelStream, cu::kStreamNonBlocking),
+                                "cuStreamCreate"));
+    return check(api->cuStreamCreate(&copyStream, cu::kStreamNonBlocking),
+                 "cuStreamCreate");
   }
 
   Status blocksPerMultiprocessor(const LaunchShape &shape, int &blocks) override {
     GPUOS_RETURN_IF_ERROR(makeCurrent());
+    if (!staged && !current)
+      return Status::error(ErrorCode::BadImage, "no image is loaded");
+    CUfunction fn = (staged ? staged : current)->resident;
     if (shape.sharedBytes > 48 * 1024)
       GPUOS_RETURN_IF_ERROR(check(
-          api->cuFuncSetAttribute(resident, cu::kFuncAttrMaxDynamicSharedBytes,
+          api->cuFuncSetAttribute(fn, cu::kFuncAttrMaxDynamicSharedBytes,
                                   (int)shape.sharedBytes),
           "cuFuncSetAttribute(max dynamic shared memory)"));
     return check(api->cuOccupancyMaxActiveBlocksPerMultiprocessor(
-                     &blocks, resident, (int)shape.threads, shape.sharedBytes),
+                     &blocks, fn, (int)shape.threads, shape.sharedBytes),
                  "cuOccupancyMaxActiveBlocksPerMultiprocessor");
   }
 
@@ -182,7 +258,9 @@ public:
     GPUOS_RETURN_IF_ERROR(makeCurrent());
     CUdeviceptr arg = control;
     void *params[] = {&arg};
-    return check(api->cuLaunchKernel(resident, shape.blocks, 1, 1, shape.threads,
+    if (!current)
+      return Status::error(ErrorCode::BadImage, "no image is loaded");
+    return check(api->cuLaunchKernel(current->resident, shape.blocks, 1, 1, shape.threads,
                                      1, 1, shape.sharedBytes, kernelStream,
                                      params, nullptr),
                  "cuLaunchKernel(gpuos_resident)");
@@ -209,8 +287,31 @@ private:
   CUcontext ctx = nullptr;
   bool ownContext = false;
   CUstream kernelStream = nullptr, copyStream = nullptr;
-  CUmodule module = nullptr;
-  CUfunction resident = nullptr;
+  struct Image {
+    std::vector<char> bytes;
+    CUmodule module = nullptr;
+    CUfunction resident = nullptr;
+    uint32_t protocol = 0;
+  };
+  static constexpr size_t kImageCache = 4;
+  std::list<Image> images; // most recently loaded or used first
+  Image *current = nullptr, *staged = nullptr;
+
+  /// Unloads the least recently used images beyond kImageCache (never the
+  /// current or staged one).
+  void evict() {
+    while (images.size() > kImageCache) {
+      auto victim = std::prev(images.end());
+      while (&*victim == current || &*victim == staged) {
+        if (victim == images.begin())
+          return;
+        --victim;
+      }
+      if (makeCurrent().ok())
+        api->cuModuleUnload(victim->module);
+      images.erase(victim);
+    }
+  }
 
   Status check(CUresult r, const char *what) const { return check(*api, r, what); }
   static Status check(const DriverApi &a, CUresult r, const char *what) {

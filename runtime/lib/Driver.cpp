@@ -68,6 +68,7 @@ bool resolveRuntimeEntryPoints(void *library, DriverApi &api,
 void resolveOptionalEntryPoints(void *library, DriverApi &api) {
   resolveOptional(library, "cuCtxCreate_v2", api.cuCtxCreate);
   resolveOptional(library, "cuCtxDestroy_v2", api.cuCtxDestroy);
+  resolveOptional(library, "cuDevicePrimaryCtxReset_v2", api.cuDevicePrimaryCtxReset);
   resolveOptional(library, "cuStreamBeginCapture_v2", api.cuStreamBeginCapture);
   resolveOptional(library, "cuStreamEndCapture", api.cuStreamEndCapture);
   resolveOptional(library, "cuGraphInstantiateWithFlags",

@@ -46,7 +46,9 @@ struct HostBlock {
 
 class SimBackend final : public Backend {
 public:
-  SimBackend(uint32_t workers, SimKernel kernel) : kernel_(std::move(kernel)) {
+  SimBackend(uint32_t workers, std::map<std::string, SimKernel> images,
+             bool anyImage)
+      : images_(std::move(images)), anyImage_(anyImage) {
     info_.name = "gpuos CPU simulator (" + std::to_string(workers) + " workers)";
     info_.multiprocessors = (int)workers;
     info_.simulated = true;
@@ -131,11 +133,58 @@ public:
                        __ATOMIC_RELAXED);
   }
 
-  Status loadImage(const std::vector<char> &, uint32_t &protocol) override {
+  Status loadImage(const std::vector<char> &cubin, uint32_t &protocol) override {
+    std::string key(cubin.begin(), cubin.end());
+    while (!key.empty() && key.back() == '\0')
+      key.pop_back(); // padding, as a cubin loader ignores bytes after the ELF
+    const std::string slow = "+slow";
+    if (key.size() > slow.size() &&
+        key.compare(key.size() - slow.size(), slow.size(), slow) == 0) {
+      // A stand-in for a long cuModuleLoadData: tests use the window.
+      key.resize(key.size() - slow.size());
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    }
+    auto it = anyImage_ ? images_.begin() : images_.find(key);
+    if (it == images_.end())
+      return Status::error(ErrorCode::BadImage,
+                           "the simulator has no image '" + key + "'");
+    staged_ = it->second;
+    hasStaged_ = true;
     protocol = kProtocolVersion;
     return Status::success();
   }
-  void unloadImage() override {}
+  void commitImage() override {
+    if (hasStaged_)
+      kernel_ = std::move(staged_);
+    hasStaged_ = false;
+  }
+  void discardImage() override { hasStaged_ = false; }
+  void unloadImage() override { hasStaged_ = false; }
+
+  /// Emulates a context teardown: the "kernel" is killed (threads leave at
+  /// their next dispatch, as a destroyed context stops every block), then
+  /// all memory is freed, so a runtime that used a stale address after a
+  /// reset would crash here as it would fault on the GPU.
+  Status resetContext() override {
+    killed_.store(true);
+    if (control_)
+      __atomic_store_n(&reinterpret_cast<DeviceControl *>(control_)->stop.value,
+                       1u, __ATOMIC_RELEASE);
+    for (int i = 0; i < 30000 && alive_.load(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (alive_.load())
+      return Status::error(ErrorCode::Faulted,
+                           "simulated context reset: threads did not stop");
+    joinAll();
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (void *p : allocations_)
+      std::free(p);
+    allocations_.clear();
+    control_ = 0;
+    faulted_.store(false);
+    killed_.store(false);
+    return Status::success();
+  }
 
   Status blocksPerMultiprocessor(const LaunchShape &, int &blocks) override {
     blocks = 2; // a worker per "SM", and room for the poller
@@ -143,41 +192,79 @@ public:
   }
 
   Status launchResident(uint64_t control, const LaunchShape &shape) override {
+    if (faulted_.load())
+      return Status::error(ErrorCode::Cuda, kFaultMessage);
     joinAll(); // stream order: the previous launch finishes first
     control_ = control;
     auto *c = reinterpret_cast<DeviceControl *>(control);
     alive_.store(shape.blocks);
-    threads_.emplace_back([this, c] {
-      PollerShared shared;
-      pollerMain(c, HostWarp{}, HostBlock{}, shared,
-                 [this](uint32_t kind, const unsigned char *args,
-                        uint32_t tile) { return kernel_(kind, args, tile); });
+    auto dispatch = [this](uint32_t kind, const unsigned char *args,
+                           uint32_t tile) {
+      if (killed_.load() || faulted_.load())
+        throw SimFault{}; // the context is gone: the block dies
+      int rc = kernel_(kind, args, tile);
+      if (killed_.load())
+        throw SimFault{};
+      return rc;
+    };
+    // A SimFault ends the thread where it is, like a fault ends the grid;
+    // the others are told to stop (they would die with the context).
+    auto guard = [this, c](auto body) {
+      try {
+        body();
+      } catch (const SimFault &) {
+        faulted_.store(true);
+        __atomic_store_n(&c->stop.value, 1u, __ATOMIC_RELEASE);
+      }
       alive_.fetch_sub(1);
+    };
+    threads_.emplace_back([=] {
+      guard([&] {
+        PollerShared shared;
+        pollerMain(c, HostWarp{}, HostBlock{}, shared, dispatch);
+      });
     });
     for (uint32_t b = 1; b < shape.blocks; ++b)
-      threads_.emplace_back([this, c, b] {
-        WorkerShared shared;
-        workerMain(c, b, shared, HostBlock{},
-                   [this](uint32_t kind, const unsigned char *args,
-                          uint32_t tile) { return kernel_(kind, args, tile); });
-        alive_.fetch_sub(1);
+      threads_.emplace_back([=] {
+        guard([&] {
+          WorkerShared shared;
+          workerMain(c, b, shared, HostBlock{}, dispatch);
+        });
       });
     return Status::success();
   }
 
   Status residentStatus(bool &running) override {
     running = alive_.load() != 0;
+    if (faulted_.load())
+      return Status::error(ErrorCode::Cuda, kFaultMessage);
     return Status::success();
   }
 
+  void abandon() override {
+    for (std::thread &t : threads_)
+      t.detach(); // they finish on their own; this object is leaked
+    threads_.clear();
+  }
+
   Status waitResidentExit() override {
+    if (faulted_.load())
+      return Status::error(ErrorCode::Cuda, kFaultMessage);
     joinAll();
+    if (faulted_.load())
+      return Status::error(ErrorCode::Cuda, kFaultMessage);
     return Status::success();
   }
 
 private:
+  static constexpr const char *kFaultMessage =
+      "simulated illegal address (a task threw SimFault)";
   BackendInfo info_;
-  SimKernel kernel_;
+  std::map<std::string, SimKernel> images_;
+  bool anyImage_;
+  SimKernel kernel_, staged_;
+  bool hasStaged_ = false;
+  std::atomic<bool> faulted_{false}, killed_{false};
   std::mutex mutex_;
   std::set<void *> allocations_;
   std::vector<std::thread> threads_;
@@ -194,7 +281,15 @@ private:
 } // namespace
 
 std::unique_ptr<Backend> makeSimBackend(uint32_t workers, SimKernel kernel) {
-  return std::make_unique<SimBackend>(workers ? workers : 1, std::move(kernel));
+  std::map<std::string, SimKernel> images{{"", std::move(kernel)}};
+  return std::make_unique<SimBackend>(workers ? workers : 1, std::move(images),
+                                      true);
+}
+
+std::unique_ptr<Backend>
+makeSimBackend(uint32_t workers, std::map<std::string, SimKernel> images) {
+  return std::make_unique<SimBackend>(workers ? workers : 1, std::move(images),
+                                      false);
 }
 
 } // namespace gpuos::runtime

@@ -116,6 +116,37 @@ TEST(CApi, RunsAGraphOnTheSimulator) {
   ASSERT_EQ(gpuos_wait(rt, s, 30000000), GPUOS_OK);
   ASSERT_EQ(gpuos_park(rt), GPUOS_OK);
 
+  // Safe-point actions, graph timeouts and per-SM statistics, through C.
+  struct Ctx {
+    gpuos_runtime *rt;
+    uint64_t ptr;
+  } ctx{rt, z};
+  EXPECT_EQ(gpuos_at_safe_point(
+                rt, [](void *u) { auto *c = static_cast<Ctx *>(u);
+                                  return gpuos_free(c->rt, c->ptr); },
+                &ctx),
+            GPUOS_OK) << gpuos_last_error();
+  EXPECT_EQ(gpuos_free(rt, z), GPUOS_ERROR_INVALID_ARGUMENT); // freed inside
+  EXPECT_EQ(gpuos_at_safe_point(rt, [](void *) { return GPUOS_ERROR_CUDA; }, nullptr),
+            GPUOS_ERROR_CUDA);
+  EXPECT_STREQ(gpuos_last_error(), "the safe-point action returned CUDA error");
+  EXPECT_EQ(gpuos_at_safe_point(rt, nullptr, nullptr), GPUOS_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(gpuos_graph_set_timeout(rt, mg, 1000000), GPUOS_OK);
+  EXPECT_EQ(gpuos_graph_set_timeout(rt, 4242, 1), GPUOS_ERROR_INVALID_ARGUMENT);
+  ASSERT_EQ(gpuos_get_stats(rt, &stats), GPUOS_OK);
+  EXPECT_GE(stats.num_sms, 1u);
+  std::vector<gpuos_sm_stats> sms(stats.num_sms);
+  uint32_t count = 0;
+  ASSERT_EQ(gpuos_get_sm_stats(rt, sms.data(), (uint32_t)sms.size(), &count), GPUOS_OK);
+  EXPECT_EQ(count, stats.num_sms);
+  uint64_t tiles = 0;
+  for (const gpuos_sm_stats &sm : sms) {
+    tiles += sm.tiles;
+    EXPECT_LE(sm.busy_cycles, sm.active_cycles);
+  }
+  EXPECT_EQ(tiles, 96u); // two runs of the 48-tile chain
+  EXPECT_EQ(gpuos_get_sm_stats(rt, nullptr, 4, &count), GPUOS_ERROR_INVALID_ARGUMENT);
+
   ASSERT_EQ(gpuos_close(rt), GPUOS_OK);
   EXPECT_EQ(gpuos_submit(rt, mg, 0, &s), GPUOS_ERROR_CLOSED);
   EXPECT_STREQ(gpuos_last_error(), "the runtime is closed");

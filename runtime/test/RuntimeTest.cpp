@@ -9,8 +9,7 @@
 
 #include "gpuos/runtime/Runtime.h"
 
-#include "TestImage.h"
-#include "gtest/gtest.h"
+#include "RuntimeFixture.h"
 
 #include <algorithm>
 #include <atomic>
@@ -20,88 +19,12 @@
 #include <thread>
 
 using namespace gpuos::runtime;
-using Clock = std::chrono::steady_clock;
-
-#define ASSERT_OK(expr)                                                        \
-  do {                                                                         \
-    ::gpuos::runtime::Status _st = (expr);                                     \
-    ASSERT_TRUE(_st.ok()) << #expr << ": " << _st.toString();                  \
-  } while (0)
-#define EXPECT_OK(expr)                                                        \
-  do {                                                                         \
-    ::gpuos::runtime::Status _st = (expr);                                     \
-    EXPECT_TRUE(_st.ok()) << #expr << ": " << _st.toString();                  \
-  } while (0)
 
 namespace {
 
-constexpr int64_t kWaitUs = 30'000'000; // generous: a hang fails, not blocks
+using namespace gpuos::runtime::rttest;
 
-double seconds(Clock::duration d) {
-  return std::chrono::duration<double>(d).count();
-}
-
-class RuntimeTest : public ::testing::TestWithParam<std::string> {
-protected:
-  bool gpu() const { return GetParam() == "gpu"; }
-  /// Scales a GPU-sized count down for the simulator.
-  int scaled(int gpuCount, int simCount) const { return gpu() ? gpuCount : simCount; }
-
-  void open(RuntimeOptions options = RuntimeOptions()) {
-    std::string skip, error;
-    if (!testimage::openTestRuntime(GetParam(), options, rt, skip, error)) {
-      if (!skip.empty())
-        GTEST_SKIP() << skip;
-      FAIL() << error;
-    }
-  }
-
-  void SetUp() override {
-    if (!IsSkipped() && !HasFatalFailure())
-      open();
-  }
-
-  void TearDown() override {
-    if (rt)
-      EXPECT_OK(rt->close());
-  }
-
-  Buffer alloc(uint64_t bytes) {
-    Buffer b;
-    Status st = rt->alloc(bytes, b);
-    EXPECT_TRUE(st.ok()) << st.toString();
-    return b;
-  }
-
-  std::vector<float> readFloats(const Buffer &b, size_t n) {
-    std::vector<float> v(n);
-    EXPECT_OK(rt->copyFromDevice(v.data(), b.ptr, n * sizeof(float)));
-    return v;
-  }
-
-  std::vector<uint32_t> readU32(const Buffer &b, size_t n) {
-    std::vector<uint32_t> v(n);
-    EXPECT_OK(rt->copyFromDevice(v.data(), b.ptr, n * sizeof(uint32_t)));
-    return v;
-  }
-
-  void zero(const Buffer &b) {
-    std::vector<uint8_t> z(b.bytes, 0);
-    EXPECT_OK(rt->copyToDevice(b.ptr, z.data(), z.size()));
-  }
-
-  /// One task of `spin` with `tiles` tiles of `ns` nanoseconds each.
-  GraphId spinGraph(const Buffer &stamps, uint32_t tiles, uint64_t ns) {
-    GraphSpec g;
-    g.tasks.push_back({"spin", {stamps.arg()}, {(int64_t)tiles, (int64_t)ns}, {}});
-    GraphId id = 0;
-    Status st = rt->createGraph(g, id);
-    EXPECT_TRUE(st.ok()) << st.toString();
-    return id;
-  }
-
-  std::unique_ptr<Runtime> rt;
-};
+class RuntimeTest : public RuntimeFixture {};
 
 INSTANTIATE_TEST_SUITE_P(Backends, RuntimeTest, ::testing::Values("sim", "gpu"),
                          [](const auto &info) { return info.param; });
@@ -417,8 +340,9 @@ TEST_P(RuntimeTest, TaskErrorsFailTheSubmission) {
   ASSERT_OK(rt->submit(bad, Priority::Urgent, s));
   Status st = rt->wait(s, kWaitUs);
   EXPECT_EQ(st.code(), ErrorCode::TaskFailed);
-  EXPECT_EQ(st.message(), "a task of the graph failed: task 0 ('missing'), "
-                          "tile 0, gpuos_dispatch returned 1008");
+  EXPECT_EQ(st.message(), "a task of the graph failed: task 0 ('missing', "
+                          "gpuos_task_missing) of graph " + std::to_string(bad) +
+                              ", tile 0, gpuos_dispatch returned 1008");
   EXPECT_EQ(rt->poll(s).code(), ErrorCode::TaskFailed); // remembered
   // In a bigger graph the failure travels in the run's counter: the graph
   // still completes (its other tasks run) and reports the failing task.
@@ -433,8 +357,10 @@ TEST_P(RuntimeTest, TaskErrorsFailTheSubmission) {
     ASSERT_OK(rt->submit(mixedId, Priority::Normal, s));
     st = rt->wait(s, kWaitUs);
     EXPECT_EQ(st.code(), ErrorCode::TaskFailed) << round;
-    EXPECT_EQ(st.message(), "a task of the graph failed: task 1 ('missing'), "
-                            "tile 0, gpuos_dispatch returned 1008");
+    EXPECT_EQ(st.message(), "a task of the graph failed: task 1 ('missing', "
+                            "gpuos_task_missing) of graph " +
+                                std::to_string(mixedId) +
+                                ", tile 0, gpuos_dispatch returned 1008");
   }
   GraphSpec ok;
   ok.tasks.push_back({"tiny", {t.arg()}, {}, {}});
@@ -507,8 +433,9 @@ TEST_P(RuntimeTest, ClosedRuntimeRejectsEverything) {
   rt.reset();
 }
 
-// Loading another image parks, drops the old graphs, and works again.
-TEST_P(RuntimeTest, ReloadingTheImageDropsGraphs) {
+// Loading the same image again (a swap) keeps the graphs: their kinds are
+// rebound by name and they run on the new module.
+TEST_P(RuntimeTest, ReloadingTheImageKeepsGraphs) {
   Buffer t = alloc(1024);
   GraphSpec g;
   g.tasks.push_back({"tiny", {t.arg()}, {}, {}});
@@ -517,23 +444,21 @@ TEST_P(RuntimeTest, ReloadingTheImageDropsGraphs) {
   Submission s;
   ASSERT_OK(rt->submit(id, Priority::Urgent, s));
   ASSERT_OK(rt->wait(s, kWaitUs));
-  std::vector<char> cubin, json;
-  if (gpu())
-    ASSERT_OK(readFile(testimage::cubinPath(), cubin));
-  else
-    cubin = {'s', 'i', 'm'};
-  ASSERT_OK(readFile(testimage::manifestPath(), json));
-  ASSERT_OK(rt->loadImage(cubin, std::string(json.begin(), json.end())));
-  EXPECT_EQ(rt->submit(id, Priority::Urgent, s).code(), ErrorCode::InvalidArgument);
-  ASSERT_OK(rt->createGraph(g, id));
+  std::vector<char> cubin;
+  std::string json;
+  ASSERT_OK(testimage::readImage(GetParam(), false, cubin, json));
+  ASSERT_OK(rt->loadImage(cubin, json));
   ASSERT_OK(rt->submit(id, Priority::Urgent, s));
   EXPECT_OK(rt->wait(s, kWaitUs));
+  Stats st;
+  ASSERT_OK(rt->stats(st));
+  EXPECT_EQ(st.swaps, 1u);
 }
 
 // Without an image, graphs cannot be made; options are checked.
 TEST(RuntimeSim, NeedsImageAndValidOptions) {
   std::unique_ptr<Runtime> rt;
-  ASSERT_OK(Runtime::openWithBackend(makeSimBackend(2, testimage::simKernels()),
+  ASSERT_OK(Runtime::openWithBackend(testimage::makeTestSimBackend(2),
                                      RuntimeOptions(), rt));
   GraphId id;
   Status st = rt->createGraph(GraphSpec{}, id);
@@ -541,59 +466,10 @@ TEST(RuntimeSim, NeedsImageAndValidOptions) {
   RuntimeOptions bad;
   bad.ringCapacity = 1000;
   std::unique_ptr<Runtime> rt2;
-  st = Runtime::openWithBackend(makeSimBackend(2, testimage::simKernels()), bad, rt2);
+  st = Runtime::openWithBackend(testimage::makeTestSimBackend(2), bad, rt2);
   EXPECT_EQ(st.message(), "ringCapacity must be a power of two in [32, 2^24]");
   std::vector<char> cubin = {'x'};
   st = rt->loadImage(cubin, std::string("{\"abi\": 0, \"tasks\": []}"));
   EXPECT_EQ(st.code(), ErrorCode::BadImage);
   EXPECT_EQ(st.message(), "the manifest lists no tasks");
-}
-
-// The simulator reports the kind that "faults" as a task error (a CPU
-// thread cannot take an illegal-address fault safely).
-TEST(RuntimeSim, FaultKindIsATaskErrorThere) {
-  std::unique_ptr<Runtime> rt;
-  std::string skip, error;
-  ASSERT_TRUE(testimage::openTestRuntime("sim", RuntimeOptions(), rt, skip, error)) << error;
-  Buffer sink;
-  ASSERT_OK(rt->alloc(64, sink));
-  GraphSpec g;
-  g.tasks.push_back({"fault", {sink.arg()}, {}, {}});
-  GraphId id;
-  ASSERT_OK(rt->createGraph(g, id));
-  Submission s;
-  ASSERT_OK(rt->submit(id, Priority::Normal, s));
-  Status st = rt->wait(s, kWaitUs);
-  EXPECT_EQ(st.code(), ErrorCode::TaskFailed);
-  EXPECT_NE(st.message().find("('fault'), tile 0, gpuos_dispatch returned 77"),
-            std::string::npos);
-}
-
-// On the GPU, a task that takes an illegal-address fault kills the kernel:
-// waits report Faulted (not a hang), later calls too, and close() returns.
-// A private context keeps the fault away from other tests' context.
-TEST(RuntimeGpuFault, IllegalAddressIsReported) {
-  RuntimeOptions options;
-  options.ownContext = true;
-  std::unique_ptr<Runtime> rt;
-  std::string skip, error;
-  if (!testimage::openTestRuntime("gpu", options, rt, skip, error)) {
-    if (!skip.empty())
-      GTEST_SKIP() << skip;
-    FAIL() << error;
-  }
-  Buffer sink;
-  ASSERT_OK(rt->alloc(64, sink));
-  GraphSpec g;
-  g.tasks.push_back({"fault", {sink.arg()}, {}, {}});
-  GraphId id;
-  ASSERT_OK(rt->createGraph(g, id));
-  Submission s;
-  ASSERT_OK(rt->submit(id, Priority::Normal, s));
-  Status st = rt->wait(s, kWaitUs);
-  EXPECT_EQ(st.code(), ErrorCode::Faulted) << st.toString();
-  EXPECT_NE(st.message().find("the resident kernel failed"), std::string::npos)
-      << st.message();
-  EXPECT_EQ(rt->submit(id, Priority::Normal, s).code(), ErrorCode::Faulted);
-  EXPECT_OK(rt->close());
 }

@@ -35,10 +35,8 @@ uint64_t nowNs() {
 
 constexpr unsigned kTile = 256;
 
-} // namespace
-
-SimKernel simKernels() {
-  return [](uint32_t kind, const unsigned char *args, uint32_t tile) -> int {
+/// One tile of a test kind, by its v1 index (TestKind); kInject is v2's.
+int runKind(uint32_t kind, const unsigned char *args, uint32_t tile) {
     switch (kind) {
     case kIota4k: {
       float *x = reinterpret_cast<float *>(bufferArg(args, 0));
@@ -91,10 +89,29 @@ SimKernel simKernels() {
       return 0;
     }
     case kFault:
-      return 77; // a CPU thread cannot fault safely; report a task error
+      throw SimFault{}; // the simulator's illegal address: the kernel dies
+    case kInject: {
+      unsigned *counts = reinterpret_cast<unsigned *>(bufferArg(args, 0));
+      __atomic_fetch_add(counts + dynamicArg(args, 1, 1), 7u, __ATOMIC_RELAXED);
+      return 0;
+    }
     default:
       return 1000 + (int)kind;
     }
+}
+
+} // namespace
+
+SimKernel simKernels() { return runKind; }
+
+SimKernel simKernelsV2() {
+  // The v2 dispatch order (test_image_v2.json, TestTasks.cu).
+  static const uint32_t order[] = {kCount, kHits,   kSpin,  kTiny,  kIota4k,
+                                   kScale4k, kAdd4k, kFault, kInject};
+  return [](uint32_t kind, const unsigned char *args, uint32_t tile) -> int {
+    if (kind >= sizeof(order) / sizeof(order[0]))
+      return 2000 + (int)kind;
+    return runKind(order[kind], args, tile);
   };
 }
 
@@ -102,13 +119,36 @@ std::string manifestPath() { return GPUOS_TEST_IMAGE_MANIFEST; }
 
 std::string cubinPath() { return GPUOS_TEST_IMAGE_CUBIN; }
 
+std::string manifestPathV2() { return GPUOS_TEST_IMAGE_V2_MANIFEST; }
+
+std::string cubinPathV2() { return GPUOS_TEST_IMAGE_V2_CUBIN; }
+
+Status readImage(const std::string &backend, bool v2, std::vector<char> &cubin,
+                 std::string &manifest) {
+  if (backend == "sim") {
+    std::string key = v2 ? "sim-v2" : "sim";
+    cubin.assign(key.begin(), key.end());
+  } else {
+    GPUOS_RETURN_IF_ERROR(readFile(v2 ? cubinPathV2() : cubinPath(), cubin));
+  }
+  std::vector<char> json;
+  GPUOS_RETURN_IF_ERROR(readFile(v2 ? manifestPathV2() : manifestPath(), json));
+  manifest.assign(json.begin(), json.end());
+  return Status::success();
+}
+
+std::unique_ptr<Backend> makeTestSimBackend(uint32_t workers) {
+  return makeSimBackend(workers, std::map<std::string, SimKernel>{
+                                     {"sim", simKernels()}, {"sim-v2", simKernelsV2()}});
+}
+
 bool openTestRuntime(const std::string &backend, const RuntimeOptions &options,
                      std::unique_ptr<Runtime> &out, std::string &skip,
                      std::string &error) {
   Status st;
   std::vector<char> cubin;
   if (backend == "sim") {
-    st = Runtime::openWithBackend(makeSimBackend(3, simKernels()), options, out);
+    st = Runtime::openWithBackend(makeTestSimBackend(3), options, out);
     cubin = {'s', 'i', 'm'};
   } else {
     if (cubinPath().empty()) {

@@ -12,15 +12,27 @@ namespace gpuos::runtime::testimage {
 
 /// Kind indices of test_image.json (and the gpuos_dispatch switch).
 enum TestKind : uint32_t {
-  kIota4k, kScale4k, kAdd4k, kTiny, kCount, kHits, kSpin, kFault, kMissing
+  kIota4k, kScale4k, kAdd4k, kTiny, kCount, kHits, kSpin, kFault, kMissing,
+  kInject // only in image v2 (test_image_v2.json)
 };
 
 std::string manifestPath();
 /// Empty when the CUDA parts were not built.
 std::string cubinPath();
 
-/// The test kinds for the CPU simulator (SimKernels.cpp).
+/// Image v2: the same kinds reordered, "missing" gone, "inject" added.
+std::string manifestPathV2();
+std::string cubinPathV2();
+
+/// The test kinds for the CPU simulator (SimKernels.cpp), v1 and v2 order;
+/// kFault throws SimFault (the simulator's illegal address).
 SimKernel simKernels();
+SimKernel simKernelsV2();
+/// A simulator with both images: cubin "sim" (v1) and "sim-v2".
+std::unique_ptr<Backend> makeTestSimBackend(uint32_t workers);
+/// The cubin bytes (the simulator's key) and manifest of image v1 or v2.
+Status readImage(const std::string &backend, bool v2, std::vector<char> &cubin,
+                 std::string &manifest);
 
 /// Opens a runtime on "sim" (always) or "gpu" and loads the test image.
 /// Returns false with `skip` set when the backend is unavailable.

@@ -114,6 +114,17 @@ extern "C" __device__ void gpuos_task_fault(const unsigned char *args,
   }
 }
 
+/// 9 (v2 only). inject: counts[id] += 7 per tile; dynamic (n, id). The
+/// operator a swap injects into a running runtime.
+extern "C" __device__ void gpuos_task_inject(const unsigned char *args,
+                                             unsigned) {
+  if (threadIdx.x == 0) {
+    unsigned *counts = reinterpret_cast<unsigned *>(bufferArg(args, 0));
+    atomicAdd(counts + dynamicArg(args, 1, 1), 7u);
+  }
+}
+
+#ifndef GPUOS_TEST_IMAGE_V2
 /// The image's dispatch switch. Kind 8 ("missing") is in the manifest but
 /// not here, so the device-side unknown-kind path can be tested.
 extern "C" __device__ int gpuos_dispatch(unsigned kind,
@@ -131,6 +142,26 @@ extern "C" __device__ int gpuos_dispatch(unsigned kind,
   default: return 1000 + (int)kind;
   }
 }
+#else
+/// Image v2 (test_image_v2.json): the same kinds in another order, without
+/// "missing", with "inject": a swap to it must rebind graphs by kind name.
+extern "C" __device__ int gpuos_dispatch(unsigned kind,
+                                         const unsigned char *args,
+                                         unsigned tile) {
+  switch (kind) {
+  case 0: gpuos_task_count(args, tile); return 0;
+  case 1: gpuos_task_hits(args, tile); return 0;
+  case 2: gpuos_task_spin(args, tile); return 0;
+  case 3: gpuos_task_tiny(args, tile); return 0;
+  case 4: gpuos_task_iota4k(args, tile); return 0;
+  case 5: gpuos_task_scale4k(args, tile); return 0;
+  case 6: gpuos_task_add4k(args, tile); return 0;
+  case 7: gpuos_task_fault(args, tile); return 0;
+  case 8: gpuos_task_inject(args, tile); return 0;
+  default: return 2000 + (int)kind;
+  }
+}
+#endif
 
 /// Stand-alone kernels for the benchmark's eager and CUDA-graph baselines.
 extern "C" __global__ void gpuos_launch_tiny(const unsigned char *args) {

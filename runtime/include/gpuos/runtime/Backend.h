@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -54,14 +55,30 @@ public:
   virtual Status copyToDevice(uint64_t dst, const void *src, size_t bytes) = 0;
   virtual Status copyFromDevice(void *dst, uint64_t src, size_t bytes) = 0;
 
-  /// Loads an image and finds gpuos_resident; reports the protocol version
-  /// the image's runtime library was built with.
+  /// Loads an image beside the current one (staged) and finds
+  /// gpuos_resident; reports the protocol version the image's runtime
+  /// library was built with. The current image stays until commitImage(),
+  /// so a swap that fails half-way leaves the old image working.
   virtual Status loadImage(const std::vector<char> &cubin,
                            uint32_t &protocol) = 0;
+  /// The staged image becomes current; the previous one is unloaded.
+  virtual void commitImage() = 0;
+  /// Unloads the staged image (the current one stays).
+  virtual void discardImage() = 0;
+  /// Unloads the current (and any staged) image.
   virtual void unloadImage() = 0;
-  /// Worker blocks that fit next to each other per multiprocessor.
+  /// Worker blocks that fit next to each other per multiprocessor, for the
+  /// staged image when there is one, else the current one.
   virtual Status blocksPerMultiprocessor(const LaunchShape &shape,
                                          int &blocks) = 0;
+  /// After a sticky error (a fault, or a kernel that never exits): destroys
+  /// the context with everything in it and creates a fresh one. Every
+  /// device address from before is invalid afterwards.
+  virtual Status resetContext() = 0;
+  /// The runtime gives up on a kernel that never exits and leaks this
+  /// backend (tearing it down would wait for the kernel): detach what
+  /// would otherwise wait for it.
+  virtual void abandon() {}
   virtual Status launchResident(uint64_t control, const LaunchShape &shape) = 0;
   /// running: the last launch has not finished. An error means it faulted.
   virtual Status residentStatus(bool &running) = 0;
@@ -74,11 +91,22 @@ Status openCudaBackend(int ordinal, bool ownContext,
                        std::unique_ptr<Backend> &out);
 
 /// A task kind of the simulator: runs one tile, returns 0 or an error code.
+/// Throwing SimFault emulates an illegal-address fault: the "kernel" dies,
+/// the backend reports a sticky error until resetContext(), which frees
+/// all of its memory, as a real context teardown does.
 using SimKernel = std::function<int(uint32_t kind, const unsigned char *args,
                                     uint32_t tile)>;
+struct SimFault {};
 
 /// `workers` worker threads and one poller thread, as a kernel launch.
+/// `kernel` runs every image (the cubin's bytes are ignored).
 std::unique_ptr<Backend> makeSimBackend(uint32_t workers, SimKernel kernel);
+/// Several images: loadImage picks the kernel whose key equals the cubin's
+/// bytes (an unknown key is a BadImage error), so image swaps that change
+/// the dispatch table can be tested without a GPU. Trailing NUL bytes are
+/// ignored; a key ending in "+slow" loads in 300 ms (a long module load).
+std::unique_ptr<Backend>
+makeSimBackend(uint32_t workers, std::map<std::string, SimKernel> images);
 
 } // namespace gpuos::runtime
 

@@ -99,6 +99,7 @@ struct DriverApi {
   CUresult (*cuCtxCreate)(CUcontext *ctx, unsigned flags,
                           CUdevice device) = nullptr;
   CUresult (*cuCtxDestroy)(CUcontext ctx) = nullptr;
+  CUresult (*cuDevicePrimaryCtxReset)(CUdevice device) = nullptr;
   CUresult (*cuStreamBeginCapture)(CUstream stream, int mode) = nullptr;
   CUresult (*cuStreamEndCapture)(CUstream stream, CUgraph *graph) = nullptr;
   CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec *exec, CUgraph graph,

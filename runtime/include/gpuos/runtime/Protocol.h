@@ -40,7 +40,7 @@ namespace gpuos::runtime::proto {
 /// Bumped whenever a layout below or the meaning of a field changes. The
 /// device library exports it as `gpuos_runtime_protocol`; loading an image
 /// linked against another version is refused.
-constexpr uint32_t kProtocolVersion = 6;
+constexpr uint32_t kProtocolVersion = 7;
 
 /// Priority classes; lower goes first.
 constexpr uint32_t kNumPriorities = 3;
@@ -248,6 +248,32 @@ struct HostShared {
   uint64_t parkedHead;
 };
 
+/// What a block is running, in pinned host memory (one per block), written
+/// by the block's thread 0 with one 16-byte store before each tile, and
+/// marked idle when its next pick finds nothing. The host reads it without
+/// a device call, so it still names the tile that was running after a
+/// fault killed the context, or while a tile overstays its deadline.
+constexpr uint32_t kJobRunning = 0x80000000u; // in `run`
+struct alignas(16) JobRecord {
+  uint32_t run;       // run slot | kJobRunning while a tile runs; 0: idle
+  uint32_t epochKind; // epoch (16 bits) | kind << 16
+  uint32_t task;
+  uint32_t tile;
+};
+static_assert(sizeof(JobRecord) == 16, "one vector store");
+
+/// Per block, in device memory: statistics the host reads with a copy.
+/// Cycles are the block's SM clock (clock64); `active` counts the cycles
+/// the block was resident up to its last tile, `busy` those inside tiles.
+struct BlockStats {
+  uint64_t tiles;
+  uint64_t busyCycles;
+  uint64_t activeCycles;
+  uint32_t smid;
+  uint32_t reserved;
+};
+static_assert(sizeof(BlockStats) == 32, "BlockStats layout");
+
 //===----------------------------------------------------------------------===//
 // The control block (device memory): the resident kernel's one parameter
 //===----------------------------------------------------------------------===//
@@ -259,7 +285,8 @@ struct DeviceControl {
   uint64_t completion; // uint32_t[maxRuns] (device view)
   uint64_t runTable;   // RunRow[maxRuns]
   uint64_t queueSlots[kNumQueues];
-  uint64_t blockTiles; // uint64_t[numBlocks]: tiles run by each block
+  uint64_t blockStats; // BlockStats[numBlocks]
+  uint64_t jobs;       // JobRecord[numBlocks] (device view of host memory)
   uint64_t idleNs;     // park after this long idle; 0: only on request
   uint32_t ringMask;
   uint32_t queueMask;
@@ -269,7 +296,8 @@ struct DeviceControl {
   uint32_t idleSleepNs; // workers nap this long between idle polls (0: spin)
   uint32_t inlineUrgent; // block 0 runs urgent one-task one-tile graphs itself
   uint32_t continuations; // a worker runs a one-tile successor it released
-  uint32_t reserved[2];
+  uint32_t ringAcquireGpu; // after a ring read: fence.acq_rel.gpu, not .sys
+  uint32_t reserved[1];
 
   // Device state, each word on its own line.
   PaddedU64 ringHead;     // the poller's position, kept across launches

@@ -28,6 +28,7 @@
 #include "gpuos/runtime/Status.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -63,6 +64,26 @@ struct RuntimeOptions {
   /// (after checking that no higher-priority work waits) instead of
   /// queueing it for another worker: shorter dependent chains.
   bool continueSuccessors = true;
+  /// Every submission must finish within this long after submit() (0: no
+  /// limit; setGraphTimeout overrides it per graph). Past it, the
+  /// submission fails with DeadlineExceeded naming the tile(s) still
+  /// running; the runtime goes on with everything else.
+  int64_t timeoutUs = 0;
+  /// A tile cannot be preempted: when a submission past its deadline still
+  /// has a tile running this much later, the kernel is declared hung and
+  /// the context is recreated as after a fault (see recoverFaults).
+  int64_t hangGraceUs = 1'000'000;
+  /// After a sticky device error (illegal address, ...) or a hang: fail
+  /// what was in flight, recreate the context, reload the image and
+  /// re-upload the graphs that survive. Off: the runtime stays Faulted.
+  bool recoverFaults = true;
+  /// Workers write what they run into host memory (one 16-byte posted
+  /// store per tile), so faults and missed deadlines name the task.
+  bool recordJobs = true;
+  /// Experimental: the poller acquires a ring read with a GPU-scope fence
+  /// instead of the system-scope one the PTX memory model asks for (see
+  /// docs/runtime.md, "Round trip"). Off by default.
+  bool ringAcquireGpuScope = false;
 };
 
 struct Buffer {
@@ -95,6 +116,30 @@ struct Stats {
   uint64_t queueDepth[3] = {0, 0, 0}; // ready tiles per priority (approx.)
   uint64_t queueTotal[3] = {0, 0, 0}; // tiles ever queued per priority
   std::vector<uint64_t> tilesPerBlock; // index 0: the poller's inline tiles
+  uint64_t swaps = 0;          // images installed while one was loaded
+  uint64_t recoveries = 0;     // contexts recreated after a fault or hang
+  uint64_t deadlineMisses = 0; // submissions failed with DeadlineExceeded
+  uint64_t hostQueued = 0;     // submissions queued on the host while
+                               // quiesced (a swap or atSafePoint), ever
+  /// The last loadImage, in microseconds: drain + park, module load (0 when
+  /// the image was still cached), install + rebinding graphs, flushing the
+  /// host queue + relaunch.
+  struct SwapPhases {
+    double parkUs = 0, loadUs = 0, installUs = 0, relaunchUs = 0;
+  } lastSwap;
+  /// Per multiprocessor (blocks on the same SM summed), from the blocks'
+  /// own clocks: busy = inside tiles, active = resident. Since open().
+  struct SM {
+    uint32_t smid = 0;
+    uint32_t blocks = 0;
+    uint64_t tiles = 0;
+    uint64_t busyCycles = 0;
+    uint64_t activeCycles = 0;
+    double busyFraction() const {
+      return activeCycles ? (double)busyCycles / (double)activeCycles : 0.0;
+    }
+  };
+  std::vector<SM> perSM; // sorted by smid; block 0 (the poller) included
 };
 
 class Runtime {
@@ -110,8 +155,13 @@ public:
   Runtime(const Runtime &) = delete;
   Runtime &operator=(const Runtime &) = delete;
 
-  /// Installs an image at a safe point (parks first). Graphs of a previous
-  /// image are destroyed.
+  /// Installs an image at a safe point: drains what is in flight, parks,
+  /// loads the new module, relaunches. Submissions made meanwhile (other
+  /// threads) are queued on the host and run on the new image. Graphs
+  /// survive when all their kinds exist in the new image with an argument
+  /// layout that still validates (kinds are rebound by name); the others
+  /// fail on their next submit with a message. If the new image cannot be
+  /// loaded, the old one stays installed.
   Status loadImage(std::vector<char> cubin, ImageManifest manifest);
   Status loadImage(std::vector<char> cubin, const std::string &manifestJson);
   Status loadImageFiles(const std::string &cubinPath,
@@ -149,6 +199,17 @@ public:
   /// Drains what is in flight and parks the kernel (returns once it has
   /// exited). Deferred frees happen here. A no-op when already parked.
   Status park();
+  /// Runs `action` at a safe point: what is in flight is drained and the
+  /// kernel parked, and it stays parked until `action` returns (submissions
+  /// from other threads meanwhile are queued on the host and run after).
+  /// For host work that needs a quiescent GPU: freeing memory, loading
+  /// modules, synchronizing the device. `action` may call alloc/free,
+  /// copies, createGraph, destroyGraph, submit (queued), stats; not
+  /// loadImage, atSafePoint or close (refused: InvalidArgument). Returns
+  /// the action's status.
+  Status atSafePoint(const std::function<Status()> &action);
+  /// Overrides RuntimeOptions::timeoutUs for `graph` (0: no limit).
+  Status setGraphTimeout(GraphId graph, int64_t timeoutUs);
   Status stats(Stats &out);
   /// Parks, frees everything; later calls return ErrorCode::Closed.
   Status close();

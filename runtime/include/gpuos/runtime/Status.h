@@ -27,6 +27,8 @@ enum class ErrorCode : int {
   BadImage = 9,        // cubin or manifest unusable
   OutOfMemory = 10,    // device memory, the arena or run slots exhausted
   Unsupported = 11,
+  DeadlineExceeded = 12, // the submission missed its timeout (it may still
+                         // run on the device; its results are not valid)
 };
 
 const char *errorCodeName(ErrorCode code);

@@ -36,7 +36,8 @@ typedef enum gpuos_status {
   GPUOS_ERROR_FAULTED = 8, /* the resident kernel died */
   GPUOS_ERROR_BAD_IMAGE = 9,
   GPUOS_ERROR_OUT_OF_MEMORY = 10,
-  GPUOS_ERROR_UNSUPPORTED = 11
+  GPUOS_ERROR_UNSUPPORTED = 11,
+  GPUOS_ERROR_DEADLINE_EXCEEDED = 12 /* the submission missed its timeout */
 } gpuos_status;
 
 enum {
@@ -63,6 +64,10 @@ typedef struct gpuos_options {
   uint32_t worker_idle_sleep_ns; /* 0: idle workers spin */
   uint32_t inline_urgent;        /* block 0 runs urgent one-tile graphs */
   uint32_t continue_successors;  /* a worker runs a successor it released */
+  int64_t timeout_us;     /* per submission; 0: none (gpuos_graph_set_timeout) */
+  int64_t hang_grace_us;  /* a tile this long past its deadline: recover */
+  uint32_t recover_faults; /* recreate the context after a fault or hang */
+  uint32_t record_jobs;    /* name the running tile in fault/timeout errors */
 } gpuos_options;
 
 /* A buffer bound to a task. bytes = 0: the runtime's own allocation size
@@ -91,7 +96,15 @@ typedef struct gpuos_stats {
   uint32_t workers, block_threads, runs_in_flight, resident;
   uint64_t queue_depth[3];
   uint64_t queue_total[3];
+  uint64_t swaps, recoveries, deadline_misses, host_queued;
+  uint32_t num_sms; /* entries gpuos_get_sm_stats has */
 } gpuos_stats;
+
+/* Per multiprocessor that ran blocks of the resident kernel (its clock). */
+typedef struct gpuos_sm_stats {
+  uint32_t smid, blocks;
+  uint64_t tiles, busy_cycles, active_cycles;
+} gpuos_sm_stats;
 
 /* The message of the last failed call on this thread ("" if none). */
 const char *gpuos_last_error(void);
@@ -137,7 +150,17 @@ gpuos_status gpuos_wait(gpuos_runtime *rt, gpuos_submission submission,
 /* GPUOS_OK when done, GPUOS_ERROR_NOT_READY while running. */
 gpuos_status gpuos_poll(gpuos_runtime *rt, gpuos_submission submission);
 gpuos_status gpuos_park(gpuos_runtime *rt);
+/* Runs action(user) with the kernel drained and parked (a safe point for
+ * freeing memory, loading modules, synchronizing). Its status is returned. */
+gpuos_status gpuos_at_safe_point(gpuos_runtime *rt,
+                                 gpuos_status (*action)(void *user), void *user);
+/* 0: no limit; overrides gpuos_options.timeout_us for this graph. */
+gpuos_status gpuos_graph_set_timeout(gpuos_runtime *rt, gpuos_graph graph,
+                                     int64_t timeout_us);
 gpuos_status gpuos_get_stats(gpuos_runtime *rt, gpuos_stats *out);
+/* Copies min(capacity, stats.num_sms) entries; *count gets how many. */
+gpuos_status gpuos_get_sm_stats(gpuos_runtime *rt, gpuos_sm_stats *out,
+                                uint32_t capacity, uint32_t *count);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1,0 +1,296 @@
+//===- RecoveryTest.cpp - deadlines, hangs and faults, on sim and GPU -----===//
+//
+// On the GPU these use a private context (ownContext) so that a fault or a
+// context teardown cannot touch other tests; runtime/scripts/gpu-check.sh
+// runs them in their own process. On the simulator, the "fault" kind throws
+// SimFault (the block dies, the backend reports a sticky error, and a reset
+// frees all of its memory, as a destroyed context does).
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeFixture.h"
+
+#include <thread>
+
+using namespace gpuos::runtime;
+using namespace gpuos::runtime::rttest;
+
+namespace {
+
+class RecoveryTest : public RuntimeFixture {
+protected:
+  void SetUp() override {} // each test opens with its own options
+
+  void openWith(RuntimeOptions options) {
+    options.ownContext = true;
+    open(options);
+  }
+
+  static bool has(const Status &st, const std::string &what) {
+    return st.message().find(what) != std::string::npos;
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(Backends, RecoveryTest, ::testing::Values("sim", "gpu"),
+                         [](const auto &info) { return info.param; });
+
+} // namespace
+
+// A submission past its timeout fails with DeadlineExceeded naming the
+// tile still running; the runtime serves other work meanwhile, and the
+// slot is reused once the device is done with it.
+TEST_P(RecoveryTest, DeadlineNamesTheRunningTile) {
+  RuntimeOptions options;
+  options.hangGraceUs = 60'000'000; // no hang recovery here
+  openWith(options);
+  if (IsSkipped() || HasFatalFailure())
+    return;
+  Buffer stamps = alloc(64), t = alloc(1024);
+  GraphId spin = spinGraph(stamps, 1, gpu() ? 300'000'000 : 600'000'000);
+  ASSERT_OK(rt->setGraphTimeout(spin, 30'000));
+  GraphSpec tiny;
+  tiny.tasks.push_back({"tiny", {t.arg()}, {}, {}});
+  GraphId tinyId;
+  ASSERT_OK(rt->createGraph(tiny, tinyId));
+
+  Submission s;
+  auto t0 = Clock::now();
+  ASSERT_OK(rt->submit(spin, Priority::Background, s));
+  Status st = rt->wait(s, -1);
+  double waited = seconds(Clock::now() - t0);
+  EXPECT_EQ(st.code(), ErrorCode::DeadlineExceeded) << st.toString();
+  EXPECT_TRUE(has(st, "the submission of graph " + std::to_string(spin) +
+                          " missed its timeout of 30000 us: task 0 ('spin', "
+                          "gpuos_task_spin) of graph " + std::to_string(spin) +
+                          ", tile 0 on block"))
+      << st.message();
+  EXPECT_LT(waited, 0.25) << "the deadline was noticed late";
+  EXPECT_EQ(rt->poll(s).code(), ErrorCode::DeadlineExceeded); // remembered
+  // Other work runs beside the stuck tile.
+  for (int i = 0; i < 10; ++i) {
+    Submission u;
+    ASSERT_OK(rt->submit(tinyId, Priority::Urgent, u));
+    ASSERT_OK(rt->wait(u, kWaitUs));
+  }
+  // The device still holds the slot until the tile ends.
+  EXPECT_EQ(rt->destroyGraph(spin).code(), ErrorCode::InvalidArgument);
+  ASSERT_OK(rt->park()); // drains: the spin tile finishes
+  EXPECT_OK(rt->destroyGraph(spin));
+  Stats stats;
+  ASSERT_OK(rt->stats(stats));
+  EXPECT_EQ(stats.deadlineMisses, 1u);
+  EXPECT_EQ(stats.recoveries, 0u);
+  EXPECT_EQ(stats.failed, 1u);
+  EXPECT_EQ(stats.completed, 11u);
+  EXPECT_EQ(rt->setGraphTimeout(tinyId, -5).message(),
+            "setGraphTimeout: the timeout -5 us is negative (0: no limit)");
+  EXPECT_EQ(rt->setGraphTimeout(999, 1).message(), "unknown graph 999");
+}
+
+// A tile that overstays its deadline by hangGraceUs is declared hung: the
+// kernel is told to stop; once the tile has ended (within another
+// hangGraceUs) the kernel is restarted with fresh protocol state. No sticky
+// error: buffers and graphs are kept, the submissions in flight fail.
+TEST_P(RecoveryTest, HungTileRecoversTheKernel) {
+  RuntimeOptions options;
+  options.timeoutUs = 30'000;
+  options.hangGraceUs = gpu() ? 2'000'000 : 1'000'000;
+  openWith(options);
+  if (IsSkipped() || HasFatalFailure())
+    return;
+  Buffer stamps = alloc(64), counts = alloc(4 * 4);
+  zero(stamps);
+  zero(counts);
+  GraphId spin = spinGraph(stamps, 1, gpu() ? 3'000'000'000ull : 1'500'000'000ull);
+  GraphSpec g;
+  g.tasks.push_back({"count", {counts.arg()}, {4, 2}, {}});
+  GraphId count;
+  ASSERT_OK(rt->createGraph(g, count));
+  Submission s, queued;
+  ASSERT_OK(rt->submit(spin, Priority::Background, s));
+  EXPECT_EQ(rt->wait(s, -1).code(), ErrorCode::DeadlineExceeded);
+  auto t0 = Clock::now();
+  Status st = rt->park(); // waits for the drain: the watchdog steps in
+  double recovery = seconds(Clock::now() - t0);
+  EXPECT_EQ(st.code(), ErrorCode::Faulted) << st.toString();
+  EXPECT_TRUE(has(st, "the kernel is hung: task 0 ('spin', gpuos_task_spin) of graph " +
+                          std::to_string(spin)))
+      << st.message();
+  EXPECT_TRUE(has(st, "the runtime recovered (kernel stopped and restarted; buffers "
+                      "and graphs kept"))
+      << st.message();
+  std::printf("[   info   ] %s: hang noticed, kernel stopped and restarted in %.3f s\n",
+              GetParam().c_str(), recovery);
+  EXPECT_EQ(rt->poll(s).code(), ErrorCode::DeadlineExceeded);
+  // Buffers and graphs survive; the tile did finish before the stop.
+  uint64_t stamp = 0;
+  ASSERT_OK(rt->copyFromDevice(&stamp, stamps.ptr, 8));
+  EXPECT_NE(stamp, 0u);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_OK(rt->submit(count, Priority::Normal, s));
+    ASSERT_OK(rt->wait(s, kWaitUs));
+  }
+  EXPECT_EQ(readU32(counts, 4)[2], 3u);
+  Stats stats;
+  ASSERT_OK(rt->stats(stats));
+  EXPECT_EQ(stats.recoveries, 1u);
+  EXPECT_EQ(stats.deadlineMisses, 1u);
+}
+
+// A task that takes an illegal-address fault: its submission fails naming
+// graph, task and kind; every other submission in flight or queued fails
+// with Faulted (none hangs, none is lost silently); the context is
+// recreated; buffers from alloc() and graphs using them are reported lost;
+// new work runs.
+TEST_P(RecoveryTest, FaultFailsWhatWasInFlightAndRecovers) {
+  openWith(RuntimeOptions());
+  if (IsSkipped() || HasFatalFailure())
+    return;
+  Buffer counts = alloc(100 * 4), sink = alloc(64), stamps = alloc(64 * 8);
+  zero(counts);
+  GraphSpec cg;
+  for (int k = 0; k < 100; ++k)
+    cg.tasks.push_back({"count", {counts.arg()}, {100, k}, {}});
+  GraphId count, fault;
+  ASSERT_OK(rt->createGraph(cg, count));
+  ASSERT_OK(rt->createGraph(GraphSpec{{{"fault", {sink.arg()}, {}, {}}}, Priority::Normal},
+                            fault));
+  GraphId spin = spinGraph(stamps, 8, 20'000'000); // keeps work in flight
+  // Graphs over memory that is not from alloc() survive a recovery (the
+  // simulator's "device" memory is host memory; on a GPU this would be
+  // memory of another context or mapped host memory).
+  std::vector<uint32_t> external(8, 0);
+  GraphId survivor = 0;
+  if (!gpu()) {
+    BufferArg ext{reinterpret_cast<uint64_t>(external.data()), 32, {}, {}};
+    ASSERT_OK(rt->createGraph(GraphSpec{{{"count", {ext}, {8, 3}, {}}}, Priority::Normal},
+                              survivor));
+  }
+  std::vector<Submission> subs;
+  Submission s, f;
+  ASSERT_OK(rt->submit(spin, Priority::Background, s));
+  subs.push_back(s);
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_OK(rt->submit(count, Priority::Normal, s));
+    subs.push_back(s);
+  }
+  ASSERT_OK(rt->submit(fault, Priority::Normal, f));
+  for (int i = 0; i < 5; ++i) {
+    Status st = rt->submit(count, Priority::Normal, s);
+    if (!st.ok()) // the fault may be noticed by submit already
+      break;
+    subs.push_back(s);
+  }
+  Status st = rt->wait(f, kWaitUs);
+  EXPECT_EQ(st.code(), ErrorCode::Faulted) << st.toString();
+  EXPECT_TRUE(has(st, "task 0 ('fault', gpuos_task_fault) of graph " +
+                          std::to_string(fault)))
+      << st.message();
+  Stats stats;
+  Status statsSt = rt->stats(stats);
+  if (gpu() && !statsSt.ok()) {
+    // The driver may refuse any new context in a process after an illegal
+    // address ("the process must be terminated"): then the runtime must
+    // say so and stay Faulted, answering every call, hanging nowhere.
+    EXPECT_TRUE(has(st, "recreating the context failed")) << st.message();
+    EXPECT_TRUE(has(st, "restart the process")) << st.message();
+    EXPECT_EQ(statsSt.code(), ErrorCode::Faulted);
+    for (const Submission &x : subs) { // done before the fault, or failed
+      Status r = rt->wait(x, kWaitUs);
+      EXPECT_TRUE(r.ok() || (r.code() == ErrorCode::Faulted &&
+                             has(r, "restart the process")))
+          << r.toString();
+    }
+    EXPECT_EQ(rt->submit(count, Priority::Normal, s).code(), ErrorCode::Faulted);
+    std::printf("[   info   ] gpu: no in-process recovery: %s\n", st.message().c_str());
+    EXPECT_OK(rt->close());
+    return;
+  }
+  ASSERT_OK(statsSt);
+  EXPECT_TRUE(has(st, "buffers from alloc() were lost")) << st.message();
+  int faulted = 0;
+  for (const Submission &x : subs) {
+    Status r = rt->wait(x, kWaitUs);
+    EXPECT_TRUE(r.ok() || r.code() == ErrorCode::Faulted) << r.toString();
+    faulted += r.code() == ErrorCode::Faulted;
+  }
+  EXPECT_GE(faulted, 1); // the spin graph at least was still running
+  std::printf("[   info   ] %s: %d of %zu other submissions failed with the fault\n",
+              GetParam().c_str(), faulted, subs.size());
+
+  st = rt->submit(count, Priority::Normal, s);
+  EXPECT_EQ(st.code(), ErrorCode::Faulted);
+  EXPECT_TRUE(has(st, "graph " + std::to_string(count) + " used buffer 0x")) << st.message();
+  EXPECT_EQ(rt->free(counts.ptr).code(), ErrorCode::Faulted);
+  uint32_t v;
+  EXPECT_EQ(rt->copyFromDevice(&v, counts.ptr, 4).code(), ErrorCode::Faulted);
+  if (!gpu()) {
+    ASSERT_OK(rt->submit(survivor, Priority::Normal, s));
+    ASSERT_OK(rt->wait(s, kWaitUs));
+    EXPECT_EQ(__atomic_load_n(&external[3], __ATOMIC_ACQUIRE), 1u);
+  }
+  Buffer fresh = alloc(100 * 4);
+  zero(fresh);
+  GraphSpec again = cg;
+  for (TaskSpec &t : again.tasks)
+    t.buffers = {fresh.arg()};
+  GraphId id;
+  ASSERT_OK(rt->createGraph(again, id));
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_OK(rt->submit(id, Priority::Normal, s));
+    ASSERT_OK(rt->wait(s, kWaitUs));
+  }
+  std::vector<uint32_t> c = readU32(fresh, 100);
+  for (int k = 0; k < 100; ++k)
+    EXPECT_EQ(c[k], 3u) << k;
+  ASSERT_OK(rt->stats(stats));
+  EXPECT_EQ(stats.recoveries, 1u);
+}
+
+// Without recovery the fault stays: every call says so, nothing hangs.
+TEST_P(RecoveryTest, WithoutRecoveryTheFaultIsSticky) {
+  RuntimeOptions options;
+  options.recoverFaults = false;
+  openWith(options);
+  if (IsSkipped() || HasFatalFailure())
+    return;
+  Buffer sink = alloc(64);
+  GraphId fault;
+  ASSERT_OK(rt->createGraph(GraphSpec{{{"fault", {sink.arg()}, {}, {}}}, Priority::Normal},
+                            fault));
+  Submission s;
+  ASSERT_OK(rt->submit(fault, Priority::Normal, s));
+  Status st = rt->wait(s, kWaitUs);
+  EXPECT_EQ(st.code(), ErrorCode::Faulted);
+  EXPECT_TRUE(has(st, "the resident kernel failed")) << st.message();
+  EXPECT_EQ(rt->submit(fault, Priority::Normal, s).code(), ErrorCode::Faulted);
+  EXPECT_OK(rt->close());
+}
+
+// A tile that does not end even after the kernel was told to stop cannot be
+// recovered in-process (destroying its context would wait for it): the
+// runtime fails everything, stays Faulted, and close() returns at once,
+// abandoning the kernel to the end of the process.
+TEST_P(RecoveryTest, WedgedTileLeavesTheRuntimeFaultedNotHung) {
+  RuntimeOptions options;
+  options.timeoutUs = 30'000;
+  options.hangGraceUs = 200'000;
+  openWith(options);
+  if (IsSkipped() || HasFatalFailure())
+    return;
+  Buffer stamps = alloc(64);
+  GraphId spin = spinGraph(stamps, 1, gpu() ? 8'000'000'000ull : 2'000'000'000ull);
+  Submission s;
+  ASSERT_OK(rt->submit(spin, Priority::Background, s));
+  EXPECT_EQ(rt->wait(s, -1).code(), ErrorCode::DeadlineExceeded);
+  auto t0 = Clock::now();
+  Status st = rt->park();
+  EXPECT_EQ(st.code(), ErrorCode::Faulted);
+  EXPECT_TRUE(has(st, "a running tile cannot be preempted")) << st.message();
+  EXPECT_TRUE(has(st, "task 0 ('spin', gpuos_task_spin) of graph")) << st.message();
+  EXPECT_EQ(rt->submit(spin, Priority::Normal, s).code(), ErrorCode::Faulted);
+  EXPECT_OK(rt->close());
+  double elapsed = seconds(Clock::now() - t0);
+  EXPECT_LT(elapsed, 1.5) << "gave up too late";
+  rt.reset();
+}

@@ -1,0 +1,274 @@
+//===- SwapTest.cpp - image swaps and safe points, on the simulator and GPU -===//
+//
+// Image v2 (test_image_v2.json) has the same kinds as v1 in another order,
+// lacks "missing" and adds "inject". A swap must rebind surviving graphs by
+// kind name (a graph that kept v1's indices would run the wrong operator
+// and the exact counters below would be off), fail graphs whose kinds
+// vanished on their next submit, run submissions made during the swap, and
+// keep the old image when the new one does not load.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeFixture.h"
+
+#include <atomic>
+#include <thread>
+
+using namespace gpuos::runtime;
+using namespace gpuos::runtime::rttest;
+
+namespace {
+
+class SwapTest : public RuntimeFixture {
+protected:
+  void swapTo(bool v2) {
+    std::vector<char> cubin;
+    std::string json;
+    ASSERT_OK(testimage::readImage(GetParam(), v2, cubin, json));
+    ASSERT_OK(rt->loadImage(cubin, json));
+  }
+
+  /// A graph of `n` count tasks on counters [first, first + n), chained in
+  /// tens; `kind` "count" (+1 per run) or "inject" (+7 per run).
+  GraphId countGraph(const Buffer &counts, int ids, int first, int n,
+                     const std::string &kind = "count") {
+    GraphSpec g;
+    for (int k = 0; k < n; ++k) {
+      TaskSpec t{kind, {counts.arg()}, {ids, first + k}, {}};
+      if (k % 10)
+        t.deps.push_back(k - 1);
+      g.tasks.push_back(std::move(t));
+    }
+    GraphId id = 0;
+    Status st = rt->createGraph(g, id);
+    EXPECT_TRUE(st.ok()) << st.toString();
+    return id;
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(Backends, SwapTest, ::testing::Values("sim", "gpu"),
+                         [](const auto &info) { return info.param; });
+
+} // namespace
+
+// Kinds are rebound by name; vanished kinds fail on submit; new kinds can
+// be used after the swap (operator injection); swapping back restores.
+TEST_P(SwapTest, RebindsKindsByName) {
+  Buffer counts = alloc(64 * 4), sink = alloc(64), z = alloc(4096 * 4);
+  zero(counts);
+  GraphId count = countGraph(counts, 64, 0, 20);
+  GraphSpec ms;
+  ms.tasks.push_back({"missing", {sink.arg()}, {}, {}});
+  GraphId missing;
+  ASSERT_OK(rt->createGraph(ms, missing));
+  GraphId chain;
+  ASSERT_OK(rt->createGraphFromManifest("chain", {{"z", z.arg()}}, chain));
+  GraphId injected;
+  Status st = rt->createGraph(
+      GraphSpec{{{"inject", {counts.arg()}, {64, 40}, {}}}, Priority::Normal}, injected);
+  EXPECT_EQ(st.code(), ErrorCode::InvalidArgument); // not in v1
+  EXPECT_NE(st.message().find("unknown task kind 'inject'"), std::string::npos)
+      << st.message();
+
+  Submission s;
+  ASSERT_OK(rt->submit(count, s));
+  ASSERT_OK(rt->wait(s, kWaitUs));
+  swapTo(true);
+  ASSERT_OK(rt->submit(count, s));
+  ASSERT_OK(rt->wait(s, kWaitUs));
+  st = rt->submit(missing, Priority::Normal, s);
+  EXPECT_EQ(st.code(), ErrorCode::InvalidArgument);
+  EXPECT_NE(st.message().find("graph " + std::to_string(missing) +
+                              " cannot run on the current image "
+                              "('runtime-test-image-v2'): task 0: unknown task "
+                              "kind 'missing'"),
+            std::string::npos)
+      << st.message();
+  zero(z);
+  ASSERT_OK(rt->submit(chain, s));
+  ASSERT_OK(rt->wait(s, kWaitUs));
+  std::vector<float> out = readFloats(z, 4096);
+  EXPECT_EQ(out[0], 1.0f);
+  EXPECT_EQ(out[4095], 2.0f * 4095 + 1);
+  ASSERT_OK(rt->createGraph(
+      GraphSpec{{{"inject", {counts.arg()}, {64, 40}, {}}}, Priority::Normal}, injected));
+  ASSERT_OK(rt->submit(injected, s));
+  ASSERT_OK(rt->wait(s, kWaitUs));
+
+  swapTo(false);
+  st = rt->submit(injected, Priority::Normal, s);
+  EXPECT_EQ(st.code(), ErrorCode::InvalidArgument);
+  EXPECT_NE(st.message().find("unknown task kind 'inject'"), std::string::npos);
+  ASSERT_OK(rt->submit(missing, Priority::Normal, s)); // valid again on v1
+  EXPECT_EQ(rt->wait(s, kWaitUs).code(), ErrorCode::TaskFailed);
+  ASSERT_OK(rt->submit(count, s));
+  ASSERT_OK(rt->wait(s, kWaitUs));
+
+  std::vector<uint32_t> c = readU32(counts, 64);
+  for (int i = 0; i < 20; ++i)
+    EXPECT_EQ(c[i], 3u) << "counter " << i;
+  EXPECT_EQ(c[40], 7u);
+  EXPECT_OK(rt->destroyGraph(injected));
+  Stats stats;
+  ASSERT_OK(rt->stats(stats));
+  EXPECT_EQ(stats.swaps, 2u);
+}
+
+// Submissions made by other threads while swaps run are queued and run on
+// the new image: every one completes, every counter is exact.
+TEST_P(SwapTest, SubmissionsDuringSwapsAreKept) {
+  const int graphs = 4, tasks = 50, swaps = scaled(40, 12);
+  Buffer counts = alloc(graphs * tasks * 4);
+  zero(counts);
+  std::vector<GraphId> ids;
+  for (int g = 0; g < graphs; ++g)
+    ids.push_back(countGraph(counts, graphs * tasks, g * tasks, tasks));
+  std::atomic<bool> stop{false};
+  std::atomic<int> failures{0};
+  std::vector<int> runs(graphs, 0);
+  std::thread submitter([&] {
+    std::vector<Submission> pending;
+    for (int i = 0; !stop.load() || i < 20; ++i) {
+      Submission s;
+      Status st = rt->submit(ids[i % graphs], static_cast<Priority>(i % 3), s);
+      if (!st.ok()) {
+        ++failures;
+        ADD_FAILURE() << st.toString();
+        break;
+      }
+      ++runs[i % graphs];
+      pending.push_back(s);
+      if (pending.size() >= 16) {
+        for (const Submission &p : pending)
+          if (!rt->wait(p, kWaitUs).ok())
+            ++failures;
+        pending.clear();
+      }
+    }
+    for (const Submission &p : pending)
+      if (!rt->wait(p, kWaitUs).ok())
+        ++failures;
+  });
+  for (int k = 0; k < swaps; ++k)
+    swapTo(k % 2 == 0);
+  stop.store(true);
+  submitter.join();
+  EXPECT_EQ(failures.load(), 0);
+  std::vector<uint32_t> c = readU32(counts, graphs * tasks);
+  int wrong = 0;
+  for (int i = 0; i < graphs * tasks; ++i)
+    wrong += c[i] != (uint32_t)runs[i / tasks];
+  EXPECT_EQ(wrong, 0) << "counter 0 = " << c[0] << ", runs " << runs[0];
+  Stats st;
+  ASSERT_OK(rt->stats(st));
+  EXPECT_EQ(st.swaps, (uint64_t)swaps);
+  std::printf("[   info   ] %s: %d swaps, %llu submissions, %llu queued on the "
+              "host during swaps\n",
+              GetParam().c_str(), swaps, (unsigned long long)st.submissions,
+              (unsigned long long)st.hostQueued);
+}
+
+// A swap to an image that does not load keeps the old one, and its graphs.
+TEST_P(SwapTest, FailedSwapKeepsTheOldImage) {
+  Buffer counts = alloc(16 * 4);
+  zero(counts);
+  GraphId count = countGraph(counts, 16, 0, 10);
+  std::vector<char> cubin;
+  std::string json;
+  ASSERT_OK(testimage::readImage(GetParam(), true, cubin, json));
+  std::vector<char> junk = {'n', 'o', 'p', 'e'};
+  Status st = rt->loadImage(junk, json);
+  EXPECT_EQ(st.code(), ErrorCode::BadImage) << st.toString();
+  Submission s;
+  ASSERT_OK(rt->submit(count, s));
+  ASSERT_OK(rt->wait(s, kWaitUs));
+  EXPECT_EQ(readU32(counts, 16)[9], 1u);
+  ASSERT_NE(rt->manifest(), nullptr);
+  EXPECT_EQ(rt->manifest()->contentHash, "runtime-test-image");
+}
+
+// atSafePoint: the kernel is parked while the action runs; frees happen at
+// once; submissions are queued and run afterwards; re-entry is refused.
+TEST_P(SwapTest, SafePointActionsRunQuiescent) {
+  Buffer counts = alloc(16 * 4), spare = alloc(1 << 20);
+  zero(counts);
+  GraphId count = countGraph(counts, 16, 0, 10);
+  Submission before, during;
+  ASSERT_OK(rt->submit(count, before));
+  bool ran = false;
+  Status st = rt->atSafePoint([&]() -> Status {
+    ran = true;
+    Stats stats;
+    GPUOS_RETURN_IF_ERROR(rt->stats(stats));
+    EXPECT_FALSE(stats.resident);
+    EXPECT_EQ(stats.runsInFlight, 0u); // drained: `before` is done
+    EXPECT_OK(rt->poll(before));
+    GPUOS_RETURN_IF_ERROR(rt->free(spare.ptr));
+    GPUOS_RETURN_IF_ERROR(rt->submit(count, during));
+    EXPECT_EQ(rt->poll(during).code(), ErrorCode::NotReady); // queued
+    Status nested = rt->atSafePoint([] { return Status::success(); });
+    EXPECT_EQ(nested.message(),
+              "atSafePoint cannot be called from inside atSafePoint or an image swap");
+    EXPECT_EQ(rt->close().code(), ErrorCode::InvalidArgument);
+    return Status::success();
+  });
+  ASSERT_OK(st);
+  EXPECT_TRUE(ran);
+  ASSERT_OK(rt->wait(during, kWaitUs));
+  EXPECT_EQ(readU32(counts, 16)[9], 2u);
+  st = rt->atSafePoint([] { return Status::error(ErrorCode::Cuda, "from the action"); });
+  EXPECT_EQ(st.message(), "from the action");
+  EXPECT_EQ(rt->free(spare.ptr).code(), ErrorCode::InvalidArgument); // freed
+}
+
+// Deterministic on the simulator (its "+slow" image takes 300 ms to load):
+// submissions made while the module loads are queued on the host; after
+// the swap, those of a graph whose kind vanished fail with the stale
+// message, the others run on the new image.
+TEST(SwapSim, SubmissionsDuringTheLoadAreQueued) {
+  std::unique_ptr<Runtime> rt;
+  std::string skip, error;
+  ASSERT_TRUE(testimage::openTestRuntime("sim", RuntimeOptions(), rt, skip, error))
+      << error;
+  Buffer counts, sink;
+  ASSERT_OK(rt->alloc(16 * 4, counts));
+  ASSERT_OK(rt->alloc(64, sink));
+  std::vector<uint32_t> zeros(16, 0);
+  ASSERT_OK(rt->copyToDevice(counts.ptr, zeros.data(), 64));
+  GraphId count, missing;
+  ASSERT_OK(rt->createGraph(
+      GraphSpec{{{"count", {counts.arg()}, {16, 5}, {}}}, Priority::Normal}, count));
+  ASSERT_OK(rt->createGraph(GraphSpec{{{"missing", {sink.arg()}, {}, {}}}, Priority::Normal},
+                            missing));
+  std::vector<char> cubin;
+  std::string json;
+  ASSERT_OK(testimage::readImage("sim", true, cubin, json));
+  std::string slow = "sim-v2+slow";
+  Status swap;
+  std::thread swapper([&] {
+    swap = rt->loadImage(std::vector<char>(slow.begin(), slow.end()), json);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  Submission a, b;
+  auto t0 = Clock::now();
+  ASSERT_OK(rt->submit(count, a));
+  ASSERT_OK(rt->submit(missing, b));
+  EXPECT_LT(seconds(Clock::now() - t0), 0.1) << "submit waited for the swap";
+  EXPECT_EQ(rt->poll(a).code(), ErrorCode::NotReady);
+  Stats st;
+  ASSERT_OK(rt->stats(st));
+  EXPECT_EQ(st.hostQueued, 2u);
+  swapper.join();
+  ASSERT_OK(swap);
+  ASSERT_OK(rt->wait(a, kWaitUs));
+  Status m = rt->wait(b, kWaitUs);
+  EXPECT_EQ(m.code(), ErrorCode::InvalidArgument);
+  EXPECT_NE(m.message().find("unknown task kind 'missing'"), std::string::npos)
+      << m.message();
+  std::vector<uint32_t> c(16);
+  ASSERT_OK(rt->copyFromDevice(c.data(), counts.ptr, 64));
+  EXPECT_EQ(c[5], 1u);
+  ASSERT_OK(rt->stats(st));
+  EXPECT_GE(st.lastSwap.loadUs, 250000.0);
+  EXPECT_OK(rt->close());
+}
