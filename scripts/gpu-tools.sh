@@ -24,7 +24,7 @@ pack() {
     strip -o "$dir/stage/bin/$tool" "$build/bin/$tool"
   done
   local lib
-  lib=$(find "$build" -name libgpuos_runtime_device.a -print -quit)
+  lib=$(find "$build" -name gpuos_runtime_device.o -print -quit)
   [[ -n $lib ]] && cp "$lib" "$dir/stage/lib/"
   tar -cJf "$dir/tools.tar.xz" -C "$dir/stage" bin lib
   rm -rf "$dir/stage"
@@ -41,7 +41,7 @@ unpack() {
   echo "export PATH=$prefix/bin:\$PATH"
   echo "export LD_LIBRARY_PATH=$prefix/usr/lib/llvm-22/lib:$prefix/usr/lib/x86_64-linux-gnu:$prefix/lib/x86_64-linux-gnu\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
   echo "export GPUOS_BIN_DIR=$prefix/bin"
-  echo "export GPUOS_RUNTIME_LIB=$prefix/lib/libgpuos_runtime_device.a"
+  echo "export GPUOS_RUNTIME_LIB=$prefix/lib/gpuos_runtime_device.o"
 }
 
 case ${1:-} in

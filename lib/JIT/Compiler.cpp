@@ -36,6 +36,10 @@ using namespace mlir;
 using namespace gpuos;
 using namespace gpuos::jit;
 
+#ifndef GPUOS_DEVICE_MAX_REGISTERS
+#define GPUOS_DEVICE_MAX_REGISTERS 128 // runtime/CMakeLists.txt's default
+#endif
+
 /// Bump when the generated code changes for the same input and options:
 /// it is part of every content hash, so old cache entries stop matching.
 static constexpr llvm::StringLiteral kCodegenVersion = "gpuos-codegen-2";
@@ -158,6 +162,9 @@ llvm::Error Compiler::Impl::prepare() {
   if (!runtime)
     return runtime.takeError();
   runtimePath = *runtime;
+  if (options.maxRegisters < 0)
+    // The device library's own limit; without the library, none.
+    options.maxRegisters = runtimePath.empty() ? 0 : GPUOS_DEVICE_MAX_REGISTERS;
   if (!runtimePath.empty()) {
     auto buffer = llvm::MemoryBuffer::getFile(runtimePath, /*IsText=*/false,
                                               /*RequiresNullTerminator=*/false);

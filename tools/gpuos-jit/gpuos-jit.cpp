@@ -87,9 +87,9 @@ static cl::opt<std::string> runtimeLib(
     cl::value_desc("path"), cl::cat(category));
 static cl::opt<int> maxRegisters(
     "maxrregcount",
-    cl::desc("Register limit of the task functions (default 64, the runtime "
-             "device library's; 0: none, only with --runtime-lib=none)"),
-    cl::init(64), cl::cat(category));
+    cl::desc("Register limit of the task functions (default: the runtime "
+             "device library's, 128; 0: none, only with --runtime-lib=none)"),
+    cl::init(-1), cl::cat(category));
 static cl::opt<bool> noOverlap(
     "no-overlap", cl::desc("Prepare the nvJitLink session after the PTX, not "
                            "during it (for measurements)"),
@@ -196,7 +196,7 @@ int main(int argc, char **argv) {
     return usageError("unsupported -O" + std::string(1, optLevel) + "; use -O0 to -O3");
   if (blockSize < 32 || blockSize > 1024 || blockSize % 32 != 0)
     return usageError("--block-size must be a multiple of 32 up to 1024");
-  if (maxRegisters < 0 || maxRegisters > 255)
+  if (maxRegisters < -1 || maxRegisters > 255)
     return usageError("--maxrregcount must be 0 (no limit) to 255");
   int opt = optLevel - '0';
 

@@ -47,10 +47,11 @@ struct CompileOptions {
   /// and test kernels only, which the runtime cannot load.
   std::string runtimeLibrary;
   /// Register limit of every task function (nvJitLink -maxrregcount). The
-  /// resident kernel calls them, so they must fit its limit: the runtime's
-  /// device library is built with -maxrregcount=64 (runtime/CMakeLists.txt).
+  /// resident kernel calls them, so they must fit its limit: -1 takes the
+  /// one the runtime's device library was built with
+  /// (GPUOS_DEVICE_MAX_REGISTERS in runtime/CMakeLists.txt, default 128).
   /// 0: no limit, which only images without the runtime can use.
-  int maxRegisters = 64;
+  int maxRegisters = -1;
   /// Disk cache; empty: ImageCache::defaultDirectory().
   std::string cacheDir;
   bool useDiskCache = true;
