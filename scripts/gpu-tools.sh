@@ -6,7 +6,7 @@
 #   strips gpuos-opt, gpuos-jit and gpuos-interp from $BUILD_DIR (default
 #   build) into .gpu-tools/tools.tar.xz with the runtime device library, and
 #   downloads the Debian packages of the shared libraries they need
-#   (libllvm22, libz3-4 and small ones) into .gpu-tools/ (about 43 MB; the
+#   (libllvm22, libz3-4 and small ones) into .gpu-tools/ (about 53 MB; the
 #   device tool carries 64 MiB).
 # THERE:  eval "$(bash scripts/gpu-tools.sh unpack)"
 #   unpacks into /opt/gpuos-tools (never into /, where dpkg -x could break
@@ -28,7 +28,7 @@ pack() {
   [[ -n $lib ]] && cp "$lib" "$dir/stage/lib/"
   tar -cJf "$dir/tools.tar.xz" -C "$dir/stage" bin lib
   rm -rf "$dir/stage"
-  (cd "$dir" && apt-get download libllvm22 libz3-4 libedit2 libffi8 libbsd0 \
+  (cd "$dir" && apt-get download libllvm22 libz3-4 libxml2 libicu72 libedit2 libffi8 libbsd0 \
     libmd0 libtinfo6 >/dev/null 2>&1)
   echo "packed $dir ($(du -sh "$dir" | cut -f1)); carry [\".gpu-tools\"]" >&2
 }
