@@ -113,8 +113,19 @@ run() {
   local out=${OUT:-/tmp/gpuos-bench/out}
   mkdir -p "$out"
   export PYTHONUNBUFFERED=1 OUT="$out"
+  # The Python path needs the compiler tools there (scripts/gpu-tools.sh,
+  # carried as .gpu-tools) and the gpuos package built with its python.
+  local extra=()
+  if [[ -d $root/.gpu-tools ]]; then
+    eval "$(bash "$root/scripts/gpu-tools.sh" unpack)"
+    if GPUOS_VENV_PYTHON=python3 bash "$root/scripts/setup-python.sh" >/dev/null; then
+      extra+=(--python-path)
+    else
+      echo "run: the gpuos Python package did not build; the Python path is skipped" >&2
+    fi
+  fi
   set +e
-  python3 "$here/bench.py" run --images "$bench_dir/images" --out "$out" "$@" 2>&1 | tee "$out/bench.log"
+  python3 "$here/bench.py" run --images "$bench_dir/images" --out "$out" "${extra[@]}" "$@" 2>&1 | tee "$out/bench.log"
   local rc=${PIPESTATUS[0]}
   set -e
   return "$rc"

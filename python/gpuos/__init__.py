@@ -26,6 +26,14 @@ def reset_stats() -> None:
     _stats.reset()
 
 
+def park() -> None:
+    """Drains and parks the resident kernel of every device this process
+    opened (a safe point): the SMs are free for other work until the next
+    graph relaunches it. The runtime also parks by itself after 20 ms idle."""
+    from ._executor import park_all
+    park_all()
+
+
 def _register_backend() -> None:
     # torch.compile(backend="gpuos") finds it by name.
     try:
@@ -38,5 +46,5 @@ def _register_backend() -> None:
 
 _register_backend()
 
-__all__ = ["capture", "stats", "reset_stats", "CompileError", "ExecutionError",
+__all__ = ["capture", "stats", "reset_stats", "park", "CompileError", "ExecutionError",
            "Unsupported", "cache_dir", "clear_memory_cache"]

@@ -135,6 +135,14 @@ def device_for(index: int) -> _Device:
         return _devices[index]
 
 
+def park_all() -> None:
+    with _devices_lock:
+        devices = list(_devices.values())
+    for dev in devices:
+        with dev.lock:
+            dev.runtime.park()
+
+
 def run_gpu(graph: CompiledGraph, tensors: Sequence[torch.Tensor],
             outputs: Sequence[torch.Tensor], priority: str, arch: str = "sm_90") -> None:
     """Runs `graph` reading `tensors` and writing `outputs` (preallocated,
