@@ -12,11 +12,20 @@
 //   swap        loadImage of another image (v1 <-> v2, nothing in flight):
 //               drain + park + cuModuleLoadData + relaunch, as the caller
 //               sees it (swap_pause_us), and swap -> submit -> complete
+//   bandwidth   a one-task graph streaming y = 3x + 1 over --bw-mb MB
+//               (default 256, tiles of 4096 f32 like the suite's bandwidth
+//               workload), scalar ("stream") and 16-byte ("stream4") task
+//               code, in TB/s of bytes read + written; beside it the same
+//               task code as an ordinary grid and a device copy kernel
 // and prints a table (last) and writes JSON (--json FILE).
+// --trace: block 0 timestamps each inline round trip (TraceRecord); the
+// median of each step is printed (diagnostics: it adds a fence).
+// --short: round trip, throughput, chain and bandwidth only.
 //
-//   gpuos-bench [--json out.json] [--quick] [--sim] [--workers-per-sm N]
-//               [--idle-sleep-ns N] [--no-inline] [--no-continue]
-//               [--no-record] [--ring-acquire-gpu]
+//   gpuos-bench [--json out.json] [--quick] [--short] [--sim]
+//               [--workers-per-sm N] [--idle-sleep-ns N] [--no-inline]
+//               [--no-continue] [--no-record] [--ring-acquire-gpu]
+//               [--trace] [--no-settle] [--bw-mb N]
 //
 //===----------------------------------------------------------------------===//
 
@@ -212,6 +221,23 @@ public:
     return ns;
   }
 
+  /// Median us of one launch of `name` (grid x 256 threads) + sync.
+  double timeKernel(const char *name, void **params, unsigned grid, int reps) {
+    CUfunction fn = nullptr;
+    if (api->cuModuleGetFunction(&fn, module, name))
+      return -1;
+    std::vector<double> v;
+    for (int r = 0; r < reps + 2; ++r) {
+      auto t0 = Clock::now();
+      if (api->cuLaunchKernel(fn, grid, 1, 1, 256, 1, 1, 0, stream, params, nullptr) ||
+          api->cuStreamSynchronize(stream))
+        return -1;
+      if (r >= 2)
+        v.push_back(usSince(t0));
+    }
+    return summarize(v).p50;
+  }
+
   /// Median us per node of replaying a captured graph of `nodes` launches.
   double graphReplay(int nodes, int reps) {
     if (!api->cuStreamBeginCapture || !api->cuStreamEndCapture ||
@@ -253,9 +279,9 @@ private:
 int main(int argc, char **argv) {
   std::string jsonPath;
   bool quick = false, sim = false;
-  unsigned workersPerSM = 1, idleSleepNs = 0;
+  unsigned workersPerSM = 0, idleSleepNs = 0, bwMB = 256;
   bool inlineUrgent = true, continueSuccessors = true, recordJobs = true;
-  bool ringAcquireGpu = false;
+  bool ringAcquireGpu = false, trace = false, shortRun = false, settle = true;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--json" && i + 1 < argc)
@@ -276,10 +302,19 @@ int main(int argc, char **argv) {
       recordJobs = false;
     else if (a == "--ring-acquire-gpu")
       ringAcquireGpu = true;
+    else if (a == "--trace")
+      trace = true;
+    else if (a == "--no-settle")
+      settle = false;
+    else if (a == "--short")
+      shortRun = true;
+    else if (a == "--bw-mb" && i + 1 < argc)
+      bwMB = (unsigned)std::atoi(argv[++i]);
     else {
-      std::fprintf(stderr, "usage: gpuos-bench [--json FILE] [--quick] [--sim] "
+      std::fprintf(stderr, "usage: gpuos-bench [--json FILE] [--quick] [--short] [--sim] "
                            "[--workers-per-sm N] [--idle-sleep-ns N] [--no-inline] "
-                           "[--no-continue] [--no-record] [--ring-acquire-gpu]\n");
+                           "[--no-continue] [--no-record] [--ring-acquire-gpu] "
+                           "[--trace] [--no-settle] [--bw-mb N]\n");
       return 2;
     }
   }
@@ -296,6 +331,10 @@ int main(int argc, char **argv) {
   options.continueSuccessors = continueSuccessors;
   options.recordJobs = recordJobs;
   options.ringAcquireGpuScope = ringAcquireGpu;
+  options.traceRecords = trace ? 1u << 15 : 0u;
+  options.settleAfterInline = settle;
+  if (sim)
+    bwMB = std::min(bwMB, 8u);
   std::unique_ptr<Runtime> rt;
   std::string skip, error;
   if (!testimage::openTestRuntime(sim ? "sim" : "gpu", options, rt, skip, error)) {
@@ -335,6 +374,54 @@ int main(int argc, char **argv) {
   Summary roundtrip = summarize(samples);
   rows.push_back({"roundtrip_us", "submit->complete, 1-task graph, urgent", "us",
                   roundtrip.p50, roundtrip.p99, "p50 <= 4", roundtrip.n});
+  std::string traceTable;
+  if (trace) {
+    // Where the inline round trip goes: block 0's cycles per step, in ns
+    // (the SM clock rate from the globaltimer over the whole run).
+    std::vector<TraceRecord> tr;
+    if (!check(rt->readTrace(tr), "readTrace"))
+      return 1;
+    size_t skipN = tr.size() > (size_t)rtIters ? tr.size() - rtIters : 0;
+    tr.erase(tr.begin(), tr.begin() + skipN);
+    if (tr.size() > 2 && tr.back().seenNs > tr.front().seenNs) {
+      double ghz = (double)(tr.back().seen - tr.front().seen) /
+                   (double)(tr.back().seenNs - tr.front().seenNs);
+      const char *names[] = {"ring read (issue -> returned)",
+                             "acquire fence (fence.acq_rel.sys)",
+                             "run row read, job set up",
+                             "barriers, job record, to tile start",
+                             "tile (dispatch + barrier)",
+                             "completion st.release.sys issued",
+                             "completion performed (fence.sc.sys)"};
+      std::vector<double> d[8];
+      for (const TraceRecord &r : tr) {
+        uint64_t t[8] = {r.pollIssued, r.seen, r.acquired, r.rowRead,
+                         r.tileStart, r.tileEnd, r.completed, r.performed};
+        for (int k = 0; k < 7; ++k)
+          d[k].push_back((double)(t[k + 1] - t[k]) / ghz / 1000.0);
+        d[7].push_back((double)(r.completed - r.seen) / ghz / 1000.0);
+      }
+      char line[200];
+      std::snprintf(line, sizeof(line),
+                    "\ninline round trip on the device (%zu traced, SM clock %.3f GHz), "
+                    "median us:\n", tr.size(), ghz);
+      traceTable += line;
+      for (int k = 0; k < 7; ++k) {
+        Summary sk = summarize(d[k]);
+        std::snprintf(line, sizeof(line), "  %-44s %7.3f  (p99 %.3f)\n", names[k],
+                      sk.p50, sk.p99);
+        traceTable += line;
+      }
+      Summary span = summarize(d[7]);
+      std::snprintf(line, sizeof(line),
+                    "  %-44s %7.3f\n  %-44s %7.3f\n",
+                    "device span: entry seen -> completion issued", span.p50,
+                    "host round trip minus that span", roundtrip.p50 - span.p50);
+      traceTable += line;
+      rows.push_back({"trace_device_span_us", "traced: entry seen -> completion issued",
+                      "us", span.p50, span.p99, "", span.n});
+    }
+  }
   // The same at normal priority: always through a ready queue and a worker.
   std::vector<double> submitOnly;
   samples.clear();
@@ -403,10 +490,60 @@ int main(int argc, char **argv) {
                   "dependent chain (" + std::to_string(chainTasks) + " tasks)",
                   "us/task", chainS.p50, -1, "", chainS.n});
 
+  // 3b. Bandwidth: one memory-bound task over bwMB MB in tiles of 4096 f32.
+  Buffer bwX, bwY, bwArgs;
+  const uint64_t bwBytes = (uint64_t)bwMB << 20;
+  const int64_t bwN = (int64_t)(bwBytes / 4);
+  if (!check(rt->alloc(bwBytes, bwX), "alloc") || !check(rt->alloc(bwBytes, bwY), "alloc") ||
+      !check(rt->alloc(24, bwArgs), "alloc"))
+    return 1;
+  {
+    uint64_t a[3] = {bwX.ptr, bwY.ptr, (uint64_t)bwN};
+    if (!check(rt->copyToDevice(bwArgs.ptr, a, sizeof(a)), "copy"))
+      return 1;
+    std::vector<float> ones(1 << 20, 1.0f);
+    for (uint64_t off = 0; off < bwBytes; off += ones.size() * 4)
+      if (!check(rt->copyToDevice(bwX.ptr + off, ones.data(),
+                                  std::min<uint64_t>(ones.size() * 4, bwBytes - off)),
+                 "copy"))
+        return 1;
+  }
+  for (const char *kind : {"stream", "stream4"}) {
+    GraphSpec g;
+    g.tasks.push_back(TaskSpec{kind, {bwX.arg(), bwY.arg()}, {bwN, bwN}, {}});
+    GraphId id;
+    if (!check(rt->createGraph(g, id), "createGraph(stream)"))
+      return 1;
+    samples.clear();
+    for (int r = 0; r < 12; ++r) {
+      Submission s;
+      auto t0 = Clock::now();
+      if (!check(rt->submit(id, Priority::Normal, s), "submit") ||
+          !check(rt->wait(s, 60'000'000), "wait"))
+        return 1;
+      if (r >= 2)
+        samples.push_back(2.0 * (double)bwBytes / usSince(t0) / 1e6);
+    }
+    float y[4] = {0, 0, 0, 0};
+    if (!check(rt->copyFromDevice(y, bwY.ptr + bwBytes - 16, 16), "copy"))
+      return 1;
+    if (y[0] != 4.0f || y[3] != 4.0f) {
+      std::fprintf(stderr, "gpuos-bench: %s computed %g, expected 4\n", kind, y[0]);
+      return 1;
+    }
+    Summary bw = summarize(samples);
+    rows.push_back({std::string(kind) + "_tbps",
+                    std::string(kind == std::string("stream") ? "scalar" : "16-byte") +
+                        " stream task, " + std::to_string(bwMB) + " MB in + out",
+                    "TB/s", bw.p50, -1, "(device copy below)", bw.n});
+    if (!check(rt->destroyGraph(id), "destroyGraph"))
+      return 1;
+  }
+
   // 4. Park -> relaunch -> complete.
   samples.clear();
   std::vector<double> parks;
-  for (int i = 0; i < relaunchIters; ++i) {
+  for (int i = 0; i < (shortRun ? 0 : relaunchIters); ++i) {
     auto tp = Clock::now();
     if (!check(rt->park(), "park"))
       return 1;
@@ -419,16 +556,18 @@ int main(int argc, char **argv) {
     samples.push_back(usSince(t0));
   }
   Summary relaunch = summarize(samples), parkS = summarize(parks);
-  rows.push_back({"relaunch_us", "park -> submit -> complete (relaunch)", "us",
-                  relaunch.p50, relaunch.p99, "p50 <= 50", relaunch.n});
-  rows.push_back({"park_us", "park() (drain + exit)", "us", parkS.p50, parkS.p99,
-                  "", parkS.n});
+  if (!shortRun) {
+    rows.push_back({"relaunch_us", "park -> submit -> complete (relaunch)", "us",
+                    relaunch.p50, relaunch.p99, "p50 <= 50", relaunch.n});
+    rows.push_back({"park_us", "park() (drain + exit)", "us", parkS.p50, parkS.p99,
+                    "", parkS.n});
+  }
 
   // 5. Image swaps: the pause a caller sees, and until work completes.
   // Alternating v1/v2: after the first two, both are in the backend's image
   // cache, so this is drain + park + switch + relaunch.
   std::string swapLine;
-  {
+  if (!shortRun) {
     // Only the one-task graph stays: rebinding renumbered kinds re-uploads
     // each graph (O(its size)), which is not the pause being measured.
     if (!check(rt->destroyGraph(wideId), "destroyGraph") ||
@@ -516,7 +655,29 @@ int main(int argc, char **argv) {
     if (!check(rt->park(), "park"))
       return 1;
     Baselines base;
-    if (base.setup(testimage::cubinPath(), args.ptr)) {
+    const bool baseOk = base.setup(testimage::cubinPath(), args.ptr);
+    if (baseOk) {
+      // The stream task code as ordinary grids, and a device copy.
+      CUdeviceptr bwArgsDev = bwArgs.ptr, xDev = bwX.ptr, yDev = bwY.ptr;
+      unsigned long long n4 = (unsigned long long)bwN / 4;
+      void *streamParams[] = {&bwArgsDev};
+      void *copyParams[] = {&xDev, &yDev, &n4};
+      unsigned tiles = (unsigned)((bwN + 4095) / 4096);
+      double tbps = 2.0 * (double)bwBytes / 1e6;
+      double us = base.timeKernel("gpuos_launch_stream", streamParams, tiles, 10);
+      if (us > 0)
+        rows.push_back({"stream_grid_tbps", "scalar stream task as a grid (no runtime)",
+                        "TB/s", tbps / us, -1, "", 10});
+      us = base.timeKernel("gpuos_launch_stream4", streamParams, tiles, 10);
+      if (us > 0)
+        rows.push_back({"stream4_grid_tbps", "16-byte stream task as a grid (no runtime)",
+                        "TB/s", tbps / us, -1, "", 10});
+      us = base.timeKernel("gpuos_copy4", copyParams, 132 * 16, 10);
+      if (us > 0)
+        rows.push_back({"device_copy_tbps", "device copy kernel (16-byte, same bytes)",
+                        "TB/s", tbps / us, -1, "", 10});
+    }
+    if (baseOk && !shortRun) {
       Summary ping = base.pingPong(rtIters);
       rows.push_back({"pcie_pingpong_us", "PCIe ping-pong floor (mapped flag)", "us",
                       ping.p50, ping.p99, "(2.2 measured before)", ping.n});
@@ -549,7 +710,7 @@ int main(int argc, char **argv) {
                        std::to_string(loaded[k]) + "]";
         }
       }
-    } else {
+    } else if (!baseOk) {
       std::fprintf(stderr, "gpuos-bench: baselines unavailable\n");
     }
   }
@@ -575,11 +736,11 @@ int main(int argc, char **argv) {
   // The table, last.
   std::printf("\ngpuos-bench on %s: %u workers x %u threads, idle nap %u ns, "
               "urgent singletons %s, continuations %s, job records %s, "
-              "ring acquire %s, %llu launches\n",
+              "ring acquire %s, settle %s, %llu launches\n",
               rt->deviceInfo().name.c_str(), st.workers, st.blockThreads,
               idleSleepNs, inlineUrgent ? "inline" : "queued",
               continueSuccessors ? "on" : "off", recordJobs ? "on" : "off",
-              ringAcquireGpu ? "gpu scope" : "sys scope",
+              ringAcquireGpu ? "gpu scope" : "sys scope", settle ? "on" : "off",
               (unsigned long long)st.launches);
   std::printf("%-44s %10s %10s  %-10s %s\n", "metric", "p50", "p99", "unit", "target");
   for (const Row &r : rows)
@@ -587,6 +748,6 @@ int main(int argc, char **argv) {
                 r.p99 >= 0 ? fmt(r.p99).c_str() : "-", r.unit.c_str(),
                 r.target.c_str());
   std::printf("%s\n%s\n", smLine.c_str(), swapLine.c_str());
-  std::printf("%s", probeTable.c_str());
+  std::printf("%s%s", traceTable.c_str(), probeTable.c_str());
   return 0;
 }

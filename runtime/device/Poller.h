@@ -48,24 +48,66 @@ struct PollerShared {
 /// root queue, or, for an urgent run of one task with one tile when
 /// inlineUrgent is set, the job into `sh` for block 0 to run itself (true).
 /// All lanes of the warp call it with the same entry.
+/// The configuration the poller needs on its path, read once per launch
+/// (the host writes it only while the kernel is parked). Read from the
+/// control block instead, each would be a load after every acquire fence
+/// (which empties the L1), i.e. an L2 round trip in series on the path
+/// from the ring to the completion.
+struct PollerConfig {
+  const RingEntry *ring;
+  HostShared *hs;
+  const RunRow *runTable;
+  uint32_t *completion;
+  TraceSlot *trace;
+  uint32_t ringMask, traceMask;
+  bool inlineUrgent, acquireGpu, settle;
+
+  GPUOS_DEV void load(const DeviceControl *c) {
+    ring = reinterpret_cast<const RingEntry *>(c->ring);
+    hs = reinterpret_cast<HostShared *>(c->hostShared);
+    runTable = reinterpret_cast<const RunRow *>(c->runTable);
+    completion = reinterpret_cast<uint32_t *>(c->completion);
+    trace = reinterpret_cast<TraceSlot *>(c->trace);
+    ringMask = c->ringMask;
+    traceMask = c->traceMask;
+    inlineUrgent = c->inlineUrgent != 0;
+    acquireGpu = c->ringAcquireGpu != 0;
+    settle = c->settleAfterInline != 0;
+  }
+};
+
+/// Loads a line into the L1 (no-op in the simulator): the inline tile's
+/// argument block, while the block is still at its barriers.
+GPUOS_DEV void prefetchL1(uint64_t addr) {
+#if defined(__CUDA_ARCH__)
+  asm volatile("prefetch.global.L1 [%0];" ::"l"(addr));
+#else
+  (void)addr;
+#endif
+}
+
 template <typename Warp>
-GPUOS_DEV bool startRun(DeviceControl *c, const Warp &w, const RingEntry &e,
-                        PollerState &ps, PollerShared &sh) {
-  const RunRow *row = reinterpret_cast<const RunRow *>(c->runTable) + e.run;
+GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w,
+                        const RingEntry &e, PollerState &ps, PollerShared &sh) {
+  const RunRow *row = cfg.runTable + e.run;
   uint32_t prio = ringPriority(e);
   if (prio >= kNumPriorities)
     prio = kPriorityBackground;
   uint32_t q = rootQueue(prio);
+  // The row's counts and (lane 0, speculatively) its first root template in
+  // one round of independent loads: one L2 round trip, not two.
   uint32_t n = ldcg(&row->numRootEntries);
   uint32_t numTasks = ldcg(&row->numTasks);
+  QueueEntry t;
+  if (w.lane() == 0)
+    readPayload(&row->first, t);
   uint64_t p0 = ps.next[prio];
   if (n == 1) {
-    bool inlined = prio == kPriorityUrgent && numTasks == 1 && c->inlineUrgent;
+    bool inlined = prio == kPriorityUrgent && numTasks == 1 && cfg.inlineUrgent;
     if (w.lane() == 0) {
-      QueueEntry t;
-      readPayload(&row->first, t);
       t.epoch = e.epoch;
       if (inlined) {
+        prefetchL1(t.args);
         sh.job = t;
         sh.inlineJob = 1;
       } else {
@@ -125,6 +167,10 @@ struct PollerLoop {
   uint32_t n, i;     // valid entries in the batch, next to process
   uint32_t idle;     // empty polls since the last entry
   bool parkRequested;
+  PollerConfig cfg;
+  // Tracing (cfg.trace): lane 0's cycles of the read that found the batch.
+  uint64_t tIssue, tSeen, tAcquired, tSeenNs, tRow;
+  uint32_t traced;   // records written
 };
 
 /// One step of warp 0: read the ring (unless entries of the last read are
@@ -135,26 +181,34 @@ struct PollerLoop {
 template <typename Warp>
 GPUOS_DEV void pollStep(DeviceControl *c, const Warp &w, PollerLoop &L,
                         PollerShared &sh) {
-  const RingEntry *ring = reinterpret_cast<const RingEntry *>(c->ring);
-  HostShared *hs = reinterpret_cast<HostShared *>(c->hostShared);
+  const RingEntry *ring = L.cfg.ring;
+  HostShared *hs = L.cfg.hs;
   if (w.lane() == 0) {
     sh.inlineJob = 0;
     sh.exit = 0;
   }
   if (L.i >= L.n) {
     uint64_t pos = L.head + w.lane();
-    L.batch = ldRingEntry(ring + (pos & c->ringMask));
+    uint64_t issued = L.cfg.trace ? cycles() : 0;
+    L.batch = ldRingEntry(ring + (pos & L.cfg.ringMask));
     L.n = w.leadingTrue(ringEntryValid(L.batch, (uint32_t)(pos + 1)));
     L.i = 0;
     if (L.n) {
+      if (L.cfg.trace) {
+        L.tIssue = issued;
+        L.tSeen = cycles();
+        L.tSeenNs = nowNs();
+      }
       // Acquire what the host wrote before these entries. The PTX model
       // asks for system scope; ringAcquireGpu (opt-in, measured) uses GPU
       // scope: everything the host wrote is device memory it copied (and
       // synchronized) before the ring store, already in L2.
-      if (c->ringAcquireGpu)
+      if (L.cfg.acquireGpu)
         fenceGpu();
       else
         fenceSysAcqRel();
+      if (L.cfg.trace)
+        L.tAcquired = cycles();
     }
   }
   if (L.n) {
@@ -164,8 +218,11 @@ GPUOS_DEV void pollStep(DeviceControl *c, const Warp &w, PollerLoop &L,
       ++L.i;
       ++L.head;
       if (ringOp(e) == kRingOpSubmit) {
-        if (startRun(c, w, e, L.ps, sh))
+        if (startRun(c, L.cfg, w, e, L.ps, sh)) {
+          if (L.cfg.trace)
+            L.tRow = cycles();
           break; // run it now; the rest of the batch next step
+        }
       } else {
         L.parkRequested = true;
       }
@@ -207,6 +264,28 @@ GPUOS_DEV void pollStep(DeviceControl *c, const Warp &w, PollerLoop &L,
   spinPause();
 }
 
+/// Diagnostics (thread 0, after the completion store): when did the store
+/// perform, and the record of this inline singleton. Off the measured path
+/// except for the fence, which delays the next poll.
+GPUOS_DEV_OUTLINE void traceInline(PollerLoop &L, const QueueEntry &job,
+                                   uint64_t tStart, uint64_t tEnd) {
+  uint64_t issued = cycles();
+  fenceSysSc();
+  uint64_t performed = cycles();
+  TraceSlot *t = L.cfg.trace + (L.traced++ & L.cfg.traceMask);
+  t->run = job.run;
+  t->epoch = job.epoch;
+  t->seenNs = L.tSeenNs;
+  t->cycles[0] = L.tIssue;
+  t->cycles[1] = L.tSeen;
+  t->cycles[2] = L.tAcquired;
+  t->cycles[3] = L.tRow;
+  t->cycles[4] = tStart;
+  t->cycles[5] = tEnd;
+  t->cycles[6] = issued;
+  t->cycles[7] = performed;
+}
+
 /// Block 0: warp 0 polls; the whole block runs inline jobs. Two barriers
 /// per step: after the first everyone reads the step's decision, after the
 /// second warp 0 may overwrite it.
@@ -216,6 +295,9 @@ GPUOS_DEV void pollerMain(DeviceControl *c, const Warp &w, const Block &block,
   const bool poller = block.tid() < w.width();
   PollerLoop L;
   if (poller) {
+    L.cfg.load(c);
+    L.traced = 0;
+    L.tIssue = L.tSeen = L.tAcquired = L.tSeenNs = L.tRow = 0;
     L.head = ldRelaxed(&c->ringHead.value);
     L.reported = L.head;
     L.lastActive = nowNs();
@@ -240,16 +322,22 @@ GPUOS_DEV void pollerMain(DeviceControl *c, const Warp &w, const Block &block,
     if (exit)
       break;
     if (inl) {
+      uint64_t tStart = 0;
       if (block.tid() == 0) {
         recordJob(record, sh.job);
         counters.begin();
+        tStart = counters.tileStart;
       }
       int rc = dispatch(kind, reinterpret_cast<const unsigned char *>(args), tile);
       block.sync();
       if (block.tid() == 0) {
         uint64_t ended = cycles();
         counters.counted();
-        completeSingleton(c, sh.job, rc);
+        completeSingleton(L.cfg.completion, sh.job, rc);
+        if (L.cfg.trace)
+          traceInline(L, sh.job, tStart, ended); // includes the fence below
+        else if (L.cfg.settle)
+          fenceSysSc(); // see RuntimeOptions::settleAfterInline
         counters.end(ended);
         stJobRecord(record, 0u, 0u, 0u, 0u);
       }

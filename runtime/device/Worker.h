@@ -90,17 +90,17 @@ GPUOS_DEV_OUTLINE void completeRun(DeviceControl *c, RunCounters *r,
 /// (thread 0, after the barrier): the completion store is a release at
 /// system scope, which covers the block's writes the barrier ordered
 /// before it. No counter is touched, except to clear a failure.
-GPUOS_DEV_OUTLINE void completeSingleton(DeviceControl *c, const QueueEntry &job,
-                                         int rc) {
+GPUOS_DEV_OUTLINE void completeSingleton(uint32_t *completionWords,
+                                         const QueueEntry &job, int rc) {
   if (rc != 0) {
     RunCounters *r = reinterpret_cast<RunCounters *>(job.counters);
     recordFailure(r, job, rc);
     stRelaxed(&r->tasksLeft, job.numTasks); // clear the failure bit
     stRelaxed(&r->errorClaim, 0u);
   }
-  uint32_t *completion = reinterpret_cast<uint32_t *>(c->completion) + job.run;
-  stReleaseSys(completion, (job.epoch & 0xFFFFu) |
-                               ((rc != 0 ? kStatusFailed : kStatusOk) << 16));
+  stReleaseSys(completionWords + job.run,
+               (job.epoch & 0xFFFFu) |
+                   ((rc != 0 ? kStatusFailed : kStatusOk) << 16));
 }
 
 /// Releases the successors of a finished task and publishes the tiles of
@@ -186,7 +186,7 @@ GPUOS_DEV_OUTLINE bool finishTile(DeviceControl *c, Inbox *inbox,
     // The whole run was this tile: no counter to consult. The slot is
     // freed after the completion store, with its own release, off the path
     // to the host.
-    completeSingleton(c, job, rc);
+    completeSingleton(reinterpret_cast<uint32_t *>(c->completion), job, rc);
     if (pick.mustFree)
       stRelease(&slotOf(c, pick.queue, pick.pos)->seq,
                 (uint32_t)(pick.pos + (uint64_t)c->queueMask + 1));

@@ -533,6 +533,43 @@ Status Runtime::park() {
   return st;
 }
 
+Status Runtime::readTrace(std::vector<TraceRecord> &out) {
+  Impl &m = *impl_;
+  std::lock_guard<std::mutex> lock(m.mutex);
+  GPUOS_RETURN_IF_ERROR(m.usable());
+  out.clear();
+  if (!m.traceDev)
+    return Status::success();
+  std::vector<TraceSlot> slots(m.traceCount);
+  GPUOS_RETURN_IF_ERROR(m.backend->copyFromDevice(
+      slots.data(), m.traceDev, slots.size() * sizeof(TraceSlot)));
+  // Slot k holds record k mod count; the oldest is the one after the
+  // newest (by the globaltimer stamp; empty slots have 0).
+  size_t first = 0;
+  for (size_t k = 1; k < slots.size(); ++k)
+    if (slots[k].seenNs < slots[first].seenNs)
+      first = k;
+  for (size_t i = 0; i < slots.size(); ++i) {
+    const TraceSlot &t = slots[(first + i) % slots.size()];
+    if (!t.seenNs)
+      continue;
+    TraceRecord r;
+    r.run = t.run;
+    r.epoch = t.epoch;
+    r.seenNs = t.seenNs;
+    r.pollIssued = t.cycles[0];
+    r.seen = t.cycles[1];
+    r.acquired = t.cycles[2];
+    r.rowRead = t.cycles[3];
+    r.tileStart = t.cycles[4];
+    r.tileEnd = t.cycles[5];
+    r.completed = t.cycles[6];
+    r.performed = t.cycles[7];
+    out.push_back(r);
+  }
+  return Status::success();
+}
+
 Status Runtime::stats(Stats &out) {
   Impl &m = *impl_;
   std::lock_guard<std::mutex> lock(m.mutex);

@@ -132,6 +132,14 @@ struct Runtime::Impl {
   uint64_t ctlDev = 0, runTableDev = 0, queueDev[kNumQueues] = {};
   uint64_t blockStatsDev = 0, arenaDev = 0;
   uint64_t jobsScratchDev = 0; // job records when !options.recordJobs
+  uint64_t traceDev = 0;       // TraceSlot[traceCount] (traceRecords)
+  uint32_t traceCount = 0;
+
+  /// Worker blocks per SM that the job records and statistics are sized for.
+  uint32_t maxWorkersPerSM() const {
+    return options.workersPerSM ? options.workersPerSM
+                                : RuntimeOptions::kAutoWorkersPerSM;
+  }
   Arena arena;
 
   // Image and launch shape.
@@ -638,8 +646,10 @@ struct Runtime::Impl {
       return invalid("queueCapacity must be a power of two in [64, 2^26]");
     if (o.maxRuns < 1 || o.maxRuns > (1u << 24))
       return invalid("maxRuns must be in [1, 2^24]");
-    if (o.workersPerSM < 1 || o.workersPerSM > 32)
-      return invalid("workersPerSM must be in [1, 32]");
+    if (o.workersPerSM > 32)
+      return invalid("workersPerSM must be in [0, 32] (0: as many as fit)");
+    if (o.traceRecords > (1u << 20))
+      return invalid("traceRecords must be at most 2^20");
     if (o.blockThreads && (o.blockThreads % 32 || o.blockThreads > 1024))
       return invalid("blockThreads must be 0 or a multiple of 32 up to 1024");
     if (o.arenaBytes < (1u << 16))
@@ -657,7 +667,7 @@ struct Runtime::Impl {
     const RuntimeOptions &o = options;
     GPUOS_RETURN_IF_ERROR(backend->makeCurrent());
     maxBlocks = (uint32_t)std::max(1, backend->info().multiprocessors) *
-                    std::min(o.workersPerSM, 32u) + 1;
+                    maxWorkersPerSM() + 1;
 
     size_t ringBytes = (size_t)o.ringCapacity * sizeof(RingEntry);
     size_t hsOffset = (ringBytes + 127) & ~size_t(127);
@@ -687,6 +697,18 @@ struct Runtime::Impl {
       // reads: no PCIe traffic, and no branch on the device.
       GPUOS_RETURN_IF_ERROR(
           backend->allocDevice((size_t)maxBlocks * sizeof(JobRecord), jobsScratchDev));
+    }
+
+    traceDev = 0;
+    if (o.traceRecords) {
+      uint32_t n = 1;
+      while (n < o.traceRecords)
+        n <<= 1;
+      traceCount = n;
+      std::vector<TraceSlot> zero(n);
+      std::memset(zero.data(), 0, n * sizeof(TraceSlot));
+      GPUOS_RETURN_IF_ERROR(backend->allocDevice(n * sizeof(TraceSlot), traceDev));
+      GPUOS_RETURN_IF_ERROR(upload(traceDev, zero.data(), n * sizeof(TraceSlot)));
     }
 
     GPUOS_RETURN_IF_ERROR(backend->allocDevice(sizeof(DeviceControl), ctlDev));
@@ -742,7 +764,7 @@ struct Runtime::Impl {
       allocations.clear();
       safePoint();
       for (uint64_t *p : {&ctlDev, &runTableDev, &blockStatsDev, &arenaDev,
-                          &jobsScratchDev, &queueDev[0], &queueDev[1],
+                          &jobsScratchDev, &traceDev, &queueDev[0], &queueDev[1],
                           &queueDev[2], &queueDev[3], &queueDev[4], &queueDev[5]})
         if (*p)
           (void)backend->freeDevice(*p);
@@ -787,6 +809,9 @@ struct Runtime::Impl {
     c.inlineUrgent = options.inlineUrgentSingletons ? 1u : 0u;
     c.continuations = options.continueSuccessors ? 1u : 0u;
     c.ringAcquireGpu = options.ringAcquireGpuScope ? 1u : 0u;
+    c.settleAfterInline = options.settleAfterInline ? 1u : 0u;
+    c.trace = traceDev;
+    c.traceMask = traceDev ? traceCount - 1 : 0u;
     // Only the configuration: the device state after it (ring head, queue
     // counters, whose values the slots' sequence numbers depend on) stays.
     return upload(ctlDev, &c, offsetof(DeviceControl, ringHead));

@@ -91,7 +91,14 @@ Status Runtime::Impl::installImage(const std::vector<char> &bytes,
   }
   uint32_t sms = (uint32_t)std::max(1, backend->info().multiprocessors);
   uint32_t capacity = (uint32_t)perSM * sms;
-  uint32_t w = std::min(options.workersPerSM, (uint32_t)perSM) * sms;
+  // workersPerSM 0: as many as fit, at most kAutoWorkersPerSM (the
+  // simulator's "SMs" are one worker thread each: one).
+  uint32_t want = options.workersPerSM;
+  if (!want)
+    want = backend->info().simulated
+               ? 1u
+               : std::min((uint32_t)perSM, RuntimeOptions::kAutoWorkersPerSM);
+  uint32_t w = std::min(want, (uint32_t)perSM) * sms;
   w = std::min(w, capacity - 1); // the poller block must fit too
   w = std::min(w, maxBlocks - 1);
   if (w < 1) {

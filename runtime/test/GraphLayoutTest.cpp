@@ -162,7 +162,7 @@ TEST_F(GraphLayoutTest, RejectsBadTasks) {
   g.tasks[1].kind = "scale";
   EXPECT_EQ(error(g), "task 1: unknown task kind 'scale' (the image has: "
                       "iota4k, scale4k, add4k, tiny, count, hits, spin, "
-                      "fault, missing)");
+                      "fault, missing, stream, stream4)");
   g = chain();
   g.tasks[2].buffers.pop_back();
   EXPECT_EQ(error(g), "task 2 ('add4k'): 2 buffers bound, the kind takes 3 "

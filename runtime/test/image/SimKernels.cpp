@@ -88,6 +88,15 @@ int runKind(uint32_t kind, const unsigned char *args, uint32_t tile) {
       stamps[tile] = now;
       return 0;
     }
+    case kStream:
+    case kStream4: {
+      const float *x = reinterpret_cast<const float *>(bufferArg(args, 0));
+      float *y = reinterpret_cast<float *>(bufferArg(args, 1));
+      uint64_t n = (uint64_t)dynamicArg(args, 2, 0);
+      for (uint64_t i = (uint64_t)tile * 4096; i < n && i < (uint64_t)(tile + 1) * 4096; ++i)
+        y[i] = 3.0f * x[i] + 1.0f;
+      return 0;
+    }
     case kFault:
       throw SimFault{}; // the simulator's illegal address: the kernel dies
     case kInject: {
@@ -107,7 +116,8 @@ SimKernel simKernels() { return runKind; }
 SimKernel simKernelsV2() {
   // The v2 dispatch order (test_image_v2.json, TestTasks.cu).
   static const uint32_t order[] = {kCount, kHits,   kSpin,  kTiny,  kIota4k,
-                                   kScale4k, kAdd4k, kFault, kInject};
+                                   kScale4k, kAdd4k, kFault, kInject,
+                                   kStream, kStream4};
   return [](uint32_t kind, const unsigned char *args, uint32_t tile) -> int {
     if (kind >= sizeof(order) / sizeof(order[0]))
       return 2000 + (int)kind;

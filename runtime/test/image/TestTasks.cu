@@ -124,6 +124,61 @@ extern "C" __device__ void gpuos_task_inject(const unsigned char *args,
   }
 }
 
+constexpr unsigned kStreamTile = 4096; // elements per tile of the stream kinds
+
+/// 9 (v2: 9). stream: y = 3 x + 1 over n f32, tiles of 4096 (one row of
+/// the benchmark suite's bandwidth workload); dynamic (n). One 4-byte load
+/// per thread and iteration, as plain generated code does: the
+/// memory-bound case that occupancy has to carry.
+extern "C" __device__ void gpuos_task_stream(const unsigned char *args,
+                                             unsigned tile) {
+  const float *x = reinterpret_cast<const float *>(bufferArg(args, 0));
+  float *y = reinterpret_cast<float *>(bufferArg(args, 1));
+  uint64_t n = (uint64_t)dynamicArg(args, 2, 0);
+  uint64_t base = (uint64_t)tile * kStreamTile;
+  for (unsigned j = threadIdx.x; j < kStreamTile; j += blockDim.x) {
+    uint64_t i = base + j;
+    if (i < n)
+      y[i] = 3.0f * x[i] + 1.0f;
+  }
+}
+
+/// 10 (v2: 10). stream4: the same with 16-byte loads, all of a thread's
+/// loads issued before its stores (what the compiler's vectorized tiles
+/// do); n a multiple of 4.
+extern "C" __device__ void gpuos_task_stream4(const unsigned char *args,
+                                              unsigned tile) {
+  const float4 *__restrict__ x = reinterpret_cast<const float4 *>(bufferArg(args, 0));
+  float4 *__restrict__ y = reinterpret_cast<float4 *>(bufferArg(args, 1));
+  uint64_t n4 = (uint64_t)dynamicArg(args, 2, 0) / 4;
+  uint64_t base = (uint64_t)tile * (kStreamTile / 4);
+  constexpr unsigned kPer = 4; // float4 per thread with 256 threads
+  float4 v[kPer];
+#pragma unroll
+  for (unsigned k = 0; k < kPer; ++k) {
+    uint64_t i = base + threadIdx.x + k * blockDim.x;
+    if (threadIdx.x + k * blockDim.x < kStreamTile / 4 && i < n4)
+      v[k] = x[i];
+  }
+#pragma unroll
+  for (unsigned k = 0; k < kPer; ++k) {
+    uint64_t i = base + threadIdx.x + k * blockDim.x;
+    if (threadIdx.x + k * blockDim.x < kStreamTile / 4 && i < n4)
+      y[i] = make_float4(3.0f * v[k].x + 1.0f, 3.0f * v[k].y + 1.0f,
+                         3.0f * v[k].z + 1.0f, 3.0f * v[k].w + 1.0f);
+  }
+  // Block sizes below 256: the rest of the tile.
+  for (unsigned j = threadIdx.x + kPer * blockDim.x; j < kStreamTile / 4;
+       j += blockDim.x) {
+    uint64_t i = base + j;
+    if (i < n4) {
+      float4 a = x[i];
+      y[i] = make_float4(3.0f * a.x + 1.0f, 3.0f * a.y + 1.0f, 3.0f * a.z + 1.0f,
+                         3.0f * a.w + 1.0f);
+    }
+  }
+}
+
 #ifndef GPUOS_TEST_IMAGE_V2
 /// The image's dispatch switch. Kind 8 ("missing") is in the manifest but
 /// not here, so the device-side unknown-kind path can be tested.
@@ -139,6 +194,8 @@ extern "C" __device__ int gpuos_dispatch(unsigned kind,
   case 5: gpuos_task_hits(args, tile); return 0;
   case 6: gpuos_task_spin(args, tile); return 0;
   case 7: gpuos_task_fault(args, tile); return 0;
+  case 9: gpuos_task_stream(args, tile); return 0;
+  case 10: gpuos_task_stream4(args, tile); return 0;
   default: return 1000 + (int)kind;
   }
 }
@@ -158,6 +215,8 @@ extern "C" __device__ int gpuos_dispatch(unsigned kind,
   case 6: gpuos_task_add4k(args, tile); return 0;
   case 7: gpuos_task_fault(args, tile); return 0;
   case 8: gpuos_task_inject(args, tile); return 0;
+  case 9: gpuos_task_stream(args, tile); return 0;
+  case 10: gpuos_task_stream4(args, tile); return 0;
   default: return 2000 + (int)kind;
   }
 }
@@ -168,6 +227,23 @@ extern "C" __global__ void gpuos_launch_tiny(const unsigned char *args) {
   gpuos_task_tiny(args, blockIdx.x);
 }
 extern "C" __global__ void gpuos_empty() {}
+/// The stream kinds as ordinary grids (one block per tile): the same task
+/// code without the runtime, for the bandwidth comparison.
+extern "C" __global__ void gpuos_launch_stream(const unsigned char *args) {
+  gpuos_task_stream(args, blockIdx.x);
+}
+extern "C" __global__ void gpuos_launch_stream4(const unsigned char *args) {
+  gpuos_task_stream4(args, blockIdx.x);
+}
+/// A device copy (16-byte loads, grid-stride): the bandwidth reference.
+extern "C" __global__ void gpuos_copy4(const float4 *__restrict__ x,
+                                       float4 *__restrict__ y,
+                                       unsigned long long n4) {
+  unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+  for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+       i < n4; i += stride)
+    y[i] = x[i];
+}
 
 /// The PCIe floor (PLATFORM-FACTS): one thread waits for the host to write
 /// i into mapped memory and answers with a st.release.sys of i.

@@ -278,6 +278,17 @@ static_assert(sizeof(BlockStats) == 32, "BlockStats layout");
 // The control block (device memory): the resident kernel's one parameter
 //===----------------------------------------------------------------------===//
 
+/// One traced inline singleton (RuntimeOptions::traceRecords): block 0's
+/// SM cycles at each step of the inline path (Poller.h).
+struct TraceSlot {
+  uint32_t run, epoch;
+  uint64_t seenNs;
+  uint64_t cycles[8]; // poll issued, seen, acquired, row read, tile start,
+                      // tile end, completion issued, completion performed
+  uint64_t pad[6];
+};
+static_assert(sizeof(TraceSlot) == 128, "TraceSlot layout");
+
 struct DeviceControl {
   // Configuration: written by the host while the kernel is not running.
   uint64_t ring;       // RingEntry* (device view of pinned host memory)
@@ -297,7 +308,10 @@ struct DeviceControl {
   uint32_t inlineUrgent; // block 0 runs urgent one-task one-tile graphs itself
   uint32_t continuations; // a worker runs a one-tile successor it released
   uint32_t ringAcquireGpu; // after a ring read: fence.acq_rel.gpu, not .sys
-  uint32_t reserved[1];
+  uint32_t traceMask;  // trace records - 1 (diagnostics; 0 with trace == 0)
+  uint64_t trace;      // TraceSlot[traceMask + 1] in device memory, or 0
+  uint32_t settleAfterInline; // poll again once the completion performed
+  uint32_t reserved2;
 
   // Device state, each word on its own line.
   PaddedU64 ringHead;     // the poller's position, kept across launches

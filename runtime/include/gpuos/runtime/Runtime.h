@@ -37,8 +37,13 @@
 namespace gpuos::runtime {
 
 struct RuntimeOptions {
-  /// Worker blocks per multiprocessor (fewer if they do not fit).
-  uint32_t workersPerSM = 1;
+  /// Worker blocks per multiprocessor (fewer if they do not fit); 0: as
+  /// many as fit next to each other (occupancy of the image's resident
+  /// kernel with its registers, block size and shared memory), at most
+  /// kAutoWorkersPerSM. More resident threads per SM keep more bytes in
+  /// flight for memory-bound tiles (docs/runtime.md, "Occupancy").
+  uint32_t workersPerSM = 0;
+  static constexpr uint32_t kAutoWorkersPerSM = 4;
   /// Park after this long with nothing in flight; 0: only on park().
   uint32_t idleParkUs = 20000;
   /// Submission ring entries in host memory (power of two).
@@ -84,6 +89,34 @@ struct RuntimeOptions {
   /// instead of the system-scope one the PTX memory model asks for (see
   /// docs/runtime.md, "Round trip"). Off by default.
   bool ringAcquireGpuScope = false;
+  /// After block 0 ran an inline singleton, it waits for the completion
+  /// store to perform (fence.sc.sys, ~0.5 us) before it reads the ring
+  /// again. A caller that submits when it sees a completion writes its
+  /// next entry ~1 us after that store; a ring read issued at once reaches
+  /// host memory before the entry is there, misses it, and the entry waits
+  /// a whole PCIe read more (docs/runtime.md, "Round trip").
+  bool settleAfterInline = true;
+  /// Diagnostics: block 0 records timestamps (SM cycles, globaltimer) of
+  /// the last this-many inline urgent singletons it ran (poll issued, entry
+  /// seen, acquired, row read, tile start/end, completion stored and
+  /// performed); readTrace() returns them. 0: off. Costs one fence.sc.sys
+  /// after each traced completion. Rounded up to a power of two.
+  uint32_t traceRecords = 0;
+};
+
+/// One traced inline singleton (RuntimeOptions::traceRecords): SM cycles
+/// of block 0 at each step, and the globaltimer when the entry was seen.
+struct TraceRecord {
+  uint32_t run = 0, epoch = 0;
+  uint64_t seenNs = 0;       // %globaltimer when the ring read returned
+  uint64_t pollIssued = 0;   // the ring read that found it was issued
+  uint64_t seen = 0;         // ... and returned
+  uint64_t acquired = 0;     // after the acquire fence
+  uint64_t rowRead = 0;      // run row read, job set up (startRun)
+  uint64_t tileStart = 0;    // block 0 enters gpuos_dispatch
+  uint64_t tileEnd = 0;      // after the tile and its barrier
+  uint64_t completed = 0;    // the completion st.release.sys issued
+  uint64_t performed = 0;    // a fence.sc.sys after it returned
 };
 
 struct Buffer {
@@ -211,6 +244,9 @@ public:
   /// Overrides RuntimeOptions::timeoutUs for `graph` (0: no limit).
   Status setGraphTimeout(GraphId graph, int64_t timeoutUs);
   Status stats(Stats &out);
+  /// The trace records (RuntimeOptions::traceRecords), oldest first; empty
+  /// when tracing is off. Reading does not clear them.
+  Status readTrace(std::vector<TraceRecord> &out);
   /// Parks, frees everything; later calls return ErrorCode::Closed.
   Status close();
   bool closed() const;

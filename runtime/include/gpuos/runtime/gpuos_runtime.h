@@ -53,7 +53,7 @@ typedef uint64_t gpuos_submission;
 
 typedef struct gpuos_options {
   uint32_t struct_size; /* sizeof(gpuos_options) */
-  uint32_t workers_per_sm;
+  uint32_t workers_per_sm; /* 0 (default): as many as fit, at most 4 */
   uint32_t idle_park_us; /* 0: park only on request */
   uint32_t ring_capacity;
   uint32_t queue_capacity;
