@@ -19,7 +19,7 @@
 // RUN: not gpuos-manifest-check %t/bad.json 2>&1 | FileCheck %s --check-prefix=BAD
 
 // CHAIN: manifest ok: abi 0, sm_90, 1 tasks
-// CHAIN-NEXT: kind 0 elementwise_chain_t0_{{[a-z_]+}} graph=elementwise_chain priority=urgent tiles=8 block=256 shared=0 buffers=4 args=32 deps={{$}}
+// CHAIN-NEXT: kind 0 elementwise_chain_t0_{{[a-z_]+}} graph=elementwise_chain priority=urgent tiles=128 block=256 shared=0 buffers=4 args=32 deps={{$}}
 
 // SN: manifest ok: abi 0, sm_90, 3 tasks
 // SN-NEXT: kind 0 softmax_norm_t3_add graph=softmax_norm

@@ -37,6 +37,9 @@ struct TaskCodegenInfo {
   int64_t sharedBytes = 0;
   /// Consecutive innermost elements per thread access (1: scalar code).
   unsigned lanes = 1;
+  /// Copies of the element loop body per iteration (unroll-and-jam of pure
+  /// elementwise tasks; docs/codegen.md). Not part of the manifest.
+  unsigned unroll = 1;
   /// Per argument-block buffer: read or written with vector accesses on
   /// the fast path, which runs when all of these are 16-byte aligned.
   llvm::SmallVector<bool> vectorBuffers;

@@ -73,9 +73,15 @@ Lanes TaskEmitter::load(const MemoryLeaf &leaf, const Index &index) {
   Offsets offs = offsets(index, leaf.strides);
   Type storage = storageType(leaf.elementType);
   unsigned bytes = storageBytes(leaf.elementType);
+  // Inputs and constant tables do not change while the task runs: outputs
+  // never overlap inputs (docs/abi.md, "Aliasing"). Invariant loads may move
+  // past the task's stores and become ld.global.nc.
+  bool invariant = leaf.bufferIndex < int(abi.numInputs);
   auto scalarAt = [&](Value offset) {
     Value value = LLVM::LoadOp::create(b, storage, elementPtr(leaf, offset),
-                                       /*alignment=*/bytes);
+                                       /*alignment=*/bytes,
+                                       /*isVolatile=*/false,
+                                       /*isNonTemporal=*/false, invariant);
     return storageToCompute(b, value, leaf.elementType);
   };
   if (offs.affine && offs.laneStride == 0)
@@ -86,8 +92,10 @@ Lanes TaskEmitter::load(const MemoryLeaf &leaf, const Index &index) {
     auto vectorType = VectorType::get({chunk}, storage);
     for (unsigned first = 0; first < lanes; first += chunk) {
       Value ptr = elementPtr(leaf, idxAdd(offs.base, idxConst(first)));
-      Value vector =
-          LLVM::LoadOp::create(b, vectorType, ptr, /*alignment=*/chunk * bytes);
+      Value vector = LLVM::LoadOp::create(b, vectorType, ptr,
+                                          /*alignment=*/chunk * bytes,
+                                          /*isVolatile=*/false,
+                                          /*isNonTemporal=*/false, invariant);
       for (unsigned i = 0; i < chunk; ++i) {
         Value element = LLVM::ExtractElementOp::create(
             b, vector, arith::ConstantOp::create(b, b.getI32IntegerAttr(i)));

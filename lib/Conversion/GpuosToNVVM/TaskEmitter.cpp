@@ -6,6 +6,15 @@
 //     local = delinearize(e) over the tile; global = origin + local
 //     if global is inside the shape: store every result at global
 //
+// Pure elementwise tasks whose tile divides the shape run U copies of the
+// body per iteration (unroll-and-jam): copy k handles e + k * blockDim * L,
+// all copies are evaluated (loads and compute) before any stores, and
+// inputs are read with invariant loads (ld.global.nc; outputs never alias
+// inputs, docs/abi.md), so each thread has U independent 16-byte loads in
+// flight instead of one: memory-level parallelism for bandwidth-bound
+// chains. The unrolled loop runs while all U copies are inside the tile; a
+// one-copy loop finishes the rest (at other block sizes).
+//
 // With L > 1 the loop is emitted twice, behind a run-time check that the
 // buffers accessed with vectors are 16-byte aligned; the second copy uses
 // scalar accesses only, so any element-aligned address works. That copy
@@ -137,7 +146,7 @@ Value TaskEmitter::alignmentCheck() {
                                intConstant(b, b.getI64Type(), 0));
 }
 
-LogicalResult TaskEmitter::emitElement(ArrayRef<Value> global) {
+Index TaskEmitter::iterationIndex(ArrayRef<Value> global) {
   Index iteration;
   for (auto [axis, value] : llvm::enumerate(global)) {
     DimIndex dim;
@@ -149,6 +158,11 @@ LogicalResult TaskEmitter::emitElement(ArrayRef<Value> global) {
     }
     iteration.push_back(dim);
   }
+  return iteration;
+}
+
+LogicalResult TaskEmitter::emitElement(ArrayRef<Value> global) {
+  Index iteration = iterationIndex(global);
   auto yield = cast<YieldOp>(task.getBodyBlock().getTerminator());
   for (auto [index, value] : llvm::enumerate(yield.getValues())) {
     const MemoryLeaf &out = buffers[abi.numInputs + index];
@@ -185,14 +199,130 @@ LogicalResult TaskEmitter::emitElement(ArrayRef<Value> global) {
   return success();
 }
 
+/// Copies per iteration at most. 8 made a one-input chain use 126 registers
+/// and spill under the limit of 128 (ptxas schedules every load first and
+/// keeps each copy's address live); 4 keeps 64 bytes per thread in flight.
+static constexpr int64_t kMaxUnroll = 4;
+
+unsigned TaskEmitter::chooseUnroll() {
+  // Only bodies of elementwise ops, views and constants: a reduction or
+  // matmul copied U times costs code size and registers for no gain.
+  bool elementwise = true;
+  task.getBodyBlock().walk([&](Operation *op) {
+    if (isa<ReduceOp, ArgmaxOp, SoftmaxOp, LayerNormOp, RmsNormOp, MatmulOp>(op))
+      elementwise = false;
+  });
+  if (!elementwise || abi.iterShape.empty())
+    return 1;
+  for (Value result : task.getResults())
+    if (cast<StridedTensorType>(result.getType()).getShape() !=
+        ArrayRef<int64_t>(abi.iterShape))
+      return 1;
+  // No edge tiles: every copy's index is then inside the shape.
+  int64_t tileElements = 1;
+  for (auto [size, tile] : llvm::zip(abi.iterShape, abi.tile)) {
+    if (size % tile != 0)
+      return 1;
+    tileElements *= tile;
+  }
+  // Up to kMaxUnroll chunks in flight per stream, fewer when many inputs or
+  // outputs each hold U * L live values (register limit 128 per thread),
+  // and no more copies than the tile has elements for at the tuned block
+  // size.
+  unsigned streams = std::max(abi.numInputs, abi.getNumOutputs());
+  int64_t unroll = kMaxUnroll / std::max(1u, streams);
+  int64_t perCopy = options.blockSize * maxLanes;
+  unroll = std::min<int64_t>(unroll, llvm::divideCeil(tileElements, perCopy));
+  return unroll < 2 ? 1 : unsigned(llvm::bit_floor(uint64_t(unroll)));
+}
+
+/// Tile-local linear position -> task-space position per axis.
+static SmallVector<Value> tilePosition(ImplicitLocOpBuilder &b,
+                                       ArrayRef<int64_t> tile,
+                                       ArrayRef<Value> origin, Value linear,
+                                       function_ref<Value(int64_t)> constant,
+                                       function_ref<Value(Value, Value)> add) {
+  SmallVector<Value> global(tile.size());
+  for (int64_t axis = tile.size() - 1; axis >= 0; --axis) {
+    Value size = constant(tile[axis]);
+    Value local = axis == 0 ? linear
+                            : b.createOrFold<arith::RemUIOp>(linear, size);
+    linear = b.createOrFold<arith::DivUIOp>(linear, size);
+    global[axis] = add(origin[axis], local);
+  }
+  return global;
+}
+
+LogicalResult TaskEmitter::emitUnrolledLoop(unsigned unroll) {
+  // e advances by unroll * copyStep while all copies e + k * copyStep lie
+  // inside the tile; the remainder (none when blockDim * L * unroll divides
+  // the tile, as at the tuned block size) runs the ordinary body, one copy
+  // per iteration. No conditions inside the unrolled body: every load can
+  // be issued before the first compute.
+  int64_t tileElements = 1;
+  for (int64_t size : abi.tile)
+    tileElements *= size;
+  Value copyStep = idxMul(blockDim, lanes);
+  Value lastCopy = b.createOrFold<arith::MulIOp>(copyStep, idxConst(unroll - 1));
+  // Signed bounds: the upper one is negative when one round overshoots the
+  // tile (tileElements < 2^30 and copyStep <= 8192: no overflow).
+  Value upper = arith::SubIOp::create(b, idxConst(tileElements), lastCopy);
+  Value lower = idxMul(threadId, lanes);
+  Value step = b.createOrFold<arith::MulIOp>(copyStep, idxConst(unroll));
+  auto main = scf::ForOp::create(b, lower, upper, step, ValueRange{lower});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(main.getBody());
+    Value first = main.getInductionVar();
+    auto yield = cast<YieldOp>(task.getBodyBlock().getTerminator());
+    auto constant = [&](int64_t v) { return idxConst(v); };
+    auto add = [&](Value x, Value y) { return idxAdd(x, y); };
+    // Phase 1: every copy's loads and compute; phase 2: the stores.
+    SmallVector<Index, 8> indices;
+    SmallVector<SmallVector<Lanes>, 8> values;
+    for (unsigned k = 0; k < unroll; ++k) {
+      Value linear = k == 0 ? first
+                            : idxAdd(first, b.createOrFold<arith::MulIOp>(
+                                                copyStep, idxConst(k)));
+      indices.push_back(iterationIndex(
+          tilePosition(b, abi.tile, tileOrigin, linear, constant, add)));
+      pushScope();
+      SmallVector<Lanes> copy;
+      for (Value value : yield.getValues()) {
+        FailureOr<Lanes> lanesOf = eval(value, indices.back());
+        if (failed(lanesOf)) {
+          popScope();
+          return failure();
+        }
+        copy.push_back(*lanesOf);
+      }
+      popScope();
+      values.push_back(std::move(copy));
+    }
+    for (unsigned k = 0; k < unroll; ++k)
+      for (auto [index, lanesOf] : llvm::enumerate(values[k]))
+        store(buffers[abi.numInputs + index], indices[k], lanesOf);
+    scf::YieldOp::create(b, ValueRange{idxAdd(first, step)});
+  }
+  return emitSimpleLoop(main.getResult(0), tileElements);
+}
+
 LogicalResult TaskEmitter::emitElementLoop(bool vectors) {
   allowVector = vectors;
   // The scalar fallback of a vectorized loop runs one lane (see the top).
   lanes = vectors ? maxLanes : 1;
+  if (vectors)
+    if (unsigned unroll = chooseUnroll(); unroll > 1) {
+      info.unroll = unroll;
+      return emitUnrolledLoop(unroll);
+    }
   int64_t tileElements = 1;
   for (int64_t size : abi.tile)
     tileElements *= size;
-  Value lower = idxMul(threadId, lanes);
+  return emitSimpleLoop(idxMul(threadId, lanes), tileElements);
+}
+
+LogicalResult TaskEmitter::emitSimpleLoop(Value lower, int64_t tileElements) {
   Value step = idxMul(blockDim, lanes);
   auto loop = scf::ForOp::create(b, lower, idxConst(tileElements), step);
   OpBuilder::InsertionGuard guard(b);

@@ -61,6 +61,15 @@ private:
   void loadArguments(mlir::Value args);
   mlir::LogicalResult chooseLanes();
   mlir::LogicalResult emitElementLoop(bool allowVector);
+  /// Copies of the element loop body per iteration (unroll-and-jam; 1 when
+  /// the task is not a pure elementwise one, see TaskEmitter.cpp).
+  unsigned chooseUnroll();
+  mlir::LogicalResult emitUnrolledLoop(unsigned unroll);
+  /// The one-copy element loop from `lower` (this thread's first element)
+  /// to the end of the tile, edge tiles masked.
+  mlir::LogicalResult emitSimpleLoop(mlir::Value lower, int64_t tileElements);
+  /// The task-space index of the element at tile-local `global` position.
+  Index iterationIndex(llvm::ArrayRef<mlir::Value> global);
   mlir::LogicalResult emitElement(llvm::ArrayRef<mlir::Value> global);
   mlir::Value alignmentCheck();
 

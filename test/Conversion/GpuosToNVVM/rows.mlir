@@ -11,7 +11,7 @@
 // CHECK:         %[[SMEM:.+]] = llvm.mlir.addressof @__gpuos_shared : !llvm.ptr<3>
 // CHECK:         scf.for %[[ROW:.+]] = %c0_i32 to %c2_i32 step %c1_i32 : i32 {
 // CHECK:           %[[PMAX:.+]] = scf.for {{.*}} iter_args(%[[ACC:.+]] = %cst) -> (f32) : i32 {
-// CHECK:             llvm.load %{{.+}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK:             llvm.load %{{.+}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
 // CHECK:             arith.maximumf %[[ACC]], %{{.+}} : f32
 // CHECK:           nvvm.shfl.sync bfly %c-1_i32, %[[PMAX]], %c16_i32, %c31_i32 : f32 -> f32
 // CHECK:           nvvm.shfl.sync bfly %c-1_i32, %{{.+}}, %c1_i32, %c31_i32 : f32 -> f32
@@ -30,7 +30,7 @@
 // The aligned-buffer fallback repeats the rows with scalar accesses.
 // CHECK:       } else {
 // CHECK:         nvvm.shfl.sync
-// CHECK:         llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK:         llvm.load %{{.+}} invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32
 // CHECK-LABEL: llvm.func @gpuos_launch_softmax_rows
 gpuos.graph @softmax(%x : !gpuos.tensor<8x128xf32>) -> (p : !gpuos.tensor<8x128xf32>) {
   %r = gpuos.task "softmax_rows" ins(%a = %x : !gpuos.tensor<8x128xf32>) tile [2, 128] -> (!gpuos.tensor<8x128xf32>) {

@@ -36,7 +36,7 @@ gpuos.graph @transposed(%x : !gpuos.tensor<64x32xf32>) -> (o : !gpuos.tensor<32x
 // CHECK:           %[[ROWOFF:.+]] = arith.muli %[[R3]], %c80_i32 : i32
 // CHECK:           %[[OFF:.+]] = arith.addi %[[ROWOFF]], %[[COL]] : i32
 // CHECK:           %[[P:.+]] = llvm.getelementptr %{{.+}}[%[[OFF]]] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, f32
-// CHECK:           llvm.load %[[P]] {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK:           llvm.load %[[P]] invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
 gpuos.graph @sliced(%x : !gpuos.tensor<40x80xf32>) -> (o : !gpuos.tensor<16x32xf32>) {
   %r = gpuos.task "sliced" ins(%a = %x : !gpuos.tensor<40x80xf32>) tile [4, 32] -> (!gpuos.tensor<16x32xf32>) {
     %s = gpuos.slice %a starts [3, 4] sizes [16, 32] steps [2, 1] : !gpuos.tensor<40x80xf32>
@@ -49,7 +49,7 @@ gpuos.graph @sliced(%x : !gpuos.tensor<40x80xf32>) -> (o : !gpuos.tensor<16x32xf
 // A start of 5 breaks the 16-byte proof: the same slice reads scalars
 // (the contiguous output is still written with vectors).
 // CHECK-LABEL: llvm.func @gpuos_task_unaligned_slice
-// CHECK:         llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK:         llvm.load %{{.+}} invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32
 // CHECK-NOT:     !llvm.ptr<1> -> vector<4xf32>
 // CHECK:         llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
 // CHECK-LABEL: llvm.func @gpuos_launch_unaligned_slice

@@ -19,8 +19,8 @@
 // CHECK:         scf.if %[[ALIGNED]] {
 // Four f32 per thread: the loop steps by 4 * blockDim.
 // CHECK:           scf.for %[[E:.+]] = %{{.+}} to %c2048_i32 step %{{.+}} : i32 {
-// CHECK:             llvm.load %{{.+}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
-// CHECK:             %[[SV:.+]] = llvm.load %[[S]] {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK:             llvm.load %{{.+}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK:             %[[SV:.+]] = llvm.load %[[S]] invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32
 // CHECK-COUNT-4:     arith.mulf %{{.+}}, %[[SV]] : f32
 // CHECK:             llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
 // The scalar copy handles one element per iteration: the loop steps by
@@ -28,8 +28,8 @@
 // CHECK:         } else {
 // CHECK:           scf.for %{{.+}} = %[[TID]] to %c2048_i32 step %[[NTID]] : i32 {
 // CHECK-NOT:         vector<4xf32>
-// CHECK:             llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
-// CHECK:             llvm.load %[[S]] {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK:             llvm.load %{{.+}} invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK:             llvm.load %[[S]] invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32
 // CHECK-NEXT:        arith.mulf
 // CHECK-NEXT:        llvm.getelementptr
 // CHECK-NEXT:        llvm.store %{{.+}}, %{{.+}} {alignment = 4 : i64} : f32, !llvm.ptr<1>
@@ -47,7 +47,7 @@ gpuos.graph @scale(%x : !gpuos.tensor<8x256xf32>, %s : !gpuos.tensor<f32>)
 
 // f16 travels 8 per 16-byte vector and computes in f32.
 // CHECK-LABEL: llvm.func @gpuos_task_half
-// CHECK:         llvm.load %{{.+}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<8xf16>
+// CHECK:         llvm.load %{{.+}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<8xf16>
 // CHECK:         arith.extf %{{.+}} : f16 to f32
 // CHECK:         llvm.call @__nv_expf(%{{.+}}) : (f32) -> f32
 // CHECK:         arith.truncf %{{.+}} : f32 to f16

@@ -8,6 +8,9 @@
 // CHECK-DAG: .visible .func gpuos_task_ew_rank3_edge(
 // CHECK-DAG: .visible .func gpuos_task_ew_positive(
 // CHECK-DAG: .visible .entry gpuos_launch_ew_unary(
+// CHECK-DAG: .visible .func gpuos_task_ew_unrolled(
+// CHECK-DAG: .visible .func gpuos_task_ew_unrolled_rest(
+// CHECK-DAG: .visible .func gpuos_task_ew_unrolled_f16(
 
 gpuos.graph @unary(%x : !gpuos.tensor<32x1024xf32>, %b : !gpuos.tensor<1024xf32>)
     -> (y : !gpuos.tensor<32x1024xf32>, z : !gpuos.tensor<32x1024xf32>) {
@@ -76,4 +79,34 @@ gpuos.graph @positive(%x : !gpuos.tensor<16x256xf32>, %y : !gpuos.tensor<16x256x
     gpuos.yield %6 : !gpuos.tensor<16x256xf32>
   }
   gpuos.yield %r : !gpuos.tensor<16x256xf32>
+}
+
+// Unroll-and-jam (docs/codegen.md): 8192-element tiles of a chain with two
+// inputs run 2 copies per iteration; 3000-element tiles, 2 copies, with a
+// one-copy loop for the rest of the tile; an f16 chain with one input, 4
+// copies of 8 lanes. The GPU check's block sizes 32, 256 and 1024 (and the
+// simulation's 64) cover main loops of many, one and no rounds.
+gpuos.graph @unrolled(%x : !gpuos.tensor<64x1024xf32>, %b : !gpuos.tensor<1024xf32>,
+                      %y : !gpuos.tensor<6x1000xf32>, %h : !gpuos.tensor<32x2048xf16>)
+    -> (o : !gpuos.tensor<64x1024xf32>, p : !gpuos.tensor<6x1000xf32>, q : !gpuos.tensor<32x2048xf16>) {
+  %r = gpuos.task "ew_unrolled" ins(%a = %x : !gpuos.tensor<64x1024xf32>, %c = %b : !gpuos.tensor<1024xf32>)
+      tile [8, 1024] -> (!gpuos.tensor<64x1024xf32>) {
+    %0 = gpuos.mul %a, %c : !gpuos.tensor<64x1024xf32>, !gpuos.tensor<1024xf32>
+    %1 = gpuos.silu %0 : !gpuos.tensor<64x1024xf32>
+    %2 = gpuos.add %1, %a : !gpuos.tensor<64x1024xf32>, !gpuos.tensor<64x1024xf32>
+    gpuos.yield %2 : !gpuos.tensor<64x1024xf32>
+  }
+  %s = gpuos.task "ew_unrolled_rest" ins(%a = %y : !gpuos.tensor<6x1000xf32>)
+      tile [3, 1000] -> (!gpuos.tensor<6x1000xf32>) {
+    %0 = gpuos.neg %a : !gpuos.tensor<6x1000xf32>
+    %1 = gpuos.mul %0, %a : !gpuos.tensor<6x1000xf32>, !gpuos.tensor<6x1000xf32>
+    gpuos.yield %1 : !gpuos.tensor<6x1000xf32>
+  }
+  %t = gpuos.task "ew_unrolled_f16" ins(%a = %h : !gpuos.tensor<32x2048xf16>)
+      tile [4, 2048] -> (!gpuos.tensor<32x2048xf16>) {
+    %0 = gpuos.mul %a, %a : !gpuos.tensor<32x2048xf16>, !gpuos.tensor<32x2048xf16>
+    %1 = gpuos.sub %0, %a : !gpuos.tensor<32x2048xf16>, !gpuos.tensor<32x2048xf16>
+    gpuos.yield %1 : !gpuos.tensor<32x2048xf16>
+  }
+  gpuos.yield %r, %s, %t : !gpuos.tensor<64x1024xf32>, !gpuos.tensor<6x1000xf32>, !gpuos.tensor<32x2048xf16>
 }

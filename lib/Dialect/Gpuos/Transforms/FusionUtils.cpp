@@ -613,7 +613,7 @@ static int64_t reductionFactor(Operation *op) {
   if (auto reduce = dyn_cast<ReduceOp>(op)) {
     int64_t factor = 1;
     for (int64_t axis : reduce.getAxes())
-      factor = std::min<int64_t>(factor * dim(axis), kTileWorkElements);
+      factor = std::min<int64_t>(factor * dim(axis), kTileMaxWork);
     return factor;
   }
   if (auto argmax = dyn_cast<ArgmaxOp>(op))
@@ -666,9 +666,26 @@ SmallVector<int64_t> gpuos::fusion::chooseTile(TaskOp task) {
     return tile;
   }
 
-  // Whole axes first, then the innermost dimensions while the work of one
-  // tile stays within kTileWorkElements.
-  int64_t budget = std::max<int64_t>(1, kTileWorkElements / factor);
+  // Elements per tile (docs/passes.md, "The tile rule"): at most
+  // kTileMaxWork / (work per element) and kTileMaxElements, so a tile stays
+  // a few microseconds long; within that, small enough that the task spreads
+  // over kTileSpread tiles, but not below kTileMinElements.
+  int64_t ops = 0;
+  for (Operation &op : task.getBodyBlock().without_terminator())
+    if (!isViewOrConstant(&op))
+      ++ops;
+  int64_t work = std::min(kTileMaxWork, std::max<int64_t>(ops, 1) * factor);
+  int64_t budget = std::max<int64_t>(
+      1, std::min(kTileMaxElements, kTileMaxWork / work));
+  if (llvm::none_of(space, [](int64_t size) { return size == kDynamic; })) {
+    int64_t elements = 1;
+    for (int64_t size : space)
+      elements *= std::max<int64_t>(size, 1);
+    int64_t spread = llvm::divideCeil(elements, kTileSpread);
+    budget = std::min(budget, std::max(kTileMinElements, spread));
+  }
+  // Whole axes first, then the innermost dimensions while the tile stays
+  // within the budget.
   sortUnique(whole);
   for (int64_t axis : whole) {
     int64_t size = space[axis];

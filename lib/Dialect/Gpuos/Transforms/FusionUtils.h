@@ -208,7 +208,23 @@ void joinNewestOpenGroup(FusionGraph &fg, llvm::SmallVectorImpl<unsigned> &open,
 /// Erases views and constants of `body` that nothing uses any more.
 void eraseDeadViewsAndConstants(mlir::Block &body);
 
-/// Tiling: at most this many elements of work per tile.
+/// Tiling (docs/passes.md, "The tile rule"). Work of one tile: result
+/// elements x (ops in the body) x (elements a reduction reads per result),
+/// at most this much, so a tile runs a few microseconds and urgent work
+/// (scheduled at tile boundaries) waits little.
+constexpr int64_t kTileMaxWork = 65536;
+/// At most this many result elements per tile, however cheap each is
+/// (8192 f32 in + out is 64 KB of traffic, ~2.5 us of one H200 SM's share
+/// of bandwidth).
+constexpr int64_t kTileMaxElements = 8192;
+/// A task large enough is cut into at least this many tiles: twice the
+/// H200's 132 SMs, so every SM gets work and uneven tiles balance out.
+constexpr int64_t kTileSpread = 2 * 132;
+/// ... but a tile keeps at least this many result elements (a 256-thread
+/// block's worth) when the work budget allows: smaller tiles leave the
+/// block idle and pay the per-tile overhead for nothing.
+constexpr int64_t kTileMinElements = 256;
+/// Matmul tiles: at most this many output elements.
 constexpr int64_t kTileWorkElements = 4096;
 /// Tile size of a dynamic axis that must stay whole: one tile covers it.
 constexpr int64_t kWholeDynamicTile = 2147483647;

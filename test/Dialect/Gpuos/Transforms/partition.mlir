@@ -66,22 +66,24 @@ gpuos.graph @existing_task(%x : !gpuos.tensor<2x8xf32>) -> (y : !gpuos.tensor<8x
   gpuos.yield %y : !gpuos.tensor<8xf32>
 }
 
-// The tile rule. Elementwise: the innermost dimension whole (1024), then 4
-// rows for 4096 elements. Softmax over axis 0: that axis whole (64), then
-// all 8 columns, since 64 x 8 fits. A sum over 512 elements per result:
-// 4096 / 512 = 8 results per tile. Matmul: 64 x 64 output blocks. Concat:
-// like elementwise. A rank-0 result: the empty tile. A dynamic dimension
-// takes what the budget leaves (4096 / 8 = 512); a dynamic axis that must
-// stay whole gets a tile size no run-time size exceeds, and uses up the
-// budget.
+// The tile rule (docs/passes.md). These tensors are small, so the spread
+// term decides: ceil(elements / 264) per tile, but at least 256 elements.
+// Elementwise 32x1024: 256 elements, [1, 256] (128 tiles). Softmax over
+// axis 0: that axis whole (64), leaving 256 / 64 = 4 columns. A sum over 512
+// elements per result: 65536 / 512 = 128 results allowed, all 16 fit.
+// Matmul: 64 x 64 output blocks. Concat: like elementwise. A rank-0 result:
+// the empty tile. A dynamic dimension takes what the budget leaves
+// (8192 / 8 = 1024; no spread term without a static size); a dynamic axis
+// that must stay whole gets a tile size no run-time size exceeds, and uses
+// up the budget.
 // CHECK-LABEL: gpuos.graph @tiles
-// CHECK: gpuos.task "tiles_t0_exp" {{.+}} tile [4, 1024] -> (!gpuos.tensor<32x1024xf32>)
-// CHECK: gpuos.task "tiles_t1_softmax" {{.+}} tile [64, 8] -> (!gpuos.tensor<64x8xf32>)
-// CHECK: gpuos.task "tiles_t2_reduce" {{.+}} tile [8] -> (!gpuos.tensor<16xf32>)
+// CHECK: gpuos.task "tiles_t0_exp" {{.+}} tile [1, 256] -> (!gpuos.tensor<32x1024xf32>)
+// CHECK: gpuos.task "tiles_t1_softmax" {{.+}} tile [64, 4] -> (!gpuos.tensor<64x8xf32>)
+// CHECK: gpuos.task "tiles_t2_reduce" {{.+}} tile [16] -> (!gpuos.tensor<16xf32>)
 // CHECK: gpuos.task "tiles_t3_matmul" {{.+}} tile [64, 64] -> (!gpuos.tensor<128x256xf32>)
-// CHECK: gpuos.task "tiles_t4_concat" {{.+}} tile [2, 2048] -> (!gpuos.tensor<2x2048xf32>)
+// CHECK: gpuos.task "tiles_t4_concat" {{.+}} tile [1, 256] -> (!gpuos.tensor<2x2048xf32>)
 // CHECK: gpuos.task "tiles_t5_reduce" {{.+}} tile [] -> (!gpuos.tensor<f32>)
-// CHECK: gpuos.task "tiles_t6_neg" {{.+}} tile [512, 8] -> (!gpuos.tensor<?x8xf32>)
+// CHECK: gpuos.task "tiles_t6_neg" {{.+}} tile [1024, 8] -> (!gpuos.tensor<?x8xf32>)
 // CHECK: gpuos.task "tiles_t7_rms_norm" {{.+}} tile [1, 2147483647] -> (!gpuos.tensor<2x?xf32>)
 gpuos.graph @tiles(%a : !gpuos.tensor<32x1024xf32>, %b : !gpuos.tensor<64x8xf32>, %c : !gpuos.tensor<16x512xf32>,
                    %d : !gpuos.tensor<128x64xf32>, %e : !gpuos.tensor<64x256xf32>, %f : !gpuos.tensor<2x1024xf32>,
@@ -101,6 +103,20 @@ gpuos.graph @tiles(%a : !gpuos.tensor<32x1024xf32>, %b : !gpuos.tensor<64x8xf32>
       : !gpuos.tensor<32x1024xf32>, !gpuos.tensor<64x8xf32>, !gpuos.tensor<16xf32>,
         !gpuos.tensor<128x256xf32>, !gpuos.tensor<2x2048xf32>, !gpuos.tensor<f32>,
         !gpuos.tensor<?x8xf32>, !gpuos.tensor<2x?xf32>
+}
+
+// Large tensors: the work budget decides. One op over 1024x4096: 8192
+// elements ([2, 4096], 512 tiles, each ~64 KB of traffic). A sum over 4096
+// elements per result: 65536 / 4096 = 16 results per tile. (Fused chains,
+// whose op count shrinks the tile: pipeline.mlir.)
+// CHECK-LABEL: gpuos.graph @tile_budget
+// CHECK: gpuos.task "tile_budget_t0_exp" {{.+}} tile [2, 4096] -> (!gpuos.tensor<1024x4096xf32>)
+// CHECK: gpuos.task "tile_budget_t1_reduce" {{.+}} tile [16] -> (!gpuos.tensor<256xf32>)
+gpuos.graph @tile_budget(%a : !gpuos.tensor<1024x4096xf32>, %c : !gpuos.tensor<256x4096xf32>)
+    -> (ya : !gpuos.tensor<1024x4096xf32>, yc : !gpuos.tensor<256xf32>) {
+  %ya = gpuos.exp %a : !gpuos.tensor<1024x4096xf32>
+  %yc = gpuos.reduce sum %c axes [1] : !gpuos.tensor<256x4096xf32>
+  gpuos.yield %ya, %yc : !gpuos.tensor<1024x4096xf32>, !gpuos.tensor<256xf32>
 }
 
 // A body of tasks only is left as it is.

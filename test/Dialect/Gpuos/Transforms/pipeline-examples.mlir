@@ -4,7 +4,7 @@
 // The 64-op elementwise chain is one task; the per-column scale and bias are
 // broadcast inputs.
 // RUN: gpuos-opt %S/../../../../examples/elementwise_chain.mlir --gpuos-pipeline | FileCheck %s --check-prefix=CHAIN
-// CHAIN: gpuos.task "elementwise_chain_t0_mul_add_tanh_sub_sigmoid_silu_max" ins(%{{.+}} = %x : !gpuos.tensor<32x1024xf32>, %{{.+}} = %scale : !gpuos.tensor<1024xf32>, %{{.+}} = %bias : !gpuos.tensor<1024xf32>) tile [4, 1024] priority #gpuos.priority<urgent>
+// CHAIN: gpuos.task "elementwise_chain_t0_mul_add_tanh_sub_sigmoid_silu_max" ins(%{{.+}} = %x : !gpuos.tensor<32x1024xf32>, %{{.+}} = %scale : !gpuos.tensor<1024xf32>, %{{.+}} = %bias : !gpuos.tensor<1024xf32>) tile [1, 256] priority #gpuos.priority<urgent>
 // CHAIN-COUNT-64: = gpuos.
 // CHAIN-NEXT: gpuos.yield
 // CHAIN-NOT: gpuos.task
@@ -16,9 +16,9 @@
 // the same residual and share one task; the residual add is its own task
 // because both norms read it.
 // RUN: gpuos-opt %S/../../../../examples/softmax_norm.mlir --gpuos-pipeline | FileCheck %s --check-prefix=NORM
-// NORM-DAG: gpuos.task "softmax_norm_t{{[0-9]+}}_add" ins(%{{.+}} = %x : !gpuos.tensor<32x1024xf32>, %{{.+}} = %h : !gpuos.tensor<32x1024xf32>) tile [4, 1024]
-// NORM-DAG: gpuos.task "softmax_norm_t{{[0-9]+}}_layer_norm_rms_norm" {{.+}} tile [4, 1024]
-// NORM-DAG: gpuos.task "softmax_norm_t{{[0-9]+}}_mul_select_softmax" ins(%{{.+}} = %scores : !gpuos.tensor<16x32x32xf32>, %{{.+}} = %mask : !gpuos.tensor<32x32xi1>) tile [4, 32, 32]
+// NORM-DAG: gpuos.task "softmax_norm_t{{[0-9]+}}_add" ins(%{{.+}} = %x : !gpuos.tensor<32x1024xf32>, %{{.+}} = %h : !gpuos.tensor<32x1024xf32>) tile [1, 256]
+// NORM-DAG: gpuos.task "softmax_norm_t{{[0-9]+}}_layer_norm_rms_norm" {{.+}} tile [1, 1024]
+// NORM-DAG: gpuos.task "softmax_norm_t{{[0-9]+}}_mul_select_softmax" ins(%{{.+}} = %scores : !gpuos.tensor<16x32x32xf32>, %{{.+}} = %mask : !gpuos.tensor<32x32xi1>) tile [1, 8, 32]
 // RUN: gpuos-opt %S/../../../../examples/softmax_norm.mlir --gpuos-pipeline | grep -c ' = gpuos.task ' | FileCheck %s --check-prefix=NORM-TASKS
 // NORM-TASKS: {{^3$}}
 // RUN: gpuos-interp %S/../../../../examples/softmax_norm.mlir --seed=2 > %t.norm.before

@@ -19,7 +19,7 @@
 // fuse; every task takes the graph's priority and the body runs longest
 // path first.
 // CHECK-LABEL: gpuos.graph @block
-// CHECK-NEXT: %[[N:.+]] = gpuos.task "block_t2_rms_norm" ins({{.+}}) tile [8, 64] priority #gpuos.priority<urgent> -> (!gpuos.tensor<8x64xf32>) attributes {gpuos.critical_path = 35328 : i64}
+// CHECK-NEXT: %[[N:.+]] = gpuos.task "block_t2_rms_norm" ins({{.+}}) tile [4, 64] priority #gpuos.priority<urgent> -> (!gpuos.tensor<8x64xf32>) attributes {gpuos.critical_path = 35328 : i64}
 // CHECK: %[[M:.+]]:2 = gpuos.task "block_t1_matmul" ins(%[[NA:.+]] = %[[N]] : !gpuos.tensor<8x64xf32>, %[[W:.+]] = %w : !gpuos.tensor<64x64xf32>) tile [4, 64] priority #gpuos.priority<urgent>
 // CHECK-NEXT: %[[S0:.+]] = gpuos.slice %[[NA]] starts [0, 0]
 // CHECK-NEXT: gpuos.matmul %[[S0]], %[[W]]
