@@ -54,6 +54,7 @@ GPUOS_DEV_OUTLINE void blockExit(DeviceControl *c) {
   for (uint32_t q = 0; q < kNumQueues; ++q)
     stRelaxed(&c->queues[q].head.value, ldRelaxed(&c->queues[q].reserve.value));
   stRelaxed(&c->stop.value, 0u);
+  stRelaxed(&c->idleWorkers.value, 0u);
   stRelaxed(&c->exited.value, 0u);
   fenceGpu();
 }

@@ -303,7 +303,8 @@ GPUOS_DEV void readPayload(const QueueEntry *s, QueueEntry &out) {
   uint4 a = __ldcg(v), b = __ldcg(v + 1), c = __ldcg(v + 2), d = __ldcg(v + 3);
   out.seq = a.x, out.tile = a.y, out.numTiles = a.z, out.kind = a.w;
   out.args = (uint64_t)b.x | (uint64_t)b.y << 32, out.task = b.z, out.run = b.w;
-  out.counters = (uint64_t)c.x | (uint64_t)c.y << 32, out.epoch = c.z,
+  out.counters = (uint64_t)c.x | (uint64_t)c.y << 32;
+  out.epoch = (uint16_t)c.z, out.rangeExtra = (uint16_t)(c.z >> 16);
   out.numSucc = c.w;
   out.graph = (uint64_t)d.x | (uint64_t)d.y << 32, out.succOffset = d.z,
   out.numTasks = d.w;
@@ -317,14 +318,15 @@ GPUOS_DEV void writePayload(QueueEntry *s, const QueueEntry &e) {
   uint4 *v = reinterpret_cast<uint4 *>(s);
   s->tile = e.tile, s->numTiles = e.numTiles, s->kind = e.kind;
   v[1] = make_uint4((uint32_t)e.args, (uint32_t)(e.args >> 32), e.task, e.run);
-  v[2] = make_uint4((uint32_t)e.counters, (uint32_t)(e.counters >> 32), e.epoch,
-                    e.numSucc);
+  v[2] = make_uint4((uint32_t)e.counters, (uint32_t)(e.counters >> 32),
+                    (uint32_t)e.epoch | (uint32_t)e.rangeExtra << 16, e.numSucc);
   v[3] = make_uint4((uint32_t)e.graph, (uint32_t)(e.graph >> 32), e.succOffset,
                     e.numTasks);
 #else
   s->tile = e.tile, s->numTiles = e.numTiles, s->kind = e.kind;
   s->args = e.args, s->task = e.task, s->run = e.run;
   s->counters = e.counters, s->epoch = e.epoch, s->numSucc = e.numSucc;
+  s->rangeExtra = e.rangeExtra;
   s->graph = e.graph, s->succOffset = e.succOffset, s->numTasks = e.numTasks;
 #endif
 }

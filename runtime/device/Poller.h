@@ -4,7 +4,7 @@
 // (PLATFORM-FACTS 3: every block polling PCIe saturates it). Each lane
 // loads one 16-byte ring entry per round, so one PCIe round trip brings up
 // to 32 submissions. For each submission the poller reads the run slot's row
-// (device memory) and publishes the root tiles into the priority's root
+// (device memory) and publishes the root ranges into the priority's root
 // queue, of which it is the only producer: no atomic and, since it checks
 // the next slot's freedom while idle, no wait on the submission path. From
 // then on the workers only touch device memory.
@@ -105,7 +105,7 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
   if (n == 1) {
     bool inlined = prio == kPriorityUrgent && numTasks == 1 && cfg.inlineUrgent;
     if (w.lane() == 0) {
-      t.epoch = e.epoch;
+      t.epoch = (uint16_t)e.epoch;
       if (inlined) {
         prefetchL1(t.args);
         sh.job = t;
@@ -131,7 +131,7 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
     publishEntries(c, nullptr, q, p0, w.lane(), n, w.width(),
                    [&](uint32_t i, QueueEntry &out) {
                      readPayload(templates + i, out);
-                     out.epoch = epoch;
+                     out.epoch = (uint16_t)epoch;
                    });
   }
   ps.next[prio] = p0 + n;

@@ -2,8 +2,10 @@
 //
 // Bounded MPMC rings of QueueEntry in device memory, two per priority class
 // (Protocol.h: the poller's root queue and the workers' shared queue). An
-// entry is one tile, so a task's tiles spread over every worker that looks,
-// and a worker returns to the scheduler (urgent first) after every tile.
+// entry is a range of tiles of one task (Protocol.h, Worker.h): the worker
+// that takes it runs the tiles one by one, returns to the scheduler's
+// priority check (urgent first) after every tile, and splits the range
+// for idle workers.
 //
 // Producers of a shared queue (workers, for tasks whose last dependency
 // finished) reserve a range of positions with one atomicAdd on `reserve`,
@@ -153,8 +155,8 @@ struct Pick {
 /// is then confirmed with an acquire fence. Returns false when the poller
 /// asked everyone to stop (only ever when nothing is in flight). The first
 /// empty pass marks the block's job record idle (off the busy path).
-GPUOS_DEV_OUTLINE bool pickJob(DeviceControl *c, Inbox *inbox, Pick &pick,
-                               JobRecord *record) {
+GPUOS_DEV_OUTLINE bool pickJobLoop(DeviceControl *c, Inbox *inbox, Pick &pick,
+                                   JobRecord *record, bool &idle) {
   for (uint32_t spin = 0;; ++spin) {
     for (uint32_t q = 0; q < kNumQueues; ++q)
       if (inbox[q].state == kInboxTaken) {
@@ -200,8 +202,11 @@ GPUOS_DEV_OUTLINE bool pickJob(DeviceControl *c, Inbox *inbox, Pick &pick,
         ib.state = kInboxOwed;
       }
     }
-    if (spin == 0)
+    if (spin == 0) {
       stJobRecord(record, 0u, 0u, 0u, 0u);
+      atomicAddRelaxed(&c->idleWorkers.value, 1u); // result unused: a red
+      idle = true;
+    }
     if ((spin & 15) == 15 && ldRelaxed(&c->stop.value))
       return false;
     if (spin > 256)
@@ -209,6 +214,19 @@ GPUOS_DEV_OUTLINE bool pickJob(DeviceControl *c, Inbox *inbox, Pick &pick,
     else
       spinPause();
   }
+}
+
+/// pickJobLoop, keeping DeviceControl::idleWorkers: a worker whose first
+/// pass found nothing counts itself idle until it gets work (fire-and-forget
+/// atomics, off the path of a busy worker). Workers inside a range split it
+/// only while someone is idle (Worker.h).
+GPUOS_DEV bool pickJob(DeviceControl *c, Inbox *inbox, Pick &pick,
+                       JobRecord *record) {
+  bool idle = false;
+  bool got = pickJobLoop(c, inbox, pick, record, idle);
+  if (idle && got)
+    atomicAddRelaxed(&c->idleWorkers.value, ~0u);
+  return got;
 }
 
 } // namespace gpuos::dev

@@ -2,14 +2,20 @@
 //
 // Every block but block 0 is a worker. Its thread 0 schedules (pickJob),
 // the whole block runs the tile (gpuos_dispatch, the ABI's one-block call),
-// and thread 0 finishes it:
+// and thread 0 finishes it. An entry is a range of tiles (Protocol.h): the
+// block runs them one after the other; before each next tile thread 0
+// looks at the queues (scanAtBoundary) and gives the rest of the range
+// back when higher-priority work waits, or splits off the upper half when
+// a worker is idle and its priority's queues are empty. The range's tiles
+// are counted once, after its last tile (step 2). Finishing a tile:
 //
 //   0. a run of one task with one tile completes at once: one
 //      st.release.sys of the completion word, no counters (fast path);
 //   1. fence (release): the block's writes, ordered before thread 0 by the
 //      barrier, are visible GPU-wide before any counter says "done"; the
 //      queue slot it came from is freed under the same fence;
-//   2. multi-tile task: atomicAdd on tilesDone[task]; the block that brings
+//   2. multi-tile task: atomicAdd on tilesDone[task] (of all the tiles the
+//      block ran of the range, after its last one); the block that brings
 //      it to numTiles finished the task, resets the counter, and fences
 //      (acquire) so it has seen every other tile's writes;
 //   3. each successor: one with a single dependency is ready at once; the
@@ -66,7 +72,7 @@ GPUOS_DEV_OUTLINE void recordFailure(RunCounters *r, const QueueEntry &job,
   stRelaxed(&r->error.task, job.task);
   stRelaxed(&r->error.tile, job.tile);
   stRelaxed(&r->error.run, job.run);
-  stRelaxed(&r->error.epoch, job.epoch);
+  stRelaxed(&r->error.epoch, (uint32_t)job.epoch);
   // Ordered before the completion store (a release at system scope); the
   // host reads the record after it saw the failed completion.
 }
@@ -139,14 +145,131 @@ GPUOS_DEV_OUTLINE bool releaseSuccessors(DeviceControl *c, Inbox *inbox,
       kept = true;
       continue;
     }
-    uint64_t p0 = reservePositions(c, sq, d.numTiles);
-    publishEntries(c, inbox, sq, p0, 0, d.numTiles, 1,
-                   [&](uint32_t t, QueueEntry &out) {
+    // A few ranges (Protocol.h: kSuccessorRanges), not one entry per tile:
+    // the workers that take them split them further while others idle.
+    uint32_t parts = rangeCount(d.numTiles, kSuccessorRanges);
+    uint64_t p0 = reservePositions(c, sq, parts);
+    publishEntries(c, inbox, sq, p0, 0, parts, 1,
+                   [&](uint32_t i, QueueEntry &out) {
+                     uint32_t first = 0, count = 0;
+                     rangePart(d.numTiles, parts, i, first, count);
                      out = e;
-                     out.tile = t;
+                     out.tile = first;
+                     out.rangeExtra = (uint16_t)(count - 1);
                    });
   }
   return kept;
+}
+
+/// Publishes tiles first .. first + count - 1 of `job`'s task as one range
+/// into queue q (a split, or the rest of a range given back).
+GPUOS_DEV_OUTLINE void publishRange(DeviceControl *c, Inbox *inbox,
+                                    const QueueEntry &job, uint32_t q,
+                                    uint32_t first, uint32_t count) {
+  uint64_t p0 = reservePositions(c, q, 1);
+  publishEntries(c, inbox, q, p0, 0, 1, 1, [&](uint32_t, QueueEntry &out) {
+    out = job;
+    out.tile = first;
+    out.rangeExtra = (uint16_t)(count - 1);
+  });
+}
+
+/// What a worker inside a range sees at a tile boundary (scanAtBoundary).
+constexpr uint32_t kHigherWaiting = 1; // leave the range: work of a higher
+                                       // priority waits, or an entry of
+                                       // its own priority that only this
+                                       // worker holds (its inbox)
+constexpr uint32_t kPeersIdle = 2;     // both queues of its priority
+                                       // empty, and some worker idle
+
+/// One round of independent loads: the queues of higher priority than
+/// queue q (as higherPriorityWaiting), this worker's inbox entries of q's
+/// priority (taken, or owed and published: nobody else can run them, so
+/// they must not wait for a whole range), and whether q's priority has no
+/// queued work left (then idle workers may want half of this range).
+GPUOS_DEV_OUTLINE uint32_t scanAtBoundary(const DeviceControl *c,
+                                          const Inbox *inbox, uint32_t q) {
+  uint32_t own = rootQueue(priorityOfQueue(q));
+  uint64_t head[kNumQueues], reserve[kNumQueues];
+  uint32_t seen[kNumQueues];
+  uint32_t idle = ldRelaxed(&c->idleWorkers.value);
+  for (uint32_t h = 0; h < own + 2; ++h) {
+    if (inbox[h].state == kInboxOwed)
+      seen[h] = ldObserve(&slotOf(c, h, inbox[h].ticket)->seq);
+    if (h >= own || inbox[h].state != kInboxOwed) {
+      head[h] = ldRelaxed(&c->queues[h].head.value);
+      reserve[h] = ldRelaxed(&c->queues[h].reserve.value);
+    }
+  }
+  uint32_t out = 0;
+  for (uint32_t h = 0; h < own + 2; ++h) {
+    bool held = inbox[h].state == kInboxTaken ||
+                (inbox[h].state == kInboxOwed &&
+                 seen[h] == (uint32_t)(inbox[h].ticket + 1));
+    if (held || (h < own && inbox[h].state != kInboxOwed &&
+                 head[h] < reserve[h]))
+      out |= kHigherWaiting;
+  }
+  // idleWorkers is a hint, not a count to trust: it wraps for a moment
+  // when a decrement passes an increment.
+  if (idle != 0u && idle < 0x80000000u && head[own] >= reserve[own] &&
+      head[own + 1] >= reserve[own + 1])
+    out |= kPeersIdle;
+  return out;
+}
+
+/// A block's position inside a range (thread 0's registers): the tiles of
+/// the range after the current one, and the tiles of the task it ran and
+/// has not counted in tilesDone yet (counted once, at the range's end).
+struct RangeState {
+  uint32_t left;
+  uint32_t uncounted;
+};
+
+/// Splitting: give the upper half of what is left of the range to idle
+/// workers when some worker is idle and the queues of its priority are
+/// empty (lazy binary splitting, with an idle hint: busy workers never
+/// split, so a steady state of full ranges costs no publishes). With one
+/// tile left there is nothing to split: publishing it would cost about
+/// what running it does.
+constexpr uint32_t kMinSplitLeft = 2;
+
+GPUOS_DEV void maybeSplit(DeviceControl *c, Inbox *inbox, const Pick &pick,
+                          RangeState &range, uint32_t look) {
+  if (!(look & kPeersIdle) || range.left < kMinSplitLeft)
+    return;
+  uint32_t give = (range.left + 1) / 2;
+  range.left -= give;
+  publishRange(c, inbox, pick.job,
+               sharedQueue(priorityOfQueue(pick.queue)),
+               pick.job.tile + 1 + range.left, give);
+}
+
+/// Counts the tiles this block ran of a task it leaves before the task's
+/// last tile (a range given back): never the task's last count, since the
+/// tiles given back are not counted yet.
+GPUOS_DEV_OUTLINE void countUncounted(const QueueEntry &job,
+                                      uint32_t uncounted) {
+  if (!uncounted)
+    return;
+  RunCounters *r = reinterpret_cast<RunCounters *>(job.counters);
+  uint32_t *done = tilesDoneOf(r, job.numTasks) + job.task;
+  fenceGpu(); // release: the tiles' writes
+  atomicAddOrdered(done, uncounted);
+}
+
+/// A tile of a range with more tiles to follow on this block: nothing to
+/// count yet (the caller counts it in its registers); the slot the range
+/// came from is freed after its first tile.
+GPUOS_DEV_OUTLINE void finishRangeTile(DeviceControl *c, const Pick &pick,
+                                       int rc) {
+  if (rc != 0)
+    recordFailure(reinterpret_cast<RunCounters *>(pick.job.counters), pick.job,
+                  rc);
+  if (pick.mustFree) {
+    fenceGpu(); // release: our reads of the slot
+    freeSlot(c, pick.queue, pick.pos);
+  }
 }
 
 /// Publishes a kept successor after all (higher-priority work came first).
@@ -178,8 +301,13 @@ GPUOS_DEV_OUTLINE bool higherPriorityWaiting(const DeviceControl *c,
 }
 
 /// Returns true when it kept a ready successor in `cont` for this block.
+/// `uncounted`: tiles of this task the block ran before this one (the rest
+/// of a range; finishRangeTile counted none of them), added to tilesDone
+/// with this tile's in one atomic. The range state stays in the caller's
+/// registers (passed by value), so the one-tile path loads nothing more.
 GPUOS_DEV_OUTLINE bool finishTile(DeviceControl *c, Inbox *inbox,
-                                  const Pick &pick, int rc, QueueEntry &cont) {
+                                  const Pick &pick, int rc, QueueEntry &cont,
+                                  uint32_t uncounted) {
   const QueueEntry &job = pick.job;
   RunCounters *r = reinterpret_cast<RunCounters *>(job.counters);
   if (job.numTasks == 1 && job.numTiles == 1) {
@@ -200,7 +328,8 @@ GPUOS_DEV_OUTLINE bool finishTile(DeviceControl *c, Inbox *inbox,
     freeSlot(c, pick.queue, pick.pos);
   if (job.numTiles > 1) {
     uint32_t *done = tilesDoneOf(r, job.numTasks) + job.task;
-    if (atomicAddOrdered(done, 1u) + 1u != job.numTiles)
+    uint32_t n = uncounted + 1;
+    if (atomicAddOrdered(done, n) + n != job.numTiles)
       return false;
     stRelaxed(done, 0u);
     fenceGpu(); // acquire: the task's other tiles
@@ -267,10 +396,35 @@ GPUOS_DEV void workerMain(DeviceControl *c, uint32_t blockId, WorkerShared &sh,
     counters.open(c, blockId);
   QueueEntry cont;   // a successor this block released and keeps (thread 0)
   bool kept = false;
+  RangeState range;  // where this block is in a range of tiles (thread 0)
+  range.left = 0;
+  range.uncounted = 0;
   for (;;) {
     if (block.tid() == 0) {
+      bool next = false;
+      if (range.left) {
+        // A tile boundary inside a range: urgent first (give the rest of
+        // the range back), else the next tile, splitting for idle peers.
+        uint32_t look = scanAtBoundary(c, inbox, sh.pick.queue);
+        if (look & kHigherWaiting) {
+          countUncounted(sh.pick.job, range.uncounted); // before the rest
+          range.uncounted = 0;                          // is visible
+          publishRange(c, inbox, sh.pick.job,
+                       sharedQueue(priorityOfQueue(sh.pick.queue)),
+                       sh.pick.job.tile + 1, range.left);
+          range.left = 0;
+        } else {
+          sh.pick.job.tile += 1;
+          sh.pick.mustFree = 0; // freed after the range's first tile
+          --range.left;
+          maybeSplit(c, inbox, sh.pick, range, look);
+          sh.stop = 0;
+          next = true;
+        }
+      }
       uint32_t sq = kept ? sharedQueue(priorityOfQueue(sh.pick.queue)) : 0;
-      if (kept && !higherPriorityWaiting(c, inbox, sq)) {
+      if (next) {
+      } else if (kept && !higherPriorityWaiting(c, inbox, sq)) {
         // Continue with the successor: no queue, no other worker involved.
         // Its inputs were written by this block, or acquired by thread 0
         // through depsLeft; the barrier below passes them to the block.
@@ -283,6 +437,12 @@ GPUOS_DEV void workerMain(DeviceControl *c, uint32_t blockId, WorkerShared &sh,
         if (kept)
           publishKept(c, inbox, cont, sq);
         sh.stop = pickJob(c, inbox, sh.pick, record) ? 0u : 1u;
+        if (!sh.stop && sh.pick.job.rangeExtra) {
+          range.left = sh.pick.job.rangeExtra;
+          sh.pick.job.rangeExtra = 0;
+          maybeSplit(c, inbox, sh.pick, range,
+                     scanAtBoundary(c, inbox, sh.pick.queue));
+        }
       }
       kept = false;
       if (!sh.stop) {
@@ -300,7 +460,14 @@ GPUOS_DEV void workerMain(DeviceControl *c, uint32_t blockId, WorkerShared &sh,
     if (block.tid() == 0) {
       uint64_t ended = cycles();
       counters.counted();
-      kept = finishTile(c, inbox, sh.pick, rc, cont);
+      if (range.left) {
+        finishRangeTile(c, sh.pick, rc);
+        ++range.uncounted;
+        kept = false;
+      } else {
+        kept = finishTile(c, inbox, sh.pick, rc, cont, range.uncounted);
+        range.uncounted = 0;
+      }
       counters.end(ended);
     }
   }

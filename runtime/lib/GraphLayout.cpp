@@ -131,9 +131,15 @@ GraphLayout::rootEntries(uint64_t graphDevice, uint32_t run,
   uint64_t argBase = graphDevice + argBlocksOffset();
   for (uint32_t t : roots) {
     const TaskDesc &d = tasks[t];
-    for (uint32_t tile = 0; tile < d.numTiles; ++tile) {
+    // One entry per range (Protocol.h: kRootRanges); the workers split
+    // ranges further over the idle blocks.
+    uint32_t parts = rangeCount(d.numTiles, kRootRanges);
+    for (uint32_t part = 0; part < parts; ++part) {
+      uint32_t first = 0, count = 0;
+      rangePart(d.numTiles, parts, part, first, count);
       QueueEntry e{};
-      e.tile = tile;
+      e.tile = first;
+      e.rangeExtra = (uint16_t)(count - 1);
       e.numTiles = d.numTiles;
       e.kind = d.kind;
       e.args = argBase + d.args;

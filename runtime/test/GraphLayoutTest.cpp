@@ -129,6 +129,8 @@ TEST_F(GraphLayoutTest, LaysOutAChain) {
   EXPECT_EQ(roots[3].graph, base);
   EXPECT_EQ(roots[3].numSucc, 2u);
   EXPECT_EQ(roots[3].numTasks, 3u);
+  for (const QueueEntry &e : roots)
+    EXPECT_EQ(e.rangeExtra, 0u); // 16 tiles: 16 ranges of one tile
 }
 
 // Dynamic sizes come from the dynamic values and decide the tile count;
@@ -142,6 +144,16 @@ TEST_F(GraphLayoutTest, DynamicValuesDecideTiles) {
   ASSERT_TRUE(st.ok()) << st.toString();
   EXPECT_EQ(L.tasks[0].numTiles, 1000u);
   EXPECT_EQ(L.tasks[1].numTiles, 1u); // ceil(4096 / 1048576)
+  // The 1000-tile root is published as 64 ranges covering tiles 0..999.
+  std::vector<QueueEntry> roots = L.rootEntries(0x1000, 2, 0x9000);
+  ASSERT_EQ(roots.size(), (size_t)kRootRanges);
+  uint32_t next = 0;
+  for (const QueueEntry &e : roots) {
+    EXPECT_EQ(e.tile, next);
+    EXPECT_EQ(e.numTiles, 1000u);
+    next = e.tile + e.rangeExtra + 1u;
+  }
+  EXPECT_EQ(next, 1000u);
   std::vector<uint8_t> blob = L.blob(0);
   int64_t dyn[2];
   std::memcpy(dyn, blob.data() + L.argBlocksOffset() + L.tasks[1].args + 8,

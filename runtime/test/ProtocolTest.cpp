@@ -4,6 +4,9 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
+#include <cstddef>
+
 using namespace gpuos::runtime::proto;
 
 // A ring entry is valid only at its own position and only whole: a read
@@ -47,4 +50,33 @@ TEST(Protocol, LayoutsArePinned) {
   EXPECT_EQ(priorityOfQueue(5), kPriorityBackground);
   EXPECT_EQ(offsetof(DeviceControl, ringHead) % 128, 0u);
   EXPECT_EQ(offsetof(HostShared, parkPhase) % 128, 0u);
+}
+
+// A task's tiles split into ranges: the parts cover 0..n-1 exactly once, in
+// order, differ in size by at most one, and none exceeds kMaxRangeTiles.
+TEST(Protocol, RangesCoverEveryTileOnce) {
+  EXPECT_EQ(offsetof(QueueEntry, epoch), 40u);
+  EXPECT_EQ(offsetof(QueueEntry, rangeExtra), 42u);
+  for (uint32_t n : {1u, 2u, 7u, 63u, 64u, 65u, 1000u, 16384u, 65536u,
+                     65537u, 200000u, 1u << 25}) {
+    for (uint32_t fan : {1u, kSuccessorRanges, kRootRanges}) {
+      uint32_t parts = rangeCount(n, fan);
+      EXPECT_GE(parts, 1u);
+      EXPECT_LE(parts, n);
+      EXPECT_LE(parts, std::max(fan, (n + kMaxRangeTiles - 1) / kMaxRangeTiles));
+      uint32_t next = 0, lo = ~0u, hi = 0;
+      for (uint32_t i = 0; i < parts; ++i) {
+        uint32_t first = 0, count = 0;
+        rangePart(n, parts, i, first, count);
+        EXPECT_EQ(first, next) << n << " " << fan << " " << i;
+        EXPECT_GE(count, 1u);
+        EXPECT_LE(count, kMaxRangeTiles);
+        lo = std::min(lo, count);
+        hi = std::max(hi, count);
+        next = first + count;
+      }
+      EXPECT_EQ(next, n) << n << " " << fan;
+      EXPECT_LE(hi - lo, 1u);
+    }
+  }
 }

@@ -146,7 +146,7 @@ TEST_P(RecoveryTest, FaultFailsWhatWasInFlightAndRecovers) {
   openWith(RuntimeOptions());
   if (IsSkipped() || HasFatalFailure())
     return;
-  Buffer counts = alloc(100 * 4), sink = alloc(64), stamps = alloc(64 * 8);
+  Buffer counts = alloc(100 * 4), sink = alloc(64), stamps = alloc(256 * 8);
   zero(counts);
   GraphSpec cg;
   for (int k = 0; k < 100; ++k)
@@ -155,7 +155,10 @@ TEST_P(RecoveryTest, FaultFailsWhatWasInFlightAndRecovers) {
   ASSERT_OK(rt->createGraph(cg, count));
   ASSERT_OK(rt->createGraph(GraphSpec{{{"fault", {sink.arg()}, {}, {}}}, Priority::Normal},
                             fault));
-  GraphId spin = spinGraph(stamps, 8, 20'000'000); // keeps work in flight
+  // Keeps work in flight; on the simulator as ranges of several tiles
+  // (more tiles than Protocol.h's kRootRanges).
+  GraphId spin = gpu() ? spinGraph(stamps, 8, 20'000'000)
+                       : spinGraph(stamps, 256, 2'000'000);
   // Graphs over memory that is not from alloc() survive a recovery (the
   // simulator's "device" memory is host memory; on a GPU this would be
   // memory of another context or mapped host memory).
@@ -243,6 +246,25 @@ TEST_P(RecoveryTest, FaultFailsWhatWasInFlightAndRecovers) {
   std::vector<uint32_t> c = readU32(fresh, 100);
   for (int k = 0; k < 100; ++k)
     EXPECT_EQ(c[k], 3u) << k;
+  // Many-tile tasks after the recovery (no range of the failed kernel
+  // survives in the queues): every tile once per submission.
+  const int n = 3000;
+  Buffer hits = alloc(n * 4);
+  zero(hits);
+  GraphId manyTiles;
+  ASSERT_OK(rt->createGraph(GraphSpec{{{"hits", {hits.arg()}, {n}, {}},
+                                       {"hits", {hits.arg()}, {n}, {0}}},
+                                      Priority::Background},
+                            manyTiles));
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_OK(rt->submit(manyTiles, Priority::Background, s));
+    ASSERT_OK(rt->wait(s, kWaitUs));
+  }
+  std::vector<uint32_t> h = readU32(hits, n);
+  int wrong = 0;
+  for (int k = 0; k < n; ++k)
+    wrong += h[k] != 6u;
+  EXPECT_EQ(wrong, 0) << "hits[0] = " << h[0];
   ASSERT_OK(rt->stats(stats));
   EXPECT_EQ(stats.recoveries, 1u);
 }

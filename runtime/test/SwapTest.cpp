@@ -272,3 +272,50 @@ TEST(SwapSim, SubmissionsDuringTheLoadAreQueued) {
   EXPECT_GE(st.lastSwap.loadUs, 250000.0);
   EXPECT_OK(rt->close());
 }
+
+// Tasks of many tiles (run as ranges that split over the workers and go
+// back to their queue at tile boundaries) across swaps: every swap drains
+// them, and every tile runs exactly once per submission.
+TEST_P(SwapTest, ManyTileTasksAcrossSwaps) {
+  const int n = scaled(8000, 2000), swaps = scaled(10, 6);
+  Buffer a = alloc(n * 4), b = alloc(n * 4);
+  zero(a);
+  zero(b);
+  GraphSpec g;
+  g.tasks.push_back({"hits", {a.arg()}, {n}, {}});
+  g.tasks.push_back({"hits", {b.arg()}, {n}, {0}});
+  GraphId id = 0;
+  ASSERT_OK(rt->createGraph(g, id));
+  std::atomic<bool> stop{false};
+  std::atomic<int> failures{0};
+  int runs = 0;
+  std::thread submitter([&] {
+    std::vector<Submission> pending;
+    for (int i = 0; !stop.load() || i < 8; ++i) {
+      Submission s;
+      if (!rt->submit(id, static_cast<Priority>(i % 3), s).ok()) {
+        ++failures;
+        break;
+      }
+      ++runs;
+      pending.push_back(s);
+      if (pending.size() >= 4) {
+        for (const Submission &p : pending)
+          failures += !rt->wait(p, kWaitUs).ok();
+        pending.clear();
+      }
+    }
+    for (const Submission &p : pending)
+      failures += !rt->wait(p, kWaitUs).ok();
+  });
+  for (int k = 0; k < swaps; ++k)
+    swapTo(k % 2 == 0);
+  stop.store(true);
+  submitter.join();
+  EXPECT_EQ(failures.load(), 0);
+  std::vector<uint32_t> ha = readU32(a, n), hb = readU32(b, n);
+  int wrong = 0;
+  for (int i = 0; i < n; ++i)
+    wrong += (ha[i] != (uint32_t)runs) + (hb[i] != (uint32_t)runs);
+  EXPECT_EQ(wrong, 0) << "a[0] = " << ha[0] << ", b[0] = " << hb[0] << ", runs " << runs;
+}

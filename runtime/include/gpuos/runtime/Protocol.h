@@ -40,7 +40,7 @@ namespace gpuos::runtime::proto {
 /// Bumped whenever a layout below or the meaning of a field changes. The
 /// device library exports it as `gpuos_runtime_protocol`; loading an image
 /// linked against another version is refused.
-constexpr uint32_t kProtocolVersion = 7;
+constexpr uint32_t kProtocolVersion = 8;
 
 /// Priority classes; lower goes first.
 constexpr uint32_t kNumPriorities = 3;
@@ -120,8 +120,14 @@ GPUOS_PROTO_HD uint32_t ringPriority(const RingEntry &e) {
 // Ready queues (device memory)
 //===----------------------------------------------------------------------===//
 
-/// One tile of one task of one run, as a slot of a bounded multi-producer,
-/// multi-consumer ring (D. Vyukov's scheme). For the slot of position p:
+/// A range of tiles of one task of one run: tiles tile .. tile + rangeExtra
+/// (rangeExtra 0: one tile, as a zeroed field says), as a slot of a bounded
+/// multi-producer, multi-consumer ring (D. Vyukov's scheme). The worker that
+/// takes a range runs its tiles one after the other, gives the upper half
+/// back to the queue when the queues of its priority look empty (lazy
+/// binary splitting: idle workers then find it), and the whole rest when
+/// higher-priority work waits at a tile boundary. A range never holds more
+/// than kMaxRangeTiles tiles. For the slot of position p:
 ///   seq == p            free: the producer of p may write it
 ///   seq == p + 1        full: the consumer holding ticket p may take it
 ///   seq == p + capacity consumed: free for position p + capacity
@@ -137,7 +143,8 @@ struct alignas(64) QueueEntry {
   uint32_t task;     // index of the task in its graph
   uint32_t run;      // run slot: index of the completion word
   uint64_t counters; // RunCounters of the run slot
-  uint32_t epoch;    // submission epoch of the run slot (16 bits used)
+  uint16_t epoch;    // submission epoch of the run slot
+  uint16_t rangeExtra; // tiles of the range after `tile`
   uint32_t numSucc;
   uint64_t graph;    // TaskDesc[numTasks], then TaskDesc successors[]
   uint32_t succOffset;
@@ -147,6 +154,30 @@ static_assert(sizeof(QueueEntry) == 64, "four 16-byte vectors");
 static_assert(offsetof(QueueEntry, args) == 16, "vector 1");
 static_assert(offsetof(QueueEntry, counters) == 32, "vector 2");
 static_assert(offsetof(QueueEntry, graph) == 48, "vector 3");
+static_assert(offsetof(QueueEntry, rangeExtra) == 42, "vector 2, .z high");
+
+/// The most tiles one queue entry names (rangeExtra is 16 bits).
+constexpr uint32_t kMaxRangeTiles = 65536;
+/// How many ranges a task's tiles are first published as: root tasks by
+/// the poller (GraphLayout::rootEntries, one round of its 32 lanes), and
+/// successors by the worker that released them (one publish chunk). From
+/// there, ranges split over the idle workers.
+constexpr uint32_t kRootRanges = 64;
+constexpr uint32_t kSuccessorRanges = 8;
+
+/// The i-th of `parts` near-equal ranges of `n` tiles: first tile and count.
+GPUOS_PROTO_HD void rangePart(uint32_t n, uint32_t parts, uint32_t i,
+                              uint32_t &first, uint32_t &count) {
+  uint32_t base = n / parts, extra = n % parts;
+  first = i * base + (i < extra ? i : extra);
+  count = base + (i < extra ? 1u : 0u);
+}
+/// Ranges a task of n tiles is published as, at most `fan`.
+GPUOS_PROTO_HD uint32_t rangeCount(uint32_t n, uint32_t fan) {
+  uint32_t k = n < fan ? n : fan;
+  uint32_t least = (n + kMaxRangeTiles - 1) / kMaxRangeTiles;
+  return k < least ? least : k;
+}
 
 /// One 64-bit counter on its own 128-byte line (no false sharing between
 /// the counters that every worker hammers).
@@ -221,7 +252,7 @@ GPUOS_PROTO_HD size_t runCountersBytes(uint32_t numTasks) {
 /// latency-critical case) costs the poller one device-memory read.
 struct alignas(128) RunRow {
   uint64_t rootEntries;    // QueueEntry[numRootEntries] templates
-  uint32_t numRootEntries; // tiles of all root tasks
+  uint32_t numRootEntries; // ranges of all root tasks (rangeCount each)
   uint32_t numTasks;
   uint32_t reserved[12];
   QueueEntry first; // == rootEntries[0]
@@ -319,6 +350,8 @@ struct DeviceControl {
   PaddedU32 stop;         // set by the poller when it parks
   PaddedU32 exited;       // blocks that have left the loop
   PaddedU32 parks;
+  PaddedU32 idleWorkers;  // workers whose last pick found nothing (a hint
+                          // for splitting ranges; reset when all exit)
   QueueState queues[kNumQueues];
 };
 

@@ -146,7 +146,8 @@ struct Stats {
   uint32_t blockThreads = 0;
   bool resident = false;     // the kernel was running at the last look
   uint32_t runsInFlight = 0; // submissions not yet seen complete
-  uint64_t queueDepth[3] = {0, 0, 0}; // ready tiles per priority (approx.)
+  uint64_t queueDepth[3] = {0, 0, 0}; // ready queue entries (tile ranges)
+                                      // per priority (approx.)
   uint64_t queueTotal[3] = {0, 0, 0}; // tiles ever queued per priority
   std::vector<uint64_t> tilesPerBlock; // index 0: the poller's inline tiles
   uint64_t swaps = 0;          // images installed while one was loaded
