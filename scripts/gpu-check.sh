@@ -38,7 +38,7 @@ prepare() {
   rm -rf "$dir"
   mkdir -p "$dir/src/runtime-check" "$dir/src/rt" "$dir/inputs"
   local f name
-  for f in "$root"/test/Target/gpu-check/*.mlir; do
+  for f in "$root"/test/Target/gpu-check/*.mlir "$root"/test/Target/gpu-check/*.cu; do
     cp "$f" "$dir/inputs/"
   done
   # The shipped examples as the graph pipeline partitions them now (the
@@ -53,7 +53,10 @@ prepare() {
   done
   for f in "$dir"/inputs/*.mlir; do
     name=$(basename "$f" .mlir)
-    "$build/bin/gpuos-jit" "$f" --arch="$arch" --no-cache -v -o "$dir/$name" 2>"$dir/$name.jit.log"
+    # <name>.cu beside an input defines its gpuos.custom ops' functions.
+    local custom=()
+    [[ -f ${f%.mlir}.cu ]] && custom=(--custom-source="${f%.mlir}.cu")
+    "$build/bin/gpuos-jit" "$f" --arch="$arch" --no-cache -v "${custom[@]}" -o "$dir/$name" 2>"$dir/$name.jit.log"
     "$build/bin/gpuos-check-gen" "$f" --manifest="$dir/$name.manifest.json" \
       --image="../$name.cubin" -o "$dir/$name"
     # The runtime must accept the manifest (its own parser).

@@ -31,6 +31,10 @@ llvm_config.add_tool_substitutions(["gpuos-jit", "gpuos-check-gen", "gpuos-sim-c
 if any(os.path.exists(os.path.join(d, "libnvJitLink.so.13")) for d in
        [os.environ.get("CUDA_HOME", "") + "/lib64", "/usr/local/cuda/lib64"]):
     config.available_features.add("nvjitlink")
+# gpuos.custom sources are compiled with NVRTC (CUDA 13), opened at run time.
+if any(os.path.exists(os.path.join(d, "libnvrtc.so.13")) for d in
+       [os.environ.get("CUDA_HOME", "") + "/lib64", "/usr/local/cuda/lib64"]):
+    config.available_features.add("nvrtc")
 # PTX of tasks that call exp, tanh, erf ... needs CUDA's libdevice.
 if any(os.path.exists(os.path.join(d, "nvvm/libdevice/libdevice.10.bc")) for d in
        [os.environ.get("CUDA_HOME", ""), os.environ.get("CUDA_PATH", ""), "/usr/local/cuda"] if d):

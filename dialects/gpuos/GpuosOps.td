@@ -157,6 +157,44 @@ def Gpuos_SelectOp : Gpuos_ComputeOp<"select", [Gpuos_Elementwise]> {
   }];
 }
 
+def Gpuos_CustomOp : Gpuos_ComputeOp<"custom", [Gpuos_Elementwise]> {
+  let summary = "elementwise call of a user's CUDA C++ device function";
+  let description = [{
+    An operator the dialect lacks, supplied as CUDA C++ source: for each
+    element of the broadcast of its inputs (numpy rules, one shared element
+    type), calls
+
+    ```c++
+    extern "C" __device__ R callee(A a0, A a1, ...);
+    ```
+
+    where `A` and `R` are the *compute types* of the inputs' and the result's
+    element types: `float` for f32, f16 and bf16 (values are widened on load
+    and rounded on store), `double` for f64, `long long` / `int` /
+    `signed char` for i64 / i32 / i8, `bool` for i1. The source is given to
+    gpuos-jit (`--custom-source=FILE.cu`) or the JIT API; NVRTC compiles it
+    and nvJitLink links it into the image beside the generated tasks. It
+    fuses like any elementwise op.
+
+    `reference` optionally names a `gpuos.graph` of the same module, of
+    built-in ops, from rank-0 inputs (one per input, of the inputs' element
+    type) to one rank-0 output of `dtype`: the op's semantics per element.
+    The reference interpreter evaluates it for every element, so custom ops
+    are checked against it like any op; without it the interpreter reports
+    that it cannot run the op.
+
+    ```mlir
+    %y = gpuos.custom @softplus(%x) reference @softplus_ref
+        : !gpuos.tensor<4x8xf32> -> f32
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee, Variadic<Gpuos_Tensor>:$inputs,
+                       TypeAttr:$dtype, OptionalAttr<FlatSymbolRefAttr>:$reference);
+  let assemblyFormat = [{
+    $callee `(` $inputs `)` (`reference` $reference^)? attr-dict `:` type($inputs) `->` $dtype
+  }];
+}
+
 def Gpuos_ConstantOp : Gpuos_ComputeOp<"constant", [ConstantLike]> {
   let summary = "a constant or filled tensor";
   let description = [{

@@ -3,6 +3,8 @@
 #include "OpDispatch.h"
 #include "Indexing.h"
 #include "gpuos/Dialect/Gpuos/IR/GpuosDialect.h"
+#include "gpuos/Interpreter/Interpreter.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -131,6 +133,68 @@ resolveReshapeTarget(ArrayRef<int64_t> target, const HostTensor &input) {
   return shape;
 }
 
+/// gpuos.custom through its reference graph, element by element: its CUDA
+/// C++ is not something the interpreter can run.
+static Expected<HostTensor> evaluateCustom(CustomOp custom,
+                                           ArrayRef<const HostTensor *> inputs,
+                                           Accumulation acc) {
+  std::string callee = "@" + custom.getCallee().str();
+  std::optional<mlir::FlatSymbolRefAttr> reference = custom.getReferenceAttr()
+      ? std::optional(custom.getReferenceAttr()) : std::nullopt;
+  if (!reference)
+    return kernelError(callee + " is a custom CUDA C++ op without a reference "
+                       "graph (`reference @graph`), so only the GPU can run it");
+  auto module = custom->getParentOfType<ModuleOp>();
+  auto graph = module ? module.lookupSymbol<GraphOp>(reference->getValue())
+                      : GraphOp();
+  if (!graph)
+    return kernelError(callee + "'s reference @" + reference->getValue().str() +
+                       " is not a gpuos.graph of this module");
+  auto resultType = cast<StridedTensorType>(custom.getType());
+  std::optional<DType> dtype = dtypeFromType(resultType.getElementType());
+  if (graph.getInputTypes().size() != inputs.size() ||
+      graph.getOutputTypes().size() != 1)
+    return kernelError(callee + "'s reference @" + reference->getValue().str() +
+                       " must take " + llvm::Twine(inputs.size()) +
+                       " rank-0 inputs and give one rank-0 output");
+  SmallVector<HostTensor> broadcast;
+  for (const HostTensor *input : inputs) {
+    Expected<HostTensor> wide = broadcastTo(*input, resultType.getShape());
+    if (!wide)
+      return wide.takeError();
+    broadcast.push_back(std::move(*wide));
+  }
+  HostTensor result(resultType.getShape(), *dtype);
+  InterpreterOptions options;
+  options.accumulateInF64 = acc.inF64;
+  for (int64_t flat = 0, e = result.getNumElements(); flat < e; ++flat) {
+    SmallVector<HostTensor> scalars;
+    for (const HostTensor &input : broadcast) {
+      HostTensor scalar({}, input.getDType());
+      if (input.isFloat())
+        scalar.setDouble(0, input.getDouble(flat));
+      else
+        scalar.setInt(0, input.getInt(flat));
+      scalars.push_back(std::move(scalar));
+    }
+    FailureOr<SmallVector<HostTensor>> value =
+        evaluateGraph(graph, scalars, options);
+    if (failed(value))
+      return kernelError(callee + "'s reference @" +
+                         reference->getValue().str() + " failed (see above)");
+    const HostTensor &out = value->front();
+    if (out.getRank() != 0 || out.getDType() != *dtype)
+      return kernelError(callee + "'s reference @" + reference->getValue().str() +
+                         " gives " + out.getTypeString() + ", not a rank-0 " +
+                         dtypeName(*dtype).str());
+    if (out.isFloat())
+      result.setDouble(flat, out.getDouble(0));
+    else
+      result.setInt(flat, out.getInt(0));
+  }
+  return result;
+}
+
 Expected<HostTensor>
 gpuos::interp::evaluateComputeOp(Operation *op,
                                  function_ref<const HostTensor &(Value)> lookup,
@@ -230,6 +294,12 @@ gpuos::interp::evaluateComputeOp(Operation *op,
       .Case([&](MatmulOp mm) {
         return matmul(in(0), in(1), mm.getTransposeLhs(), mm.getTransposeRhs(),
                       acc);
+      })
+      .Case([&](CustomOp custom) -> Result {
+        SmallVector<const HostTensor *> inputs;
+        for (unsigned i = 0, e = custom.getInputs().size(); i < e; ++i)
+          inputs.push_back(&in(i));
+        return evaluateCustom(custom, inputs, acc);
       })
       .Default([&](Operation *) -> Result {
         return kernelError("the interpreter has no semantics for this op");

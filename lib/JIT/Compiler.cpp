@@ -188,6 +188,8 @@ llvm::Error Compiler::Impl::prepare() {
       << options.blockSize << "\nmaxrregcount " << options.maxRegisters
       << "\nruntime "
       << (runtimeHash.empty() ? "none" : runtimeHash) << "\n";
+  for (const CustomSource &source : options.customSources)
+    key << "custom " << source.name << " " << sha256Hex(source.text) << "\n";
   keyPrefix = prefix;
   if (options.useDiskCache)
     disk.emplace(options.cacheDir.empty() ? ImageCache::defaultDirectory()
@@ -287,12 +289,55 @@ Compiler::Impl::build(ModuleOp module, const std::string &hash) {
   image.manifest = std::move(*manifest);
   image.ms.codegen = msSince(start);
 
+  // Custom ops: the user's CUDA C++ through NVRTC, linked beside the tasks.
+  SmallVector<CustomOp> customOps;
+  module.walk([&](CustomOp op) { customOps.push_back(op); });
+  std::vector<std::pair<std::string, std::string>> customPtx;
+  if (!customOps.empty()) {
+    for (const CustomSource &source : options.customSources) {
+      llvm::Expected<std::string> ptxText =
+          compileCustomSource(source, options.arch, options.cudaPath);
+      if (!ptxText) {
+        if (pending.valid())
+          llvm::consumeError(pending.get().takeError());
+        return ptxText.takeError();
+      }
+      customPtx.emplace_back(source.name, std::move(*ptxText));
+    }
+    bool missing = false;
+    for (CustomOp op : customOps) {
+      StringRef callee = op.getCallee();
+      if (llvm::any_of(customPtx, [&](const auto &input) {
+            return ptxDefinesFunction(input.second, callee);
+          }))
+        continue;
+      InFlightDiagnostic diag = op.emitOpError()
+                                << "calls @" << callee << ", but ";
+      if (options.customSources.empty()) {
+        diag << "no custom source was given (gpuos-jit --custom-source=FILE.cu)";
+      } else {
+        diag << "no custom source defines extern \"C\" __device__ " << callee
+             << " (sources: ";
+        llvm::interleaveComma(options.customSources, diag,
+                              [&](const CustomSource &s) { diag << s.name; });
+        diag << ")";
+      }
+      missing = true;
+    }
+    if (missing)
+      return failWithDiagnostics();
+  }
+
   // nvJitLink compiles the PTX to SASS as it is added, then resolves
   // gpuos_dispatch and the task functions against the runtime library.
   start = Clock::now();
   llvm::Expected<NvJitLink::Session> linking = session();
   if (!linking)
     return linking.takeError();
+  for (auto &[name, text] : customPtx)
+    if (llvm::Error error =
+            linking->add({LinkInput::PTX, name + ".ptx", std::move(text)}))
+      return std::move(error);
   if (llvm::Error error =
           linking->add({LinkInput::PTX, "gpuos_tasks.ptx", std::move(ptx->ptx)}))
     return std::move(error);

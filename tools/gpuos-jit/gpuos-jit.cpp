@@ -1,7 +1,8 @@
 //===- gpuos-jit.cpp - .mlir in, image out --------------------------------===//
 //
 //   gpuos-jit in.mlir [--arch=sm_90] [-O0..3] [--emit=mlir|llvm|ptx|image]
-//             [-o out] [--cache-dir=DIR] [--no-cache] [--runtime-lib=PATH] [-v]
+//             [-o out] [--cache-dir=DIR] [--no-cache] [--runtime-lib=PATH]
+//             [--custom-source=FILE.cu ...] [-v]
 //
 // Lowers every gpuos.task to a device function (docs/abi.md), emits PTX with
 // LLVM's NVPTX backend in-process, and for --emit=image links it with the
@@ -30,6 +31,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/Timer.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -85,6 +87,11 @@ static cl::opt<std::string> runtimeLib(
              "image (default $GPUOS_RUNTIME_LIB, else the one this build "
              "made); 'none': task functions and test kernels only"),
     cl::value_desc("path"), cl::cat(category));
+static cl::list<std::string> customSources(
+    "custom-source",
+    cl::desc("CUDA C++ file defining device functions that gpuos.custom ops "
+             "call (repeatable); compiled with NVRTC and linked into the image"),
+    cl::value_desc("file.cu"), cl::cat(category));
 static cl::opt<int> maxRegisters(
     "maxrregcount",
     cl::desc("Register limit of the task functions (default: the runtime "
@@ -208,6 +215,15 @@ int main(int argc, char **argv) {
   options.nvJitLinkPath = nvJitLinkPath;
   options.runtimeLibrary = runtimeLib;
   options.maxRegisters = maxRegisters;
+  for (const std::string &path : customSources) {
+    auto source = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+    if (!source) {
+      llvm::errs() << "gpuos-jit: cannot read custom source '" << path
+                   << "': " << source.getError().message() << "\n";
+      return 1;
+    }
+    options.customSources.push_back({path, (*source)->getBuffer().str()});
+  }
   options.cacheDir = cacheDir;
   options.useDiskCache = !noCache;
   options.useMemoryCache = false; // one compile per process

@@ -22,6 +22,7 @@
 #ifndef GPUOS_JIT_COMPILER_H
 #define GPUOS_JIT_COMPILER_H
 
+#include "gpuos/Target/Nvrtc.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/Error.h"
@@ -52,6 +53,10 @@ struct CompileOptions {
   /// (GPUOS_DEVICE_MAX_REGISTERS in runtime/CMakeLists.txt, default 128).
   /// 0: no limit, which only images without the runtime can use.
   int maxRegisters = -1;
+  /// CUDA C++ sources defining the device functions that gpuos.custom ops
+  /// call (extern "C" __device__); compiled with NVRTC when a module has
+  /// custom ops, and part of every content hash.
+  std::vector<CustomSource> customSources;
   /// Disk cache; empty: ImageCache::defaultDirectory().
   std::string cacheDir;
   bool useDiskCache = true;

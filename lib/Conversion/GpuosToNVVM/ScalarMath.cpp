@@ -241,8 +241,38 @@ static Value emitCompare(ImplicitLocOpBuilder &b, ComparePredicate predicate,
   return arith::CmpIOp::create(b, pred, lhs, rhs);
 }
 
+/// A call of the user's device function (gpuos.custom): declared here as
+/// an external function of compute types, defined by the NVRTC-compiled
+/// custom source that nvJitLink links into the image.
+static Value emitCustomCall(ImplicitLocOpBuilder &b, CustomOp custom,
+                            ArrayRef<Value> operands) {
+  auto module = b.getInsertionBlock()
+                    ->getParentOp()
+                    ->getParentOfType<gpu::GPUModuleOp>();
+  StringRef symbol = custom.getCallee();
+  Type result = computeType(custom.getDtype());
+  SmallVector<Type> params;
+  for (Value operand : operands)
+    params.push_back(operand.getType());
+  auto type = LLVM::LLVMFunctionType::get(result, params);
+  auto callee = module.lookupSymbol<LLVM::LLVMFuncOp>(symbol);
+  if (!callee) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    callee = LLVM::LLVMFuncOp::create(b, symbol, type);
+  } else if (callee.getFunctionType() != type) {
+    custom.emitOpError() << "calls @" << symbol << " with the signature "
+                         << type << ", but another gpuos.custom of this image "
+                         << "calls it as " << callee.getFunctionType();
+    return Value();
+  }
+  return LLVM::CallOp::create(b, callee, operands).getResult();
+}
+
 Value codegen::emitElementwise(ImplicitLocOpBuilder &b, Operation *op,
                                ArrayRef<Value> operands, Type elementType) {
+  if (auto custom = dyn_cast<CustomOp>(op))
+    return emitCustomCall(b, custom, operands);
   if (auto cmp = dyn_cast<CmpOp>(op))
     return emitCompare(b, cmp.getPredicate(), operands[0], operands[1]);
   if (isa<SelectOp>(op))

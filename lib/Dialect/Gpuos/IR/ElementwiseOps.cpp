@@ -49,6 +49,37 @@ LogicalResult SelectOp::inferReturnTypes(MLIRContext *,
                           DTypeClass::Any, /*resultElementType=*/{}, results);
 }
 
+LogicalResult CustomOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  if (adaptor.getInputs().empty())
+    return emitOptionalError(loc, "'", getOperationName(), "' @",
+                             adaptor.getCallee(), " needs at least one input");
+  // i1 and i8 would pass through the device ABI as promoted integers whose
+  // width NVRTC and the NVPTX backend might not agree on: leave them out.
+  auto callable = [](Type type) {
+    return isSupportedElementType(type) && !type.isInteger(1) &&
+           !type.isInteger(8);
+  };
+  Type dtype = adaptor.getDtype();
+  if (!callable(dtype))
+    return emitOptionalError(loc, "'", getOperationName(), "' @",
+                             adaptor.getCallee(), " cannot return ", dtype,
+                             "; custom ops take and return f32, f16, bf16, "
+                             "f64, i32 or i64");
+  for (auto [index, input] : llvm::enumerate(adaptor.getInputs()))
+    if (auto type = dyn_cast<StridedTensorType>(input.getType());
+        type && !callable(type.getElementType()))
+      return emitOptionalError(loc, "'", getOperationName(), "' @",
+                               adaptor.getCallee(), " input #", index, " has ",
+                               type.getElementType(),
+                               "; custom ops take and return f32, f16, bf16, "
+                               "f64, i32 or i64");
+  return inferElementwise(loc, getOperationName(), adaptor.getInputs(),
+                          DTypeClass::Any, dtype, results);
+}
+
 LogicalResult ConstantOp::inferReturnTypes(MLIRContext *,
                                            std::optional<Location> loc,
                                            Adaptor adaptor,

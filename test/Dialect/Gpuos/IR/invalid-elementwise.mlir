@@ -130,3 +130,40 @@ gpuos.graph @g(%x : !gpuos.tensor<4xf32>) -> (y : !gpuos.tensor<4xf32>) {
   %y = gpuos.matmul %x, %z : !gpuos.tensor<4xf32>, index
   gpuos.yield %y : !gpuos.tensor<4xf32>
 }
+
+// -----
+
+// A custom op needs an input (the custom form cannot even spell none).
+gpuos.graph @g(%x : !gpuos.tensor<4xf32>) -> (y : !gpuos.tensor<4xf32>) {
+  // expected-error @+2 {{'gpuos.custom' @f needs at least one input}}
+  // expected-error @+1 {{'gpuos.custom' op failed to infer returned types}}
+  %y = "gpuos.custom"() <{callee = @f, dtype = f32}> : () -> !gpuos.tensor<4xf32>
+  gpuos.yield %y : !gpuos.tensor<4xf32>
+}
+
+// -----
+
+// Custom ops take and return f32, f16, bf16, f64, i32 or i64 (the device
+// ABI of narrower integers is not one NVRTC and NVPTX agree on).
+gpuos.graph @g(%x : !gpuos.tensor<4xf32>) -> (y : !gpuos.tensor<4xi8>) {
+  // expected-error @+1 {{'gpuos.custom' @f cannot return 'i8'; custom ops take and return f32, f16, bf16, f64, i32 or i64}}
+  %y = gpuos.custom @f(%x) : !gpuos.tensor<4xf32> -> i8
+  gpuos.yield %y : !gpuos.tensor<4xi8>
+}
+
+// -----
+
+gpuos.graph @g(%x : !gpuos.tensor<4xi1>) -> (y : !gpuos.tensor<4xf32>) {
+  // expected-error @+1 {{'gpuos.custom' @f input #0 has 'i1'; custom ops take and return f32, f16, bf16, f64, i32 or i64}}
+  %y = gpuos.custom @f(%x) : !gpuos.tensor<4xi1> -> f32
+  gpuos.yield %y : !gpuos.tensor<4xf32>
+}
+
+// -----
+
+// Inputs broadcast like any elementwise op's.
+gpuos.graph @g(%x : !gpuos.tensor<4x3xf32>, %s : !gpuos.tensor<4xf32>) -> (y : !gpuos.tensor<4x3xf32>) {
+  // expected-error @+1 {{'gpuos.custom' cannot broadcast operand shapes 4x3 and 4}}
+  %y = gpuos.custom @f(%x, %s) : !gpuos.tensor<4x3xf32>, !gpuos.tensor<4xf32> -> f32
+  gpuos.yield %y : !gpuos.tensor<4x3xf32>
+}

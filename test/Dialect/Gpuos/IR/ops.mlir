@@ -287,3 +287,15 @@ gpuos.graph @broadcast_dynamic(%x : !gpuos.tensor<?x8xf32>)
   %y = gpuos.broadcast %x to [2, ?, 8] : !gpuos.tensor<?x8xf32>
   gpuos.yield %y : !gpuos.tensor<2x?x8xf32, strides = [0, 8, 1]>
 }
+
+// A custom op: a user's device function, elementwise with broadcasting, its
+// result type given; optionally a reference graph for the interpreter.
+// CHECK-LABEL: gpuos.graph @custom
+// CHECK: gpuos.custom @my_op(%x, %s) reference @my_op_ref : !gpuos.tensor<4x8xbf16>, !gpuos.tensor<8xbf16> -> f32
+// CHECK: gpuos.custom @my_other(%x) : !gpuos.tensor<4x8xbf16> -> bf16
+gpuos.graph @custom(%x : !gpuos.tensor<4x8xbf16>, %s : !gpuos.tensor<8xbf16>)
+    -> (y : !gpuos.tensor<4x8xf32>, z : !gpuos.tensor<4x8xbf16>) {
+  %y = gpuos.custom @my_op(%x, %s) reference @my_op_ref : !gpuos.tensor<4x8xbf16>, !gpuos.tensor<8xbf16> -> f32
+  %z = gpuos.custom @my_other(%x) : !gpuos.tensor<4x8xbf16> -> bf16
+  gpuos.yield %y, %z : !gpuos.tensor<4x8xf32>, !gpuos.tensor<4x8xbf16>
+}

@@ -1,0 +1,1 @@
+extern "C" __device__ float something_else(float x) { return x; }
