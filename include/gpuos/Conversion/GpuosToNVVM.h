@@ -43,7 +43,8 @@ struct TaskCodegenInfo {
   /// Per argument-block buffer: read or written with vector accesses on
   /// the fast path, which runs when all of these are 16-byte aligned.
   llvm::SmallVector<bool> vectorBuffers;
-  /// "elementwise" or "rows" (block-cooperative reductions over rows).
+  /// "elementwise", "rows" (block-cooperative reductions over rows) or
+  /// "matvec" (small-M matmuls splitting K across the block).
   std::string strategy = "elementwise";
 };
 

@@ -409,6 +409,11 @@ FailureOr<Lanes> TaskEmitter::evalRmsNorm(RmsNormOp op, const Index &index) {
 //===----------------------------------------------------------------------===//
 
 FailureOr<Lanes> TaskEmitter::evalMatmul(MatmulOp op, const Index &index) {
+  // Small-M tasks computed the tile's matmul values cooperatively
+  // (MatvecEmitter): read them at the element being emitted.
+  if (precomputedMatmul)
+    if (Lanes values = precomputedMatmul(op, index); !values.empty())
+      return values;
   StridedTensorType lhs = typeOf(op.getLhs()), rhs = typeOf(op.getRhs());
   ArrayRef<int64_t> resultShape = typeOf(op.getResult()).getShape();
   Type element = lhs.getElementType();

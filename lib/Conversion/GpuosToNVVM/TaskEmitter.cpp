@@ -25,6 +25,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TaskEmitter.h"
+#include "MatvecEmitter.h"
 #include "RowEmitter.h"
 #include "ScalarMath.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -163,6 +164,7 @@ Index TaskEmitter::iterationIndex(ArrayRef<Value> global) {
 
 LogicalResult TaskEmitter::emitElement(ArrayRef<Value> global) {
   Index iteration = iterationIndex(global);
+  currentIteration = iteration;
   auto yield = cast<YieldOp>(task.getBodyBlock().getTerminator());
   for (auto [index, value] : llvm::enumerate(yield.getValues())) {
     const MemoryLeaf &out = buffers[abi.numInputs + index];
@@ -363,7 +365,8 @@ LogicalResult TaskEmitter::emitSimpleLoop(Value lower, int64_t tileElements) {
 
 LogicalResult TaskEmitter::emit() {
   bool rows = RowEmitter::applies(*this);
-  if (!rows && failed(checkResultShapes(task, abi)))
+  bool matvec = !rows && MatvecEmitter::applies(*this);
+  if (!rows && !matvec && failed(checkResultShapes(task, abi)))
     return failure();
   if (failed(chooseLanes()))
     return failure();
@@ -393,6 +396,8 @@ LogicalResult TaskEmitter::emit() {
   LogicalResult result = success();
   if (rows) {
     result = RowEmitter(*this).emit();
+  } else if (matvec) {
+    result = MatvecEmitter(*this).emit();
   } else if (maxLanes > 1) {
     // Emit the vector version first: it tells which buffers need alignment.
     Block *body = b.getInsertionBlock();

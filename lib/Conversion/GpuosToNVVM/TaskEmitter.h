@@ -19,6 +19,7 @@
 #include "gpuos/Conversion/TaskABI.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
+#include <functional>
 #include <map>
 
 namespace gpuos::codegen {
@@ -57,6 +58,7 @@ public:
 
 private:
   friend class RowEmitter;
+  friend class MatvecEmitter;
   // --- Function skeleton (TaskEmitter.cpp) -------------------------------
   void loadArguments(mlir::Value args);
   mlir::LogicalResult chooseLanes();
@@ -165,6 +167,12 @@ private:
   /// stage), and the row's leading index values they belong to.
   llvm::DenseMap<std::pair<mlir::Operation *, unsigned>, mlir::Value> stats;
   llvm::SmallVector<mlir::Value> statRow;
+
+  /// The iteration index of the element being emitted (emitElement), and
+  /// matmul values computed cooperatively for it (MatvecEmitter): returns
+  /// the lanes, or nothing to evaluate the matmul serially.
+  Index currentIteration;
+  std::function<Lanes(MatmulOp, const Index &)> precomputedMatmul;
 };
 
 } // namespace gpuos::codegen

@@ -1,5 +1,7 @@
-// Matmul, correctness first: each thread computes its lanes of one output
-// row with a serial loop over K, fused with producers and consumers.
+// Matmul. Tiles of at most 16 rows with M whole, batch dims tiled by 1 and
+// power-of-two column blocks split K across the block ("matvec" strategy,
+// docs/codegen.md "Small-M matmul"); other tiles run one output element per
+// thread with a serial loop over K. Both fuse producers and consumers.
 // REQUIRES: libdevice
 // RUN: gpuos-jit %s --emit=ptx -o - | FileCheck %s
 // CHECK-DAG: .visible .func gpuos_task_mm_plain(
@@ -7,6 +9,16 @@
 // CHECK-DAG: .visible .func gpuos_task_mm_batched(
 // CHECK-DAG: .visible .func gpuos_task_mm_concat(
 // CHECK-DAG: .visible .func gpuos_task_mm_scores(
+// CHECK-DAG: .visible .func gpuos_task_mv_f16(
+// CHECK-DAG: .visible .func gpuos_task_mv_edge(
+// CHECK-DAG: .visible .func gpuos_task_mv_m3(
+// CHECK-DAG: .visible .func gpuos_task_mv_m16(
+// CHECK-DAG: .visible .func gpuos_task_mv_attn(
+// CHECK-DAG: .visible .func gpuos_task_mv_attn_t(
+// CHECK-DAG: .visible .func gpuos_task_mv_bcast(
+// CHECK-DAG: .visible .func gpuos_task_mv_shared(
+// CHECK-DAG: .visible .func gpuos_task_mv_kt_f16(
+// CHECK-DAG: .visible .func gpuos_task_mv_tlhs(
 
 gpuos.graph @plain(%x : !gpuos.tensor<8x64xf32>, %w : !gpuos.tensor<64x48xf32>, %b : !gpuos.tensor<48xf32>)
     -> (y : !gpuos.tensor<8x48xf32>) {
@@ -59,4 +71,125 @@ gpuos.graph @concat(%q : !gpuos.tensor<4x1x64xf32>, %cache : !gpuos.tensor<4x32x
     gpuos.yield %0 : !gpuos.tensor<4x1x33xf32>
   }
   gpuos.yield %keys, %s : !gpuos.tensor<4x33x64xf32>, !gpuos.tensor<4x1x33xf32>
+}
+
+// Split-K small-M matmuls (the "matvec" strategy).
+// A decode matvec, f16, fused bias and silu.
+gpuos.graph @mv_f16(%x : !gpuos.tensor<1x256xf16>, %w : !gpuos.tensor<256x320xf16>, %b : !gpuos.tensor<320xf16>)
+    -> (y : !gpuos.tensor<1x320xf16>) {
+  %r = gpuos.task "mv_f16" ins(%a = %x : !gpuos.tensor<1x256xf16>, %c = %w : !gpuos.tensor<256x320xf16>,
+                               %d = %b : !gpuos.tensor<320xf16>)
+      tile [1, 32] -> (!gpuos.tensor<1x320xf16>) {
+    %0 = gpuos.matmul %a, %c : !gpuos.tensor<1x256xf16>, !gpuos.tensor<256x320xf16>
+    %1 = gpuos.add %0, %d : !gpuos.tensor<1x320xf16>, !gpuos.tensor<320xf16>
+    %2 = gpuos.silu %1 : !gpuos.tensor<1x320xf16>
+    gpuos.yield %2 : !gpuos.tensor<1x320xf16>
+  }
+  gpuos.yield %r : !gpuos.tensor<1x320xf16>
+}
+
+// An edge tile (200 = 6 * 32 + 8), K not a multiple of the block's slices.
+gpuos.graph @mv_edge(%x : !gpuos.tensor<1x77xf32>, %w : !gpuos.tensor<77x200xf32>)
+    -> (y : !gpuos.tensor<1x200xf32>) {
+  %r = gpuos.task "mv_edge" ins(%a = %x : !gpuos.tensor<1x77xf32>, %c = %w : !gpuos.tensor<77x200xf32>)
+      tile [1, 32] -> (!gpuos.tensor<1x200xf32>) {
+    %0 = gpuos.matmul %a, %c : !gpuos.tensor<1x77xf32>, !gpuos.tensor<77x200xf32>
+    gpuos.yield %0 : !gpuos.tensor<1x200xf32>
+  }
+  gpuos.yield %r : !gpuos.tensor<1x200xf32>
+}
+
+// M = 3 with an edge tile and a residual.
+gpuos.graph @mv_m3(%x : !gpuos.tensor<3x100xf32>, %w : !gpuos.tensor<100x72xf32>, %res : !gpuos.tensor<3x72xf32>)
+    -> (y : !gpuos.tensor<3x72xf32>) {
+  %r = gpuos.task "mv_m3" ins(%a = %x : !gpuos.tensor<3x100xf32>, %c = %w : !gpuos.tensor<100x72xf32>,
+                              %e = %res : !gpuos.tensor<3x72xf32>)
+      tile [3, 32] -> (!gpuos.tensor<3x72xf32>) {
+    %0 = gpuos.matmul %a, %c : !gpuos.tensor<3x100xf32>, !gpuos.tensor<100x72xf32>
+    %1 = gpuos.add %0, %e : !gpuos.tensor<3x72xf32>, !gpuos.tensor<3x72xf32>
+    gpuos.yield %1 : !gpuos.tensor<3x72xf32>
+  }
+  gpuos.yield %r : !gpuos.tensor<3x72xf32>
+}
+
+// M = 16, bf16.
+gpuos.graph @mv_m16(%x : !gpuos.tensor<16x64xbf16>, %w : !gpuos.tensor<64x48xbf16>)
+    -> (y : !gpuos.tensor<16x48xbf16>) {
+  %r = gpuos.task "mv_m16" ins(%a = %x : !gpuos.tensor<16x64xbf16>, %c = %w : !gpuos.tensor<64x48xbf16>)
+      tile [16, 16] -> (!gpuos.tensor<16x48xbf16>) {
+    %0 = gpuos.matmul %a, %c : !gpuos.tensor<16x64xbf16>, !gpuos.tensor<64x48xbf16>
+    gpuos.yield %0 : !gpuos.tensor<16x48xbf16>
+  }
+  gpuos.yield %r : !gpuos.tensor<16x48xbf16>
+}
+
+// Batched attention, [heads, 1, 64] x [heads, 64, S], with a scale.
+gpuos.graph @mv_attn(%q : !gpuos.tensor<4x1x64xf16>, %k : !gpuos.tensor<4x64x40xf16>)
+    -> (s : !gpuos.tensor<4x1x40xf16>) {
+  %r = gpuos.task "mv_attn" ins(%a = %q : !gpuos.tensor<4x1x64xf16>, %c = %k : !gpuos.tensor<4x64x40xf16>)
+      tile [1, 1, 32] -> (!gpuos.tensor<4x1x40xf16>) {
+    %0 = gpuos.matmul %a, %c : !gpuos.tensor<4x1x64xf16>, !gpuos.tensor<4x64x40xf16>
+    %s = gpuos.constant dense<0.125> : tensor<f16>
+    %1 = gpuos.mul %0, %s : !gpuos.tensor<4x1x40xf16>, !gpuos.tensor<f16>
+    gpuos.yield %1 : !gpuos.tensor<4x1x40xf16>
+  }
+  gpuos.yield %r : !gpuos.tensor<4x1x40xf16>
+}
+
+// Batched attention against [heads, S, 64] keys (transpose_rhs).
+gpuos.graph @mv_attn_t(%q : !gpuos.tensor<4x1x64xf32>, %k : !gpuos.tensor<4x40x64xf32>)
+    -> (s : !gpuos.tensor<4x1x40xf32>) {
+  %r = gpuos.task "mv_attn_t" ins(%a = %q : !gpuos.tensor<4x1x64xf32>, %c = %k : !gpuos.tensor<4x40x64xf32>)
+      tile [1, 1, 32] -> (!gpuos.tensor<4x1x40xf32>) {
+    %0 = gpuos.matmul %a, %c transpose_rhs : !gpuos.tensor<4x1x64xf32>, !gpuos.tensor<4x40x64xf32>
+    gpuos.yield %0 : !gpuos.tensor<4x1x40xf32>
+  }
+  gpuos.yield %r : !gpuos.tensor<4x1x40xf32>
+}
+
+// An lhs without batch dims broadcast over the rhs batch.
+gpuos.graph @mv_bcast(%x : !gpuos.tensor<2x96xf32>, %w : !gpuos.tensor<3x96x64xf32>)
+    -> (y : !gpuos.tensor<3x2x64xf32>) {
+  %r = gpuos.task "mv_bcast" ins(%a = %x : !gpuos.tensor<2x96xf32>, %c = %w : !gpuos.tensor<3x96x64xf32>)
+      tile [1, 2, 32] -> (!gpuos.tensor<3x2x64xf32>) {
+    %0 = gpuos.matmul %a, %c : !gpuos.tensor<2x96xf32>, !gpuos.tensor<3x96x64xf32>
+    gpuos.yield %0 : !gpuos.tensor<3x2x64xf32>
+  }
+  gpuos.yield %r : !gpuos.tensor<3x2x64xf32>
+}
+
+// Micro-batches through one weight: two matmuls in one task.
+gpuos.graph @mv_shared(%x : !gpuos.tensor<2x64xf16>, %z : !gpuos.tensor<2x64xf16>, %w : !gpuos.tensor<64x128xf16>)
+    -> (y : !gpuos.tensor<2x128xf16>, u : !gpuos.tensor<2x128xf16>) {
+  %r:2 = gpuos.task "mv_shared" ins(%a = %x : !gpuos.tensor<2x64xf16>, %b = %z : !gpuos.tensor<2x64xf16>,
+                                    %c = %w : !gpuos.tensor<64x128xf16>)
+      tile [2, 32] -> (!gpuos.tensor<2x128xf16>, !gpuos.tensor<2x128xf16>) {
+    %0 = gpuos.matmul %a, %c : !gpuos.tensor<2x64xf16>, !gpuos.tensor<64x128xf16>
+    %1 = gpuos.matmul %b, %c : !gpuos.tensor<2x64xf16>, !gpuos.tensor<64x128xf16>
+    %2 = gpuos.relu %1 : !gpuos.tensor<2x128xf16>
+    gpuos.yield %0, %2 : !gpuos.tensor<2x128xf16>, !gpuos.tensor<2x128xf16>
+  }
+  gpuos.yield %r#0, %r#1 : !gpuos.tensor<2x128xf16>, !gpuos.tensor<2x128xf16>
+}
+
+// transpose_rhs with f16 vectors along K, M = 2, an edge tile.
+gpuos.graph @mv_kt_f16(%x : !gpuos.tensor<2x72xf16>, %w : !gpuos.tensor<100x72xf16>)
+    -> (y : !gpuos.tensor<2x100xf16>) {
+  %r = gpuos.task "mv_kt_f16" ins(%a = %x : !gpuos.tensor<2x72xf16>, %c = %w : !gpuos.tensor<100x72xf16>)
+      tile [2, 64] -> (!gpuos.tensor<2x100xf16>) {
+    %0 = gpuos.matmul %a, %c transpose_rhs : !gpuos.tensor<2x72xf16>, !gpuos.tensor<100x72xf16>
+    gpuos.yield %0 : !gpuos.tensor<2x100xf16>
+  }
+  gpuos.yield %r : !gpuos.tensor<2x100xf16>
+}
+
+// A transposed lhs, columns along N.
+gpuos.graph @mv_tlhs(%x : !gpuos.tensor<64x2xf32>, %w : !gpuos.tensor<64x64xf32>)
+    -> (y : !gpuos.tensor<2x64xf32>) {
+  %r = gpuos.task "mv_tlhs" ins(%a = %x : !gpuos.tensor<64x2xf32>, %c = %w : !gpuos.tensor<64x64xf32>)
+      tile [2, 32] -> (!gpuos.tensor<2x64xf32>) {
+    %0 = gpuos.matmul %a, %c transpose_lhs : !gpuos.tensor<64x2xf32>, !gpuos.tensor<64x64xf32>
+    gpuos.yield %0 : !gpuos.tensor<2x64xf32>
+  }
+  gpuos.yield %r : !gpuos.tensor<2x64xf32>
 }

@@ -651,6 +651,25 @@ SmallVector<int64_t> gpuos::fusion::chooseTile(TaskOp task) {
       });
     });
     int64_t m = space[rank - 2], n = space[rank - 1];
+    if (m != kDynamic && m >= 1 && m <= kSmallMatmulM) {
+      // Small M (matvec, decode, micro-batches, attention against a KV
+      // cache): the block splits K (docs/codegen.md, "Small-M matmul"), so
+      // a tile is all M rows by a block of 32-128 columns, the widest that
+      // still gives every worker block of the device a tile (N / tn >=
+      // kTileSpread), and at most 256 outputs (its f32 partials live in
+      // shared memory). Batch dims are tiled by 1.
+      int64_t tn = 32;
+      if (n != kDynamic)
+        tn = std::clamp<int64_t>(
+            powerOfTwoAtMost(llvm::divideCeil(n, kTileSpread)), 32, 128);
+      tn = std::min<int64_t>(tn, 256 / int64_t(llvm::bit_ceil(uint64_t(m))));
+      if (n != kDynamic)
+        tn = std::min<int64_t>(
+            tn, int64_t(llvm::bit_ceil(uint64_t(std::max<int64_t>(n, 1)))));
+      tile[rank - 2] = m;
+      tile[rank - 1] = tn;
+      return tile;
+    }
     int64_t tm;
     if (sharedWeight)
       tm = m == kDynamic ? kWholeDynamicTile : std::max<int64_t>(m, 1);

@@ -226,6 +226,9 @@ constexpr int64_t kTileSpread = 2 * 132;
 constexpr int64_t kTileMinElements = 256;
 /// Matmul tiles: at most this many output elements.
 constexpr int64_t kTileWorkElements = 4096;
+/// Matmuls with at most this many rows (M) get column tiles with M whole,
+/// which the lowering computes by splitting K across the block.
+constexpr int64_t kSmallMatmulM = 16;
 /// Tile size of a dynamic axis that must stay whole: one tile covers it.
 constexpr int64_t kWholeDynamicTile = 2147483647;
 

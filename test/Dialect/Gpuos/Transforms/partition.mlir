@@ -4,7 +4,7 @@
 // cloned into its task, so the task reads %w itself and no view is left in
 // the graph body.
 // CHECK-LABEL: gpuos.graph @matmul_view
-// CHECK-NEXT: %[[T:.+]] = gpuos.task "matmul_view_t0_matmul" ins(%[[X:.+]] = %x : !gpuos.tensor<16x64xf32>, %[[W:.+]] = %w : !gpuos.tensor<32x64xf32>) tile [16, 32] -> (!gpuos.tensor<16x32xf32>) {
+// CHECK-NEXT: %[[T:.+]] = gpuos.task "matmul_view_t0_matmul" ins(%[[X:.+]] = %x : !gpuos.tensor<16x64xf32>, %[[W:.+]] = %w : !gpuos.tensor<32x64xf32>) tile [16, 16] -> (!gpuos.tensor<16x32xf32>) {
 // CHECK-NEXT: %[[V:.+]] = gpuos.transpose %[[W]] [1, 0]
 // CHECK-NEXT: %[[M:.+]] = gpuos.matmul %[[X]], %[[V]]
 // CHECK-NEXT: gpuos.yield %[[M]]

@@ -1,0 +1,552 @@
+//===- MatvecEmitter.cpp - split-K small-M matmul tasks -------------------===//
+
+#include "MatvecEmitter.h"
+#include "ScalarMath.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace gpuos;
+using namespace gpuos::codegen;
+
+static constexpr StringLiteral kSharedName = "__gpuos_shared";
+/// Shared memory the strategy may declare (the default dynamic limit is
+/// 48 KiB; two blocks share an SM).
+static constexpr int64_t kMatvecMaxShared = 32 * 1024;
+
+static StridedTensorType typeOf(Value value) {
+  return cast<StridedTensorType>(value.getType());
+}
+
+static bool isPowerOfTwo(int64_t value) {
+  return value > 0 && (value & (value - 1)) == 0;
+}
+
+static int64_t floorPow2(int64_t value) {
+  return value < 1 ? 1 : int64_t(1) << llvm::Log2_64(value);
+}
+
+/// Accumulation in f32: f16, bf16 and f32 operands.
+static bool isF32Compute(Value value) {
+  return computeType(typeOf(value).getElementType()).isF32();
+}
+
+MatvecEmitter::MatvecEmitter(TaskEmitter &task) : t(task), b(task.b) {
+  ArrayRef<int64_t> iter = t.abi.iterShape;
+  rank = iter.size();
+  m = iter[rank - 2];
+  n = iter[rank - 1];
+  tn = t.abi.tile[rank - 1];
+  int64_t offset = 0;
+  for (Operation &op : t.task.getBodyBlock().without_terminator()) {
+    auto matmul = dyn_cast<MatmulOp>(op);
+    if (!matmul)
+      continue;
+    Plan plan;
+    plan.op = matmul;
+    StridedTensorType lhs = typeOf(matmul.getLhs()), rhs = typeOf(matmul.getRhs());
+    plan.k = matmul.getTransposeLhs() ? lhs.getShape()[lhs.getRank() - 2]
+                                      : lhs.getShape().back();
+    plan.kLanes = matmul.getTransposeRhs();
+    unsigned widest = 16 / storageBytes(rhs.getElementType());
+    int64_t bytes;
+    if (plan.kLanes) {
+      // Registers: m accumulators and (m + 1) * V operand values per copy.
+      int64_t v = std::min<int64_t>(widest, floorPow2(std::max<int64_t>(1, 32 / m)));
+      while (v > 1 && plan.k % v != 0)
+        v /= 2;
+      plan.vector = v;
+      plan.groups = std::min<int64_t>(32, floorPow2(std::max<int64_t>(1, plan.k / v)));
+      plan.unroll = std::clamp<int64_t>(floorPow2(64 / ((m + 1) * v)), 1, 4);
+      bytes = m * tn * 4;
+    } else {
+      // Registers: m * V accumulators.
+      int64_t v = std::min<int64_t>(widest, floorPow2(std::max<int64_t>(1, 8 / m)));
+      while (v > 1 && (n % v != 0 || tn % v != 0))
+        v /= 2;
+      plan.vector = v;
+      plan.groups = tn / v;
+      plan.unroll = m == 1 ? 4 : m <= 4 ? 2 : 1;
+      bytes = kMatvecSlots * m * tn * 4;
+    }
+    plan.sharedOffset = offset;
+    offset += llvm::alignTo(bytes, 16);
+    plans.push_back(plan);
+  }
+  sharedBytes = offset;
+}
+
+bool MatvecEmitter::applies(TaskEmitter &t) {
+  ArrayRef<int64_t> iter = t.abi.iterShape, tile = t.abi.tile;
+  int64_t rank = iter.size();
+  if (rank < 2 || llvm::is_contained(iter, kDynamic))
+    return false;
+  for (Value result : t.task.getResults())
+    if (typeOf(result).getShape() != iter)
+      return false;
+  bool any = false;
+  for (Operation &op : t.task.getBodyBlock().without_terminator()) {
+    auto matmul = dyn_cast<MatmulOp>(op);
+    if (!matmul)
+      continue;
+    any = true;
+    if (typeOf(matmul.getResult()).getShape() != iter ||
+        !isF32Compute(matmul.getLhs()) || !isF32Compute(matmul.getRhs()) ||
+        !isF32Compute(matmul.getResult()))
+      return false;
+  }
+  if (!any)
+    return false;
+  // M whole in the tile, batch dims one at a time, power-of-two columns.
+  int64_t m = iter[rank - 2];
+  if (m < 1 || m > kMatvecMaxM || tile[rank - 2] != m)
+    return false;
+  for (int64_t axis = 0; axis + 2 < rank; ++axis)
+    if (tile[axis] != 1)
+      return false;
+  if (!isPowerOfTwo(tile[rank - 1]) || tile[rank - 1] > 256)
+    return false;
+  MatvecEmitter emitter(t);
+  if (emitter.sharedBytes > kMatvecMaxShared)
+    return false;
+  for (const Plan &plan : emitter.plans)
+    if (!plan.kLanes && plan.groups > 32)
+      return false;
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+Value MatvecEmitter::i32(int64_t value) {
+  return intConstant(b, b.getI32Type(), value);
+}
+
+void MatvecEmitter::barrier() { NVVM::Barrier0Op::create(b); }
+
+Value MatvecEmitter::toI32(Value index) {
+  return index.getType().isInteger(32)
+             ? index
+             : Value(arith::TruncIOp::create(b, b.getI32Type(), index));
+}
+
+Value MatvecEmitter::shuffleXor(Value value, int offset) {
+  return NVVM::ShflOp::create(b, value.getType(), i32(-1), value, i32(offset),
+                              i32(31), NVVM::ShflKind::bfly, UnitAttr());
+}
+
+Value MatvecEmitter::sharedPtr(Value byteOffset) {
+  return LLVM::GEPOp::create(b, sharedBase.getType(), b.getI8Type(), sharedBase,
+                             ValueRange{byteOffset});
+}
+
+Index MatvecEmitter::operandIndex(MatmulOp op, bool isLhs, const DimIndex &outer,
+                                  const DimIndex &kDim) {
+  StridedTensorType type = typeOf(isLhs ? op.getLhs() : op.getRhs());
+  ArrayRef<int64_t> resultShape = typeOf(op.getResult()).getShape();
+  Index batch;
+  for (int64_t axis = 0; axis + 2 < rank; ++axis) {
+    DimIndex dim;
+    dim.base = t.tileOrigin[axis]; // batch dims are tiled by 1
+    batch.push_back(dim);
+  }
+  Index result = t.broadcastIndex(batch, resultShape.drop_back(2),
+                                  type.getShape().drop_back(2));
+  bool transposed = isLhs ? op.getTransposeLhs() : op.getTransposeRhs();
+  bool kFirst = isLhs ? transposed : !transposed;
+  result.push_back(kFirst ? kDim : outer);
+  result.push_back(kFirst ? outer : kDim);
+  return result;
+}
+
+FailureOr<SmallVector<Value>>
+MatvecEmitter::kLoop(int64_t kSize, Value lower, Value step, unsigned unroll,
+                     ArrayRef<Value> accs, Body body) {
+  SmallVector<Value> current(accs);
+  if (unroll > 1) {
+    // Copies k, k + step, ..., all inside K: loads of every copy are issued
+    // before the first FMA. Signed bounds: the upper one may be negative.
+    Value last = b.createOrFold<arith::MulIOp>(step, t.idxConst(unroll - 1));
+    Value upper = arith::SubIOp::create(b, t.idxConst(kSize), last);
+    Value bigStep = b.createOrFold<arith::MulIOp>(step, t.idxConst(unroll));
+    SmallVector<Value> init{lower};
+    init.append(current);
+    auto loop = scf::ForOp::create(b, lower, upper, bigStep, init);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value first = loop.getInductionVar();
+    SmallVector<Value> ks{first};
+    for (unsigned j = 1; j < unroll; ++j)
+      ks.push_back(t.idxAdd(first, b.createOrFold<arith::MulIOp>(
+                                       step, t.idxConst(j))));
+    FailureOr<SmallVector<Value>> next =
+        body(ks, SmallVector<Value>(loop.getRegionIterArgs().drop_front()));
+    if (failed(next))
+      return failure();
+    SmallVector<Value> yielded{t.idxAdd(first, bigStep)};
+    yielded.append(*next);
+    scf::YieldOp::create(b, yielded);
+    b.setInsertionPointAfter(loop);
+    lower = loop.getResult(0);
+    current.assign(loop.getResults().begin() + 1, loop.getResults().end());
+  }
+  auto loop = scf::ForOp::create(b, lower, t.idxConst(kSize), step, current);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  FailureOr<SmallVector<Value>> next =
+      body(SmallVector<Value>{loop.getInductionVar()},
+           SmallVector<Value>(loop.getRegionIterArgs()));
+  if (failed(next))
+    return failure();
+  scf::YieldOp::create(b, *next);
+  b.setInsertionPointAfter(loop);
+  return SmallVector<Value>(loop.getResults());
+}
+
+/// `then` inside `if (cond)`, zeros otherwise (`cond` null: unconditional).
+static FailureOr<SmallVector<Value>>
+guarded(ImplicitLocOpBuilder &b, Value cond, ArrayRef<Value> zeros,
+        function_ref<FailureOr<SmallVector<Value>>()> then) {
+  if (!cond)
+    return then();
+  SmallVector<Type> types;
+  for (Value zero : zeros)
+    types.push_back(zero.getType());
+  auto ifOp = scf::IfOp::create(b, types, cond, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  FailureOr<SmallVector<Value>> values = then();
+  if (failed(values))
+    return failure();
+  scf::YieldOp::create(b, *values);
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  scf::YieldOp::create(b, zeros);
+  return SmallVector<Value>(ifOp.getResults());
+}
+
+//===----------------------------------------------------------------------===//
+// Phase 1
+//===----------------------------------------------------------------------===//
+
+/// The misaligned fallback loads lane by lane: unrolled, its addresses and
+/// values would not fit the register limit, and it is rare.
+unsigned MatvecEmitter::unrollFor(const Plan &plan) const {
+  return t.allowVector ? plan.unroll : 1;
+}
+
+LogicalResult MatvecEmitter::emitNLanes(const Plan &plan) {
+  MatmulOp op = plan.op;
+  unsigned v = plan.vector, groups = plan.groups;
+  Type f32 = b.getF32Type();
+  Value zero = floatConstant(b, f32, 0.0);
+  // Thread t: columns c * V .. c * V + V - 1 of the tile, K slice t / G.
+  Value column = b.createOrFold<arith::RemUIOp>(t.threadId, t.idxConst(groups));
+  Value slice = b.createOrFold<arith::DivUIOp>(t.threadId, t.idxConst(groups));
+  Value slices = b.createOrFold<arith::DivUIOp>(t.blockDim, t.idxConst(groups));
+  DimIndex nDim;
+  nDim.base = t.idxAdd(t.tileOrigin[rank - 1], t.idxMul(column, v));
+  nDim.coef = 1;
+  nDim.divisor = v;
+  Value valid;
+  if (n % tn != 0)
+    valid = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, nDim.base,
+                                  t.idxConst(n));
+  SmallVector<Value> zeros(m * v, zero);
+  auto body = [&](ArrayRef<Value> ks,
+                  ArrayRef<Value> accs) -> FailureOr<SmallVector<Value>> {
+    t.pushScope();
+    SmallVector<Lanes> as, bs;
+    for (Value kValue : ks) {
+      DimIndex kDim;
+      kDim.base = kValue;
+      t.lanes = 1;
+      Lanes a;
+      for (int64_t row = 0; row < m; ++row) {
+        FailureOr<Lanes> value =
+            t.eval(op.getLhs(), operandIndex(op, true, t.constDim(row), kDim));
+        if (failed(value))
+          return failure();
+        a.push_back(value->front());
+      }
+      t.lanes = v;
+      FailureOr<Lanes> w = t.eval(op.getRhs(), operandIndex(op, false, nDim, kDim));
+      if (failed(w))
+        return failure();
+      as.push_back(a);
+      bs.push_back(*w);
+    }
+    t.popScope();
+    SmallVector<Value> out(accs);
+    for (size_t copy = 0; copy < ks.size(); ++copy)
+      for (int64_t row = 0; row < m; ++row)
+        for (unsigned lane = 0; lane < v; ++lane) {
+          Value &acc = out[row * v + lane];
+          acc = LLVM::FMAOp::create(b, as[copy][row], bs[copy][lane], acc);
+        }
+    return out;
+  };
+  FailureOr<SmallVector<Value>> accs = guarded(b, valid, zeros, [&] {
+    return kLoop(plan.k, slice, slices, unrollFor(plan), zeros, body);
+  });
+  if (failed(accs))
+    return failure();
+  // Lanes of a warp with the same columns (lane % G) hold other K slices.
+  SmallVector<Value> sums(*accs);
+  for (unsigned offset = groups; offset < 32; offset *= 2)
+    for (Value &sum : sums)
+      sum = arith::AddFOp::create(b, sum, shuffleXor(sum, offset));
+
+  // Warp partials into kMatvecSlots slots: warps 0..7 store, later rounds
+  // add warps 8..15, ... (deterministic: slot s sums warps s, s + 8, ...).
+  Value holder = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, laneId,
+                                       i32(groups));
+  Value slot = arith::AndIOp::create(b, warpId, i32(kMatvecSlots - 1));
+  Value round = arith::ShRUIOp::create(b, warpId, i32(llvm::Log2_64(kMatvecSlots)));
+  Value col = toI32(t.idxMul(column, v));
+  auto entry = [&](int64_t row, unsigned lane) {
+    // byte offset of [slot][row][col + lane]
+    Value index = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, slot, i32(m * tn)),
+        arith::AddIOp::create(b, col, i32(row * tn + lane)));
+    return sharedPtr(arith::AddIOp::create(
+        b, i32(plan.sharedOffset), arith::MulIOp::create(b, index, i32(4))));
+  };
+  auto write = [&](Value roundValue, bool add) {
+    Value mine = arith::AndIOp::create(
+        b, holder,
+        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, round, roundValue));
+    auto ifOp = scf::IfOp::create(b, mine, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    for (int64_t row = 0; row < m; ++row)
+      for (unsigned lane = 0; lane < v; ++lane) {
+        Value ptr = entry(row, lane);
+        Value value = sums[row * v + lane];
+        if (add)
+          value = arith::AddFOp::create(
+              b, LLVM::LoadOp::create(b, f32, ptr, /*alignment=*/4), value);
+        LLVM::StoreOp::create(b, value, ptr, /*alignment=*/4);
+      }
+  };
+  write(i32(0), /*add=*/false);
+  // Rounds beyond the first (blocks of more than 256 threads).
+  Value rounds = arith::ShRUIOp::create(
+      b, arith::AddIOp::create(b, numWarps, i32(kMatvecSlots - 1)),
+      i32(llvm::Log2_64(kMatvecSlots)));
+  auto loop = scf::ForOp::create(b, i32(1), rounds, i32(1));
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    barrier();
+    write(loop.getInductionVar(), /*add=*/true);
+  }
+  return success();
+}
+
+LogicalResult MatvecEmitter::emitKLanes(const Plan &plan) {
+  MatmulOp op = plan.op;
+  unsigned v = plan.vector, lk = plan.groups, perWarp = 32 / lk;
+  Type f32 = b.getF32Type();
+  Value zero = floatConstant(b, f32, 0.0);
+  Value lane = arith::AndIOp::create(b, t.threadId, t.idxConst(31));
+  Value warp = b.createOrFold<arith::DivUIOp>(t.threadId, t.idxConst(32));
+  Value kLane = b.createOrFold<arith::RemUIOp>(lane, t.idxConst(lk));
+  Value sub = b.createOrFold<arith::DivUIOp>(lane, t.idxConst(lk));
+  Value warps = b.createOrFold<arith::DivUIOp>(t.blockDim, t.idxConst(32));
+  Value perPass = t.idxMul(warps, perWarp);
+  // The same number of passes in every thread: shuffles stay converged.
+  Value passes = b.createOrFold<arith::DivUIOp>(
+      t.idxAdd(perPass, t.idxConst(tn - 1)), perPass);
+  Value mine = t.idxAdd(t.idxMul(warp, perWarp), sub);
+  auto loop = scf::ForOp::create(b, t.idxConst(0), passes, t.idxConst(1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  t.pushScope();
+  Value local = t.idxAdd(
+      b.createOrFold<arith::MulIOp>(loop.getInductionVar(), perPass), mine);
+  DimIndex nDim;
+  nDim.base = t.idxAdd(t.tileOrigin[rank - 1], local);
+  Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, local,
+                                      t.idxConst(tn));
+  if (n % tn != 0)
+    valid = arith::AndIOp::create(
+        b, valid,
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, nDim.base,
+                              t.idxConst(n)));
+  SmallVector<Value> zeros(m, zero);
+  auto body = [&](ArrayRef<Value> ks,
+                  ArrayRef<Value> accs) -> FailureOr<SmallVector<Value>> {
+    t.pushScope();
+    t.lanes = v;
+    SmallVector<SmallVector<Lanes>> as;
+    SmallVector<Lanes> bs;
+    for (Value kValue : ks) {
+      DimIndex kDim;
+      kDim.base = kValue;
+      kDim.coef = 1;
+      kDim.divisor = v; // kLane * V + j * Lk * V
+      SmallVector<Lanes> a;
+      for (int64_t row = 0; row < m; ++row) {
+        FailureOr<Lanes> value =
+            t.eval(op.getLhs(), operandIndex(op, true, t.constDim(row), kDim));
+        if (failed(value))
+          return failure();
+        a.push_back(*value);
+      }
+      FailureOr<Lanes> w = t.eval(op.getRhs(), operandIndex(op, false, nDim, kDim));
+      if (failed(w))
+        return failure();
+      as.push_back(a);
+      bs.push_back(*w);
+    }
+    t.popScope();
+    SmallVector<Value> out(accs);
+    for (size_t copy = 0; copy < ks.size(); ++copy)
+      for (int64_t row = 0; row < m; ++row)
+        for (unsigned l = 0; l < v; ++l)
+          out[row] = LLVM::FMAOp::create(b, as[copy][row][l], bs[copy][l], out[row]);
+    return out;
+  };
+  Value lower = t.idxMul(kLane, v);
+  Value step = t.idxConst(lk * v);
+  FailureOr<SmallVector<Value>> accs = guarded(b, valid, zeros, [&] {
+    return kLoop(plan.k, lower, step, unrollFor(plan), zeros, body);
+  });
+  if (failed(accs)) {
+    t.popScope();
+    return failure();
+  }
+  SmallVector<Value> sums(*accs);
+  for (unsigned offset = lk / 2; offset >= 1; offset /= 2)
+    for (Value &sum : sums)
+      sum = arith::AddFOp::create(b, sum, shuffleXor(sum, offset));
+  Value writer = arith::AndIOp::create(
+      b, valid,
+      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, kLane, t.idxConst(0)));
+  auto ifOp = scf::IfOp::create(b, writer, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  Value col = toI32(local);
+  for (int64_t row = 0; row < m; ++row) {
+    Value index = arith::AddIOp::create(b, col, i32(row * tn));
+    Value ptr = sharedPtr(arith::AddIOp::create(
+        b, i32(plan.sharedOffset), arith::MulIOp::create(b, index, i32(4))));
+    LLVM::StoreOp::create(b, sums[row], ptr, /*alignment=*/4);
+  }
+  t.popScope();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Phase 2
+//===----------------------------------------------------------------------===//
+
+Lanes MatvecEmitter::precomputed(MatmulOp op, const Index &index) {
+  const Plan *plan = nullptr;
+  for (const Plan &candidate : plans)
+    if (candidate.op == op)
+      plan = &candidate;
+  const Index &iteration = t.currentIteration;
+  if (!plan || iteration.size() != index.size() || int64_t(index.size()) != rank)
+    return {};
+  for (auto [dim, iter] : llvm::zip(index, iteration))
+    if (!dim.isAffine() || !iter.isAffine() || dim.base != iter.base ||
+        dim.coef != iter.coef)
+      return {};
+  Type f32 = b.getF32Type();
+  // M is whole in the tile (origin 0); columns relative to the tile.
+  Value row = toI32(index[rank - 2].base);
+  Value col = toI32(arith::SubIOp::create(b, index[rank - 1].base,
+                                          t.tileOrigin[rank - 1]));
+  Value first = arith::AddIOp::create(b, arith::MulIOp::create(b, row, i32(tn)), col);
+  auto at = [&](Value slot, unsigned lane) {
+    Value entry = arith::AddIOp::create(b, first, i32(index[rank - 1].coef * lane));
+    if (slot)
+      entry = arith::AddIOp::create(
+          b, entry, arith::MulIOp::create(b, slot, i32(m * tn)));
+    return sharedPtr(arith::AddIOp::create(
+        b, i32(plan->sharedOffset), arith::MulIOp::create(b, entry, i32(4))));
+  };
+  Lanes result;
+  if (plan->kLanes) {
+    for (unsigned lane = 0; lane < t.lanes; ++lane)
+      result.push_back(LLVM::LoadOp::create(b, f32, at(Value(), lane), 4));
+    return result;
+  }
+  // Slots in order: min(warps, kMatvecSlots) of them hold partials.
+  Value slots = arith::MinUIOp::create(b, numWarps, i32(kMatvecSlots));
+  SmallVector<Value> init(t.lanes, floatConstant(b, f32, 0.0));
+  auto loop = scf::ForOp::create(b, i32(0), slots, i32(1), init);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  SmallVector<Value> next;
+  for (unsigned lane = 0; lane < t.lanes; ++lane)
+    next.push_back(arith::AddFOp::create(
+        b, loop.getRegionIterArgs()[lane],
+        LLVM::LoadOp::create(b, f32, at(loop.getInductionVar(), lane), 4)));
+  scf::YieldOp::create(b, next);
+  b.setInsertionPointAfter(loop);
+  return Lanes(loop.getResults().begin(), loop.getResults().end());
+}
+
+LogicalResult MatvecEmitter::emitAll(bool vectors) {
+  t.allowVector = vectors;
+  for (const Plan &plan : plans)
+    if (failed(plan.kLanes ? emitKLanes(plan) : emitNLanes(plan)))
+      return failure();
+  barrier();
+  t.lanes = vectors ? t.maxLanes : 1;
+  int64_t tileElements = 1;
+  for (int64_t size : t.abi.tile)
+    tileElements *= size;
+  t.precomputedMatmul = [this](MatmulOp op, const Index &index) {
+    return precomputed(op, index);
+  };
+  LogicalResult result =
+      t.emitSimpleLoop(t.idxMul(t.threadId, t.lanes), tileElements);
+  t.precomputedMatmul = nullptr;
+  return result;
+}
+
+LogicalResult MatvecEmitter::emit() {
+  t.info.sharedBytes = sharedBytes;
+  t.info.strategy = "matvec";
+  auto module = t.func->getParentOfType<gpu::GPUModuleOp>();
+  auto sharedType = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  if (!module.lookupSymbol(kSharedName)) {
+    // extern __shared__ (docs/abi.md), as in RowEmitter.
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    LLVM::GlobalOp::create(b, LLVM::LLVMArrayType::get(b.getI8Type(), 0),
+                           /*isConstant=*/false, LLVM::Linkage::External,
+                           kSharedName, Attribute(), /*alignment=*/16,
+                           /*addrSpace=*/3);
+  }
+  sharedBase = LLVM::AddressOfOp::create(b, sharedType, kSharedName);
+  Type i32Type = b.getI32Type();
+  tid = NVVM::ThreadIdXOp::create(b, i32Type);
+  laneId = arith::AndIOp::create(b, tid, i32(31));
+  warpId = arith::ShRUIOp::create(b, tid, i32(5));
+  numWarps = arith::ShRUIOp::create(b, NVVM::BlockDimXOp::create(b, i32Type), i32(5));
+
+  Block *body = b.getInsertionBlock();
+  size_t opsBefore = body->getOperations().size();
+  LogicalResult result = emitAll(/*vectors=*/true);
+  if (succeeded(result) && llvm::is_contained(t.vectorized, true)) {
+    SmallVector<Operation *> ops;
+    for (Operation &op : llvm::drop_begin(body->getOperations(), opsBefore))
+      ops.push_back(&op);
+    Value aligned = t.alignmentCheck();
+    auto ifOp = scf::IfOp::create(b, aligned, /*withElseRegion=*/true);
+    for (Operation *op : ops)
+      op->moveBefore(ifOp.thenBlock()->getTerminator());
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+    result = emitAll(/*vectors=*/false);
+  }
+  // The next tile of this block reuses shared memory.
+  barrier();
+  return result;
+}

@@ -1,0 +1,97 @@
+// Small-M matmul tiles (M whole, at most 16 rows, batch dims tiled by 1,
+// power-of-two column blocks) split K across the block: f32 partials in
+// registers, warp shuffles, shared memory, one barrier, then the element
+// loop reads the matmul's value from shared memory and applies the fused
+// epilogue (docs/codegen.md, "Small-M matmul").
+// RUN: gpuos-opt %s --gpuos-lower-tasks-to-nvvm=convert-to-llvm=false | FileCheck %s
+
+// CHECK: llvm.mlir.global external @__gpuos_shared() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+
+// rhs [K, N]: 4 column groups of 8 f16 (16-byte loads), K sliced by
+// thread / 4, four copies of the K loop body per iteration.
+// CHECK-LABEL: llvm.func @gpuos_task_matvec_nlanes
+// CHECK:         %[[SMEM:.+]] = llvm.mlir.addressof @__gpuos_shared : !llvm.ptr<3>
+// CHECK:         scf.if
+// CHECK:           %[[SLICE:.+]] = arith.divui %{{.+}}, %c4_i32 : i32
+// CHECK:           scf.for %{{.+}} = %[[SLICE]] to %{{.+}} step %{{.+}} iter_args({{.*}}) -> (i32, f32, f32, f32, f32, f32, f32, f32, f32)
+// CHECK-COUNT-4:     llvm.load %{{.+}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<8xf16>
+// CHECK:             llvm.intr.fma
+// The remainder of the K loop, one copy.
+// CHECK:           scf.for
+// CHECK:             llvm.load %{{.+}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<8xf16>
+// Lanes of a warp holding the same columns: xor 4, 8, 16.
+// CHECK:           nvvm.shfl.sync  bfly %c-1_i32, %{{.+}}, %c4_i32, %c31_i32 : f32 -> f32
+// CHECK:           nvvm.shfl.sync  bfly %c-1_i32, %{{.+}}, %c8_i32, %c31_i32 : f32 -> f32
+// CHECK:           nvvm.shfl.sync  bfly %c-1_i32, %{{.+}}, %c16_i32, %c31_i32 : f32 -> f32
+// CHECK:           scf.if
+// CHECK:             llvm.store %{{.+}}, %{{.+}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// Rounds for blocks of more than 8 warps.
+// CHECK:           scf.for
+// CHECK:             nvvm.barrier0
+// CHECK:           nvvm.barrier0
+// The element loop: warp partials summed in slot order, then the bias.
+// CHECK:           scf.for
+// CHECK:             scf.for {{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32)
+// CHECK:               llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// CHECK:             arith.addf
+// CHECK:             llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<8xf16>, !llvm.ptr<1>
+// The misaligned fallback repeats both phases with scalar accesses.
+// CHECK:         } else {
+// CHECK:           nvvm.shfl.sync
+// CHECK:           llvm.load %{{.+}} invariant {alignment = 2 : i64} : !llvm.ptr<1> -> f16
+// CHECK:         nvvm.barrier0
+// CHECK-NEXT:    llvm.return
+// CHECK-LABEL: llvm.func @gpuos_launch_matvec_nlanes
+gpuos.graph @nlanes(%x : !gpuos.tensor<1x256xf16>, %w : !gpuos.tensor<256x512xf16>, %b : !gpuos.tensor<512xf16>)
+    -> (y : !gpuos.tensor<1x512xf16>) {
+  %r = gpuos.task "matvec_nlanes" ins(%a = %x : !gpuos.tensor<1x256xf16>, %c = %w : !gpuos.tensor<256x512xf16>,
+                                      %d = %b : !gpuos.tensor<512xf16>)
+      tile [1, 32] -> (!gpuos.tensor<1x512xf16>) {
+    %0 = gpuos.matmul %a, %c : !gpuos.tensor<1x256xf16>, !gpuos.tensor<256x512xf16>
+    %1 = gpuos.add %0, %d : !gpuos.tensor<1x512xf16>, !gpuos.tensor<512xf16>
+    gpuos.yield %1 : !gpuos.tensor<1x512xf16>
+  }
+  gpuos.yield %r : !gpuos.tensor<1x512xf16>
+}
+
+// transpose_rhs, rhs [N, K]: 16 lanes share a column and read 4 f32 of K
+// each, from both operands; shuffles xor 8..1 reduce it, its first lane
+// writes shared memory; column passes over the tile.
+// CHECK-LABEL: llvm.func @gpuos_task_matvec_klanes
+// CHECK:         scf.for
+// CHECK:           scf.if %{{.+}} -> (f32, f32)
+// CHECK:             scf.for {{.*}} -> (i32, f32, f32)
+// CHECK:               llvm.load %{{.+}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK:               llvm.intr.fma
+// CHECK:           nvvm.shfl.sync  bfly %c-1_i32, %{{.+}}, %c8_i32, %c31_i32 : f32 -> f32
+// CHECK:           nvvm.shfl.sync  bfly %c-1_i32, %{{.+}}, %c1_i32, %c31_i32 : f32 -> f32
+// CHECK:           scf.if
+// CHECK:             llvm.store %{{.+}}, %{{.+}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK:         nvvm.barrier0
+// CHECK:         scf.for
+// CHECK:           llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// CHECK-LABEL: llvm.func @gpuos_launch_matvec_klanes
+gpuos.graph @klanes(%q : !gpuos.tensor<4x2x64xf32>, %k : !gpuos.tensor<4x40x64xf32>)
+    -> (s : !gpuos.tensor<4x2x40xf32>) {
+  %r = gpuos.task "matvec_klanes" ins(%a = %q : !gpuos.tensor<4x2x64xf32>, %c = %k : !gpuos.tensor<4x40x64xf32>)
+      tile [1, 2, 32] -> (!gpuos.tensor<4x2x40xf32>) {
+    %0 = gpuos.matmul %a, %c transpose_rhs : !gpuos.tensor<4x2x64xf32>, !gpuos.tensor<4x40x64xf32>
+    gpuos.yield %0 : !gpuos.tensor<4x2x40xf32>
+  }
+  gpuos.yield %r : !gpuos.tensor<4x2x40xf32>
+}
+
+// Larger M keeps one output element per thread with a serial K loop.
+// CHECK-LABEL: llvm.func @gpuos_task_matmul_large_m
+// CHECK-NOT:     nvvm.shfl.sync
+// CHECK-NOT:     nvvm.barrier0
+// CHECK:         llvm.return
+gpuos.graph @large_m(%x : !gpuos.tensor<32x64xf32>, %w : !gpuos.tensor<64x64xf32>)
+    -> (y : !gpuos.tensor<32x64xf32>) {
+  %r = gpuos.task "matmul_large_m" ins(%a = %x : !gpuos.tensor<32x64xf32>, %c = %w : !gpuos.tensor<64x64xf32>)
+      tile [32, 64] -> (!gpuos.tensor<32x64xf32>) {
+    %0 = gpuos.matmul %a, %c : !gpuos.tensor<32x64xf32>, !gpuos.tensor<64x64xf32>
+    gpuos.yield %0 : !gpuos.tensor<32x64xf32>
+  }
+  gpuos.yield %r : !gpuos.tensor<32x64xf32>
+}
