@@ -46,6 +46,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -292,6 +293,19 @@ int main(int argc, char **argv) {
   check += "image " + image + "\n";
 
   OwningOpRef<ModuleOp> scratch = ModuleOp::create(UnknownLoc::get(&context));
+  // Custom ops' reference graphs (their semantics for the interpreter) must
+  // sit in the module the wrapped tasks are evaluated in.
+  llvm::StringSet<> referenced;
+  module->walk([&](CustomOp custom) {
+    if (auto reference = custom.getReferenceAttr())
+      referenced.insert(reference.getValue());
+  });
+  {
+    OpBuilder builder = OpBuilder::atBlockEnd(scratch->getBody());
+    for (GraphOp graph : module->getOps<GraphOp>())
+      if (referenced.contains(graph.getSymName()))
+        builder.clone(*graph);
+  }
   std::mt19937_64 rng(seed);
   SmallVector<TaskOp> tasks;
   module->walk([&](TaskOp task) { tasks.push_back(task); });
