@@ -464,6 +464,7 @@ LOWERINGS.update({
     aten.slice.Tensor: _slice, aten.select.int: _select_int,
     aten.alias.default: _identity, aten.detach.default: _identity,
     aten.lift_fresh.default: _identity,
+    aten.lift_fresh_copy.default: lambda ctx, x: ctx.copy(x),
     aten.clone.default: _clone,
     aten.cat.default: _cat,
     aten.sum.dim_IntList: _reduce("sum"), aten.sum.default: _reduce("sum"),

@@ -56,6 +56,13 @@ def _concrete(v):
     return _hint(v)
 
 
+def _fetch_attr(gm, target: str):
+    value = gm
+    for part in target.split("."):
+        value = getattr(value, part)
+    return value
+
+
 class _MetaRun(torch.fx.Interpreter):
     """Runs a subgraph on meta tensors to get every node's concrete result
     for one set of input sizes (node.meta may hold symbolic ones)."""
@@ -63,6 +70,18 @@ class _MetaRun(torch.fx.Interpreter):
     def __init__(self, gm):
         super().__init__(gm)
         self.results = {}
+
+    def call_function(self, target, args, kwargs):
+        if "device" in kwargs:  # factories (full, scalar_tensor) stay on meta
+            kwargs = dict(kwargs, device=torch.device("meta"))
+        return super().call_function(target, args, kwargs)
+
+    def get_attr(self, target, args, kwargs):
+        value = super().get_attr(target, args, kwargs)
+        if isinstance(value, torch.Tensor):
+            return torch.empty_strided(value.shape, value.stride(),
+                                       dtype=value.dtype, device="meta")
+        return value
 
     def run_node(self, n):
         result = super().run_node(n)
@@ -166,6 +185,11 @@ class _Subgraph:
                 trace.input(node, index, meta_type(t))
             else:
                 ints[node] = t  # a size (dynamic shapes): a constant here
+        for node in self.gm.graph.nodes:
+            if node.op == "get_attr":
+                # A lifted constant: one more graph input, bound from here.
+                value = _fetch_attr(self.gm, node.target)
+                trace.input(node, ("attr", value), meta_type(value))
         output_node = next(n for n in self.gm.graph.nodes if n.op == "output")
 
         def resolve(x):
@@ -213,7 +237,7 @@ class _Subgraph:
             self.variants[key] = entry
             _stats.bump("variants")
         graph, order, metas = entry
-        tensors = [inputs[i] for i in order]
+        tensors = [inputs[i] if isinstance(i, int) else i[1] for i in order]
         device = next((t.device for t in inputs if isinstance(t, torch.Tensor)),
                       torch.device("cpu"))
         outs = [torch.empty(m.shape, dtype=m.dtype, device=device) for m in metas]

@@ -84,7 +84,11 @@ class _Device:
 
     def __init__(self, ordinal: int):
         from . import _C  # the extension over the runtime's C API
-        self.runtime = _C.Runtime(ordinal)
+        # The resident kernel parks after this long without work. PyTorch's
+        # torch.cuda.synchronize() waits for every stream, the kernel's too,
+        # so a short idle park bounds what such a call can wait for.
+        idle = int(os.environ.get("GPUOS_IDLE_PARK_US", "1000"))
+        self.runtime = _C.Runtime(ordinal, idle)
         self.graphs: Dict[str, CompiledGraph] = {}
         self.image_key = None
         self.lock = threading.Lock()

@@ -90,7 +90,10 @@ def _float_literal(value: float) -> str:
     if value in (float("inf"), float("-inf")):
         return "-1.0e+38" if value < 0 else "1.0e+38"
     text = repr(float(value))
-    return text if ("e" in text or "." in text) else text + ".0"
+    mantissa, _, exponent = text.partition("e")
+    if "." not in mantissa:
+        mantissa += ".0"  # MLIR float literals need the dot: 1.0e-06
+    return mantissa + ("e" + exponent if exponent else "")
 
 
 @dataclass

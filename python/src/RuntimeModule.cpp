@@ -34,8 +34,12 @@ void check(gpuos_status status, const char *what) {
 
 class Runtime {
 public:
-  explicit Runtime(int ordinal) {
-    check(gpuos_open(ordinal, nullptr, &rt_), "gpuos_open");
+  Runtime(int ordinal, int64_t idleParkUs) {
+    gpuos_options options;
+    gpuos_options_init(&options);
+    if (idleParkUs >= 0)
+      options.idle_park_us = static_cast<uint32_t>(idleParkUs);
+    check(gpuos_open(ordinal, &options, &rt_), "gpuos_open");
   }
   ~Runtime() { gpuos_destroy(rt_); }
   Runtime(const Runtime &) = delete;
@@ -121,7 +125,8 @@ PYBIND11_MODULE(_C, m) {
   m.doc() = "gpuos runtime (C API) bindings";
   py::register_exception<GpuosError>(m, "RuntimeError_", PyExc_RuntimeError);
   py::class_<Runtime>(m, "Runtime")
-      .def(py::init<int>(), py::arg("ordinal") = 0)
+      .def(py::init<int, int64_t>(), py::arg("ordinal") = 0,
+           py::arg("idle_park_us") = -1)
       .def("load_image_files", &Runtime::loadImageFiles)
       .def("graph_from_manifest", &Runtime::graphFromManifest)
       .def("graph_destroy", &Runtime::graphDestroy)

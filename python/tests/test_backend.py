@@ -146,3 +146,22 @@ def test_bad_options_are_rejected():
         torch.compile(lambda x: x + 1, backend="gpuos", options={"prio": 1})(torch.randn(2))
     with pytest.raises(Exception, match="priority 'now'"):
         torch.compile(lambda x: x + 1, backend="gpuos", options={"priority": "now"})(torch.randn(2))
+
+
+def test_small_and_large_scalars_print_as_mlir_floats():
+    def f(x):
+        return (x + 1e-06) * 1e20 - 3e-300
+    check(f, torch.rand(16) + 1)
+
+
+def test_lifted_constant_tensors_become_inputs():
+    def f(x):
+        return torch.exp(x) + torch.tensor([1.0, 2.0, 3.0, 4.0])
+    check(f, torch.randn(3, 4))
+    assert gpuos.stats().get("fallback_ops", 0) == 0
+
+
+def test_factories_inside_a_graph():
+    def f(x):
+        return torch.where(x > 0, x, torch.full_like(x, -1.5)) + torch.zeros(4, 8)
+    check(f, torch.randn(4, 8))
