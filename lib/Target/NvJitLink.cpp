@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gpuos/Target/NvJitLink.h"
+#include "gpuos/Target/CudaLibrary.h"
 #include "llvm/Support/FormatVariadic.h"
 #include <cstdint>
 #include <cstdlib>
@@ -65,27 +66,10 @@ static bool resolve(void *library, const char *name, Fn &slot) {
 }
 
 llvm::Expected<NvJitLink> NvJitLink::load(llvm::StringRef path) {
-  std::vector<std::string> candidates;
-  if (!path.empty()) {
-    candidates.push_back(path.str());
-  } else {
-    if (const char *env = std::getenv("GPUOS_NVJITLINK"); env && *env)
-      candidates.push_back(env);
-    candidates.push_back("libnvJitLink.so.13");
-    if (const char *cuda = std::getenv("CUDA_HOME"); cuda && *cuda)
-      candidates.push_back(std::string(cuda) + "/lib64/libnvJitLink.so.13");
-    candidates.push_back("/usr/local/cuda/lib64/libnvJitLink.so.13");
-  }
-  std::string tried;
-  for (const std::string &candidate : candidates) {
-    void *library = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!library) {
-      const char *why = dlerror();
-      tried += "\n  " + candidate + ": " + (why ? why : "cannot load");
-      continue;
-    }
-    // One table per process: the library stays loaded.
-    auto *api = new Api;
+  // One table per process: the library stays loaded.
+  auto *api = new Api;
+  auto accept = [&](void *library) {
+    *api = Api();
     bool ok = resolve(library, "nvJitLinkCreate", api->create) &&
               resolve(library, "nvJitLinkDestroy", api->destroy) &&
               resolve(library, "nvJitLinkAddData", api->addData) &&
@@ -97,17 +81,18 @@ llvm::Expected<NvJitLink> NvJitLink::load(llvm::StringRef path) {
               resolve(library, "nvJitLinkGetInfoLogSize", api->infoLogSize) &&
               resolve(library, "nvJitLinkGetInfoLog", api->infoLog);
     resolve(library, "nvJitLinkVersion", api->version); // optional
-    if (!ok) {
-      delete api;
-      tried += "\n  " + candidate + ": missing nvJitLink entry points";
-      continue;
-    }
-    NvJitLink linker;
-    linker.api = api;
-    return linker;
+    return ok;
+  };
+  llvm::Expected<void *> library =
+      openCudaLibrary("libnvJitLink.so.13", path, "GPUOS_NVJITLINK", "", accept,
+                      "(nvJitLink of CUDA 13) to link the image");
+  if (!library) {
+    delete api;
+    return library.takeError();
   }
-  return llvm::createStringError("cannot load nvJitLink (CUDA 13) to link the "
-                                 "image; tried:" + tried);
+  NvJitLink linker;
+  linker.api = api;
+  return linker;
 }
 
 std::string NvJitLink::version() const {

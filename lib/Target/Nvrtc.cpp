@@ -1,12 +1,11 @@
 //===- Nvrtc.cpp - NVRTC through dlopen -----------------------------------===//
 
 #include "gpuos/Target/Nvrtc.h"
+#include "gpuos/Target/CudaLibrary.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Regex.h"
-#include <cstdlib>
 #include <dlfcn.h>
 #include <mutex>
-#include <vector>
 
 using namespace gpuos;
 
@@ -37,39 +36,27 @@ llvm::Expected<const NvrtcApi *> loadNvrtc(llvm::StringRef cudaPath) {
   std::lock_guard<std::mutex> lock(mutex);
   if (loaded)
     return loaded;
-  std::vector<std::string> candidates;
-  if (!cudaPath.empty())
-    candidates.push_back(cudaPath.str() + "/lib64/libnvrtc.so.13");
-  candidates.push_back("libnvrtc.so.13");
-  if (const char *cuda = std::getenv("CUDA_HOME"); cuda && *cuda)
-    candidates.push_back(std::string(cuda) + "/lib64/libnvrtc.so.13");
-  candidates.push_back("/usr/local/cuda/lib64/libnvrtc.so.13");
-  std::string tried;
-  for (const std::string &candidate : candidates) {
-    void *library = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!library) {
-      const char *why = dlerror();
-      tried += "\n  " + candidate + ": " + (why ? why : "cannot load");
-      continue;
-    }
-    auto *api = new NvrtcApi; // one per process; the library stays loaded
-    if (resolve(library, "nvrtcCreateProgram", api->create) &&
-        resolve(library, "nvrtcDestroyProgram", api->destroy) &&
-        resolve(library, "nvrtcCompileProgram", api->compile) &&
-        resolve(library, "nvrtcGetProgramLogSize", api->logSize) &&
-        resolve(library, "nvrtcGetProgramLog", api->log) &&
-        resolve(library, "nvrtcGetPTXSize", api->ptxSize) &&
-        resolve(library, "nvrtcGetPTX", api->ptx) &&
-        resolve(library, "nvrtcGetErrorString", api->errorString)) {
-      loaded = api;
-      return loaded;
-    }
+  auto *api = new NvrtcApi; // one per process; the library stays loaded
+  auto accept = [&](void *library) {
+    *api = NvrtcApi();
+    return resolve(library, "nvrtcCreateProgram", api->create) &&
+           resolve(library, "nvrtcDestroyProgram", api->destroy) &&
+           resolve(library, "nvrtcCompileProgram", api->compile) &&
+           resolve(library, "nvrtcGetProgramLogSize", api->logSize) &&
+           resolve(library, "nvrtcGetProgramLog", api->log) &&
+           resolve(library, "nvrtcGetPTXSize", api->ptxSize) &&
+           resolve(library, "nvrtcGetPTX", api->ptx) &&
+           resolve(library, "nvrtcGetErrorString", api->errorString);
+  };
+  llvm::Expected<void *> library =
+      openCudaLibrary("libnvrtc.so.13", "", "GPUOS_NVRTC", cudaPath, accept,
+                      "(NVRTC of CUDA 13), which custom ops need");
+  if (!library) {
     delete api;
-    tried += "\n  " + candidate + ": missing NVRTC entry points";
+    return library.takeError();
   }
-  return llvm::createStringError(
-      "custom ops need NVRTC (libnvrtc.so.13 of CUDA 13), which could not be "
-      "loaded; tried:" + tried);
+  loaded = api;
+  return loaded;
 }
 } // namespace
 
