@@ -454,20 +454,12 @@ Status Runtime::submit(GraphId id, Priority priority, Submission &out) {
 Status Runtime::poll(Submission s) {
   Impl &m = *impl_;
   std::lock_guard<std::mutex> lock(m.mutex);
-  if (m.closed)
-    return Status::error(ErrorCode::Closed, "the runtime is closed");
   uint32_t index;
   uint16_t epoch;
-  bool done = false;
-  Status result;
-  GPUOS_RETURN_IF_ERROR(m.lookup(s, index, epoch, done, result));
-  if (done)
-    return result;
-  Status st = m.checkResident();
-  if (!st.ok()) {
-    GPUOS_RETURN_IF_ERROR(m.lookup(s, index, epoch, done, result));
-    return done ? result : st;
-  }
+  bool ended = false;
+  Status st = m.settle(s, index, epoch, ended);
+  if (ended)
+    return st;
   return Status::error(ErrorCode::NotReady, "the submission is still running");
 }
 
@@ -500,19 +492,10 @@ Status Runtime::wait(Submission s, int64_t timeoutUs) {
       }
     m.spinners.fetch_sub(1);
     std::lock_guard<std::mutex> lock(m.mutex);
-    if (m.closed)
-      return Status::error(ErrorCode::Closed, "the runtime is closed");
-    bool done = false;
-    Status result;
-    GPUOS_RETURN_IF_ERROR(m.lookup(s, index, epoch, done, result));
-    if (done)
-      return result;
-    Status st = m.checkResident();
-    if (!st.ok()) {
-      // A recovery may just have finished this submission with its error.
-      GPUOS_RETURN_IF_ERROR(m.lookup(s, index, epoch, done, result));
-      return done ? result : st;
-    }
+    bool ended = false;
+    Status st = m.settle(s, index, epoch, ended);
+    if (ended)
+      return st;
     if (timeoutUs >= 0 &&
         Clock::now() - start >= std::chrono::microseconds(timeoutUs))
       return Status::error(ErrorCode::Timeout,

@@ -532,6 +532,28 @@ struct Runtime::Impl {
     return Status::success();
   }
 
+  /// poll's and wait's check, under the lock. `ended`: the call is over and
+  /// returns the Status (Closed, a bad submission, its result once done, or
+  /// the kernel's failure); otherwise the submission is still running.
+  Status settle(Submission s, uint32_t &index, uint16_t &epoch, bool &ended) {
+    ended = true;
+    if (closed)
+      return Status::error(ErrorCode::Closed, "the runtime is closed");
+    bool done = false;
+    Status result;
+    GPUOS_RETURN_IF_ERROR(lookup(s, index, epoch, done, result));
+    if (done)
+      return result;
+    Status st = checkResident();
+    if (!st.ok()) {
+      // A recovery may just have finished this submission with its error.
+      GPUOS_RETURN_IF_ERROR(lookup(s, index, epoch, done, result));
+      return done ? result : st;
+    }
+    ended = false;
+    return Status::success();
+  }
+
   //===--------------------------------------------------------------------===//
   // Memory
   //===--------------------------------------------------------------------===//
