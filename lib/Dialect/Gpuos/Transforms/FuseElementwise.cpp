@@ -28,9 +28,7 @@ struct FuseElementwise
     if (failed(sortGraph(graph, "fused")))
       return signalPassFailure();
     FusionGraph fg(body);
-    SmallVector<UnitInfo> units;
-    for (unsigned node = 0; node < fg.size(); ++node)
-      units.push_back(classifyUnit(fg.op(node)));
+    SmallVector<UnitInfo> units = classifyUnits(fg);
 
     for (unsigned node = 0; node < fg.size(); ++node) {
       const UnitInfo &unit = units[node];

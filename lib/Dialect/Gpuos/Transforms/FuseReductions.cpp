@@ -30,9 +30,7 @@ struct FuseReductions
     if (failed(sortGraph(graph, "fused")))
       return signalPassFailure();
     FusionGraph fg(body);
-    SmallVector<UnitInfo> units;
-    for (unsigned node = 0; node < fg.size(); ++node)
-      units.push_back(classifyUnit(fg.op(node)));
+    SmallVector<UnitInfo> units = classifyUnits(fg);
     // For the representative of each reduction group: its reduction unit.
     SmallVector<int> anchorOf(fg.size(), -1);
 

@@ -755,3 +755,10 @@ void gpuos::fusion::joinNewestOpenGroup(FusionGraph &fg,
   if (width > 1)
     open.push_back(node);
 }
+
+SmallVector<UnitInfo> gpuos::fusion::classifyUnits(const FusionGraph &fg) {
+  SmallVector<UnitInfo> units;
+  for (unsigned node = 0; node < fg.size(); ++node)
+    units.push_back(classifyUnit(fg.op(node)));
+  return units;
+}

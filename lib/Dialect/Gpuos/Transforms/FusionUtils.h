@@ -133,6 +133,7 @@ private:
     size_t compactedAt = 0;
     unsigned results = 0;
   };
+
   /// Drops neighbours that are members now, when the lists have grown.
   void compact(unsigned leader);
   /// The results of the merged group of `a` and `b`; with `apply`, also
@@ -149,6 +150,9 @@ private:
   llvm::SmallVector<unsigned> forwardMark, backwardMark;
   unsigned epoch = 0;
 };
+
+/// classifyUnit of every node of `fg`, by node number.
+llvm::SmallVector<UnitInfo> classifyUnits(const FusionGraph &fg);
 
 /// Most results a fused task may have: each is an output buffer in the
 /// task's argument block, and a chain whose every link is read elsewhere
