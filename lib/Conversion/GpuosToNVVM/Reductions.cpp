@@ -198,6 +198,27 @@ FailureOr<Lanes> TaskEmitter::evalArgmax(ArgmaxOp op, const Index &index) {
 // softmax and the norms
 //===----------------------------------------------------------------------===//
 
+/// Folds the row of op input `input` along `axis` (serialReduce): each
+/// lane's accumulator starts at `init` and becomes step(acc, x, lane).
+FailureOr<SmallVector<Value>>
+TaskEmitter::foldRow(const Index &operand, int64_t axis, int64_t size,
+                     Value input, Value init,
+                     llvm::function_ref<Value(Value, Value, unsigned)> step) {
+  return serialReduce(
+      operand, {axis}, {size}, {init},
+      [&](const Index &full,
+          ArrayRef<Value> current) -> FailureOr<SmallVector<Value>> {
+        FailureOr<Lanes> x = eval(input, full);
+        if (failed(x))
+          return failure();
+        SmallVector<Value> out;
+        for (unsigned lane = 0; lane < current.size(); ++lane)
+          out.push_back(step(current[lane], (*x)[lane], lane));
+        return out;
+      },
+      isLaneUniform(operand));
+}
+
 /// `index` with dim `axis` turned into a placeholder for serialReduce.
 static Index withPlaceholder(const Index &index, int64_t axis) {
   Index result = index;
@@ -219,38 +240,22 @@ FailureOr<Lanes> TaskEmitter::evalSoftmax(SoftmaxOp op, const Index &index) {
     maxima.assign(lanes, maxStat);
     sums.assign(lanes, sumStat);
   } else {
-    FailureOr<SmallVector<Value>> max = serialReduce(
-        operand, {axis}, {size}, {reductionIdentity(b, ReductionKind::max, element)},
-        [&](const Index &full, ArrayRef<Value> current)
-            -> FailureOr<SmallVector<Value>> {
-          FailureOr<Lanes> x = eval(op.getInput(), full);
-          if (failed(x))
-            return failure();
-          SmallVector<Value> out;
-          for (unsigned lane = 0; lane < lanes; ++lane)
-            out.push_back(arith::MaximumFOp::create(b, current[lane], (*x)[lane]));
-          return out;
-        },
-      isLaneUniform(operand));
+    FailureOr<SmallVector<Value>> max =
+        foldRow(operand, axis, size, op.getInput(),
+                reductionIdentity(b, ReductionKind::max, element),
+                [&](Value acc, Value x, unsigned) -> Value {
+                  return arith::MaximumFOp::create(b, acc, x);
+                });
     if (failed(max))
       return failure();
     maxima.assign(max->begin(), max->end());
-    FailureOr<SmallVector<Value>> sum = serialReduce(
-        operand, {axis}, {size}, {floatConstant(b, type, 0.0)},
-        [&](const Index &full, ArrayRef<Value> current)
-            -> FailureOr<SmallVector<Value>> {
-          FailureOr<Lanes> x = eval(op.getInput(), full);
-          if (failed(x))
-            return failure();
-          SmallVector<Value> out;
-          for (unsigned lane = 0; lane < lanes; ++lane) {
-            Value max = maxima[lane];
-            Value e = emitExp(b, arith::SubFOp::create(b, (*x)[lane], max));
-            out.push_back(arith::AddFOp::create(b, current[lane], e));
-          }
-          return out;
-        },
-      isLaneUniform(operand));
+    FailureOr<SmallVector<Value>> sum =
+        foldRow(operand, axis, size, op.getInput(), floatConstant(b, type, 0.0),
+                [&](Value acc, Value x, unsigned lane) -> Value {
+                  Value e =
+                      emitExp(b, arith::SubFOp::create(b, x, maxima[lane]));
+                  return arith::AddFOp::create(b, acc, e);
+                });
     if (failed(sum))
       return failure();
     sums.assign(sum->begin(), sum->end());
@@ -266,7 +271,8 @@ FailureOr<Lanes> TaskEmitter::evalSoftmax(SoftmaxOp op, const Index &index) {
   return result;
 }
 
-FailureOr<Lanes> TaskEmitter::evalLayerNorm(LayerNormOp op, const Index &index) {
+FailureOr<Lanes> TaskEmitter::evalLayerNorm(LayerNormOp op,
+                                            const Index &index) {
   StridedTensorType input = typeOf(op.getInput());
   Type type = computeType(input.getElementType());
   int64_t axis = input.getRank() - 1, size = input.getDimSize(axis);
@@ -279,40 +285,22 @@ FailureOr<Lanes> TaskEmitter::evalLayerNorm(LayerNormOp op, const Index &index) 
     means.assign(lanes, meanStat);
     inverse.assign(lanes, invStat);
   } else {
-    FailureOr<SmallVector<Value>> sum = serialReduce(
-        operand, {axis}, {size}, {floatConstant(b, type, 0.0)},
-        [&](const Index &full, ArrayRef<Value> current)
-            -> FailureOr<SmallVector<Value>> {
-          FailureOr<Lanes> x = eval(op.getInput(), full);
-          if (failed(x))
-            return failure();
-          SmallVector<Value> out;
-          for (unsigned lane = 0; lane < current.size(); ++lane)
-            out.push_back(arith::AddFOp::create(b, current[lane], (*x)[lane]));
-          return out;
-        },
-      isLaneUniform(operand));
+    FailureOr<SmallVector<Value>> sum =
+        foldRow(operand, axis, size, op.getInput(), floatConstant(b, type, 0.0),
+                [&](Value acc, Value x, unsigned) -> Value {
+                  return arith::AddFOp::create(b, acc, x);
+                });
     if (failed(sum))
       return failure();
     for (unsigned lane = 0; lane < lanes; ++lane)
       means[lane] = arith::DivFOp::create(b, (*sum)[lane], n);
     // Two-pass variance: the mean first, then the squared deviations.
-    FailureOr<SmallVector<Value>> squares = serialReduce(
-        operand, {axis}, {size}, {floatConstant(b, type, 0.0)},
-        [&](const Index &full, ArrayRef<Value> current)
-            -> FailureOr<SmallVector<Value>> {
-          FailureOr<Lanes> x = eval(op.getInput(), full);
-          if (failed(x))
-            return failure();
-          SmallVector<Value> out;
-          for (unsigned lane = 0; lane < current.size(); ++lane) {
-            Value d = arith::SubFOp::create(b, (*x)[lane], means[lane]);
-            out.push_back(arith::AddFOp::create(
-                b, current[lane], arith::MulFOp::create(b, d, d)));
-          }
-          return out;
-        },
-      isLaneUniform(operand));
+    FailureOr<SmallVector<Value>> squares = foldRow(
+        operand, axis, size, op.getInput(), floatConstant(b, type, 0.0),
+        [&](Value acc, Value x, unsigned lane) -> Value {
+          Value d = arith::SubFOp::create(b, x, means[lane]);
+          return arith::AddFOp::create(b, acc, arith::MulFOp::create(b, d, d));
+        });
     if (failed(squares))
       return failure();
     Value eps = floatConstant(b, type, op.getEpsilon().convertToDouble());
@@ -360,21 +348,11 @@ FailureOr<Lanes> TaskEmitter::evalRmsNorm(RmsNormOp op, const Index &index) {
   if (Value stat = rowStat(op, 0, index)) {
     inverse.assign(lanes, stat);
   } else {
-    FailureOr<SmallVector<Value>> squares = serialReduce(
-        operand, {axis}, {size}, {floatConstant(b, type, 0.0)},
-        [&](const Index &full, ArrayRef<Value> current)
-            -> FailureOr<SmallVector<Value>> {
-          FailureOr<Lanes> x = eval(op.getInput(), full);
-          if (failed(x))
-            return failure();
-          SmallVector<Value> out;
-          for (unsigned lane = 0; lane < current.size(); ++lane)
-            out.push_back(arith::AddFOp::create(
-                b, current[lane],
-                arith::MulFOp::create(b, (*x)[lane], (*x)[lane])));
-          return out;
-        },
-      isLaneUniform(operand));
+    FailureOr<SmallVector<Value>> squares = foldRow(
+        operand, axis, size, op.getInput(), floatConstant(b, type, 0.0),
+        [&](Value acc, Value x, unsigned) -> Value {
+          return arith::AddFOp::create(b, acc, arith::MulFOp::create(b, x, x));
+        });
     if (failed(squares))
       return failure();
     Value n = floatConstant(b, type, double(size));

@@ -107,6 +107,12 @@ private:
   serialReduce(const Index &index, llvm::ArrayRef<int64_t> axes,
                llvm::ArrayRef<int64_t> sizes, llvm::ArrayRef<mlir::Value> init,
                Step step, bool uniform);
+  /// A serialReduce over one axis of `input`'s values: each lane's
+  /// accumulator starts at `init` and becomes step(acc, x, lane).
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  foldRow(const Index &operand, int64_t axis, int64_t size, mlir::Value input,
+          mlir::Value init,
+          llvm::function_ref<mlir::Value(mlir::Value, mlir::Value, unsigned)> step);
   /// Row statistics of a row op computed cooperatively by the block (set by
   /// RowEmitter for the current row), or null to reduce serially.
   mlir::Value rowStat(mlir::Operation *op, unsigned stage, const Index &index);
