@@ -32,7 +32,8 @@ from torch.utils._pytree import tree_flatten, tree_map
 
 from . import _stats
 from ._aten import check_same_device, supports
-from ._executor import check_priority, run_gpu, run_interpreter
+from ._compiler import CompileError
+from ._executor import ExecutionError, check_priority, run_gpu, run_interpreter
 from ._graph import Unsupported
 from ._trace import Trace, tensor_type
 
@@ -82,6 +83,10 @@ class capture(TorchDispatchMode):
         # id(placeholder) -> weakref, for the pending tensors.
         self.pending: Dict[int, weakref.ref] = {}
         self.inputs_keepalive: List[torch.Tensor] = []
+        # Every recorded call, replayable in PyTorch if the graph cannot be
+        # compiled or run (so no recorded work is lost): pending arguments
+        # are _Pending keys, not tensors, so recording keeps nothing alive.
+        self.calls: List[tuple] = []
 
     # --- what runs where ----------------------------------------------------
     def _is_pending(self, t: Any) -> bool:
@@ -155,16 +160,19 @@ class capture(TorchDispatchMode):
         device = next(t.device for t in tree_flatten((args, kwargs))[0] if isinstance(t, torch.Tensor))
         check_same_device(func, kwargs, device)
         result = self.trace.call(func, args, kwargs, out_meta, resolve)
+        replay = tree_map(lambda x: _Pending(id(x)) if self._is_pending(x) else x, (args, kwargs))
         if func in _VIEW_OPS:
             # Run the view for real on the placeholder, so it aliases.
             real = func(*args, **kwargs)
             self._adopt(real, result)
+            self.calls.append((func, replay, [id(real)]))
             return real
         outs = out_meta if isinstance(out_meta, (tuple, list)) else [out_meta]
         values = result if isinstance(result, (tuple, list)) else [result]
         placeholders = [torch.empty(m.shape, dtype=m.dtype, device=device) for m in outs]
         for p, v in zip(placeholders, values):
             self._adopt(p, v)
+        self.calls.append((func, replay, [id(p) for p in placeholders]))
         if self.trace.num_calls >= self.max_ops:
             self.flush()
         return type(out_meta)(placeholders) if isinstance(out_meta, (tuple, list)) else placeholders[0]
@@ -179,7 +187,7 @@ class capture(TorchDispatchMode):
         still referenced from Python."""
         if self.trace.empty():
             return
-        trace, pending = self.trace, self.pending
+        trace, pending, calls = self.trace, self.pending, self.calls
         keepalive = self.inputs_keepalive
         self._reset()
         outputs: Dict[int, torch.Tensor] = {}
@@ -196,14 +204,20 @@ class capture(TorchDispatchMode):
             return
         keys = list(outputs)
         with _disable_current_modes():
-            graph, sources = trace.finish(keys, self.arch, image=True)
-            tensors = list(sources)
-            targets = [outputs[k] for k in keys]
-            if self.executor == "interpreter":
-                for target, value in zip(targets, run_interpreter(graph, tensors)):
-                    target.copy_(value)
-            else:
-                run_gpu(graph, tensors, targets, self.priority, self.arch)
+            try:
+                graph, sources = trace.finish(keys, self.arch, image=True)
+                tensors = list(sources)
+                targets = [outputs[k] for k in keys]
+                if self.executor == "interpreter":
+                    for target, value in zip(targets, run_interpreter(graph, tensors)):
+                        target.copy_(value)
+                else:
+                    run_gpu(graph, tensors, targets, self.priority, self.arch)
+            except (CompileError, ExecutionError, Unsupported) as e:
+                log.warning("gpuos.capture: a graph of %d recorded ops runs in "
+                            "PyTorch instead: %s", len(calls), e)
+                _stats.bump("flush_fallbacks")
+                _replay(calls, outputs)
         del keepalive
         _stats.bump("flushes")
 
@@ -214,3 +228,26 @@ class capture(TorchDispatchMode):
         finally:
             super().__exit__(exc_type, exc, tb)
 
+
+class _Pending:
+    """A recorded call's argument that was a pending tensor (by its key)."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: int):
+        self.key = key
+
+
+def _replay(calls, outputs: Dict[int, torch.Tensor]) -> None:
+    """Runs the recorded calls in PyTorch, in order, and writes the pending
+    tensors still referenced (`outputs`, by key) with their values."""
+    env: Dict[int, Any] = {}
+
+    def value(x):
+        return env[x.key] if isinstance(x, _Pending) else x
+    for func, (args, kwargs), keys in calls:
+        out = func(*tree_map(value, args), **tree_map(value, kwargs))
+        for key, o in zip(keys, out if isinstance(out, (tuple, list)) else [out]):
+            env[key] = o
+    for key, target in outputs.items():
+        target.copy_(env[key])

@@ -155,3 +155,33 @@ def test_same_graph_is_compiled_once():
     s = gpuos.stats()
     assert s.get("compiles", 0) + s.get("disk_cache_hits", 0) == 1
     assert s["cache_hits"] == 2
+
+
+def test_a_graph_that_fails_to_compile_runs_in_pytorch(monkeypatch, caplog):
+    import gpuos._trace as trace
+
+    def broken(*args, **kwargs):
+        raise gpuos.CompileError("gpuos-jit failed (simulated)")
+    monkeypatch.setattr(trace, "compile_graph", broken)
+    x = torch.randn(4, 8)
+    with caplog.at_level(logging.WARNING, logger="gpuos"):
+        with gpuos.capture(**CPU):
+            a = torch.exp(x)
+            t = a.t()           # a view of a pending tensor
+            y = (t * 2).sum(0)
+            del a
+    assert_close(y, (torch.exp(x.double()).t() * 2).sum(0), torch.float32)
+    assert_close(t, torch.exp(x.double()).t(), torch.float32)
+    assert gpuos.stats()["flush_fallbacks"] == 1
+    assert any("runs in PyTorch instead" in r.message and "simulated" in r.message
+               for r in caplog.records)
+
+
+def test_norm_statistics_still_referenced_are_computed():
+    x, w, b = torch.randn(4, 16), torch.randn(16), torch.randn(16)
+    with gpuos.capture(**CPU):
+        out, mean, rstd = torch.native_layer_norm(x, (16,), w, b, 1e-5)
+    ref_out, ref_mean, ref_rstd = torch.native_layer_norm(x.double(), (16,), w.double(), b.double(), 1e-5)
+    assert_close(out, ref_out, torch.float32)
+    assert_close(mean, ref_mean, torch.float32)
+    assert_close(rstd, ref_rstd, torch.float32)
