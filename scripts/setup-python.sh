@@ -13,13 +13,8 @@ if [[ -n ${GPUOS_VENV_PYTHON:-} ]]; then
   py=$GPUOS_VENV_PYTHON
 else
   venv=${GPUOS_VENV:-$root/.venv}
-  if [[ ! -x $venv/bin/python ]]; then
-    dpkg-query -W -f='${Status}' python3-venv 2>/dev/null | grep -q "ok installed" || {
-      SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO=sudo
-      $SUDO apt-get install -y -q --no-install-recommends python3-venv >&2 || true
-    }
-    python3 -m venv "$venv" >&2
-  fi
+  # python3-venv comes from scripts/setup.sh.
+  [[ -x $venv/bin/python ]] || python3 -m venv "$venv" >&2
   py=$venv/bin/python
   if ! "$py" -c "import torch, pybind11, scikit_build_core, pytest" 2>/dev/null; then
     echo "setup-python: installing torch, pybind11, scikit-build-core, pytest into $venv" >&2

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  cmake ninja-build g++ python3 python3-psutil libgtest-dev
+  cmake ninja-build g++ python3 python3-psutil python3-venv libgtest-dev
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools libfmt-dev
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev
 )
