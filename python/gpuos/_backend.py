@@ -27,6 +27,7 @@ from torch.fx.passes.operator_support import OperatorSupportBase
 
 from . import _stats
 from ._aten import check_same_device, meta_type
+from ._compiler import CompileError
 from ._executor import check_priority, run_gpu, run_interpreter
 from ._graph import TensorType, Unsupported, Value
 from ._trace import Trace
@@ -218,11 +219,15 @@ class _Subgraph:
         graph, order = trace.finish(outs, self.arch, image=True)
         return graph, order, [run.results[o] for o in outs]
 
+    def _in_pytorch(self, inputs):
+        out = self.gm(*inputs)
+        return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+
     def __call__(self, *inputs):
         key = tuple((tuple(t.shape), t.stride(), t.dtype, t.device)
                     if isinstance(t, torch.Tensor) else t for t in inputs)
         entry = self.variants.get(key)
-        if entry is None:
+        if key not in self.variants:
             if len(self.variants) >= self.max_variants:
                 _stats.bump("variant_cap_hits")
                 if self.code not in _WARNED:
@@ -231,11 +236,19 @@ class _Subgraph:
                         f"{self.max_variants} compiled input shapes/layouts; "
                         f"new ones run in PyTorch")
                     _WARNED.add(self.code)
-                out = self.gm(*inputs)
-                return tuple(out) if isinstance(out, (tuple, list)) else (out,)
-            entry = self._compile(list(inputs))
+                return self._in_pytorch(inputs)
+            try:
+                entry = self._compile(list(inputs))
+            except (CompileError, Unsupported) as e:
+                # This variant stays in PyTorch (remembered: no retry per call).
+                log.warning("gpuos: a subgraph of %d ops runs in PyTorch: %s",
+                            sum(n.op == "call_function" for n in self.gm.graph.nodes), e)
+                _stats.bump("compile_fallbacks")
+                entry = None
             self.variants[key] = entry
             _stats.bump("variants")
+        if entry is None:
+            return self._in_pytorch(inputs)
         graph, order, metas = entry
         tensors = [inputs[i] if isinstance(i, int) else i[1] for i in order]
         device = next((t.device for t in inputs if isinstance(t, torch.Tensor)),

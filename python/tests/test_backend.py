@@ -165,3 +165,22 @@ def test_factories_inside_a_graph():
     def f(x):
         return torch.where(x > 0, x, torch.full_like(x, -1.5)) + torch.zeros(4, 8)
     check(f, torch.randn(4, 8))
+
+
+def test_a_subgraph_that_fails_to_compile_runs_in_pytorch(monkeypatch, caplog):
+    import gpuos._trace as trace
+
+    def broken(*args, **kwargs):
+        raise gpuos.CompileError("gpuos-jit failed (simulated)")
+    monkeypatch.setattr(trace, "compile_graph", broken)
+
+    def f(x):
+        return torch.tanh(x) * 3
+    g = compiled(f)
+    with caplog.at_level(logging.WARNING, logger="gpuos"):
+        for _ in range(2):
+            x = torch.randn(8)
+            assert_close(g(x), torch.tanh(x.double()) * 3, torch.float32)
+    assert gpuos.stats()["compile_fallbacks"] == 1  # not retried per call
+    assert any("runs in PyTorch" in r.message and "simulated" in r.message
+               for r in caplog.records)
