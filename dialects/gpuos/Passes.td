@@ -97,9 +97,16 @@ def GpuosFuseReductions : Pass<"gpuos-fuse-reductions", "::gpuos::GraphOp"> {
       directly (not through a view) joins the group, when the contracted
       graph stays acyclic and the task keeps at most 16 results.
 
-    Each anchor with a prologue or an epilogue becomes one task whose
-    results all have the anchor's result shape; an anchor alone is left to
-    `gpuos-partition`. One anchor per task.
+    - row chain: a `softmax` over the innermost axis, `layer_norm` or
+      `rms_norm` whose data operand comes from the group of another such op
+      with the same input type joins that group (residual add + norm,
+      repeated), up to 8 of them per task, with the same acyclicity and
+      result limits. A tile holds whole rows, so the block computes the
+      whole chain on its rows and the links are never written out.
+
+    Each anchor with a prologue, an epilogue or a chain becomes one task
+    whose results all have the anchor's result shape; an anchor alone is
+    left to `gpuos-partition`. Apart from row chains, one anchor per task.
 
     Before:
     ```mlir

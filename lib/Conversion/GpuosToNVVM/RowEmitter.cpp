@@ -13,6 +13,9 @@ using namespace gpuos::codegen;
 
 static constexpr StringLiteral kSharedName = "__gpuos_shared";
 static constexpr int64_t kEntryBytes = 16;
+/// Elements of a row a thread may hold on the straight-line path: a few
+/// rows' worth of registers (each live row value takes this many).
+static constexpr int64_t kMaxStraightElements = 16;
 
 /// The operand a row op reduces along its innermost axis, or null.
 static Value rowOperand(Operation *op) {
@@ -234,25 +237,55 @@ Index RowEmitter::rowIndex(Value j) {
   return index;
 }
 
-FailureOr<Value> RowEmitter::rowReduce(Value identity, Term term, Fold fold) {
-  Value lower = t.idxMul(t.threadId, rowLanes);
-  Value step = t.idxMul(t.blockDim, rowLanes);
-  auto loop = scf::ForOp::create(b, lower, t.idxConst(rowLength), step,
-                                 ValueRange{identity});
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    t.pushScope();
-    FailureOr<Lanes> values = term(rowIndex(loop.getInductionVar()));
-    t.popScope();
-    if (failed(values))
-      return failure();
-    Value acc = loop.getRegionIterArgs()[0];
-    for (Value value : *values)
-      acc = fold(acc, value);
-    scf::YieldOp::create(b, acc);
+FailureOr<SmallVector<Value>> RowEmitter::forEachChunk(ValueRange init,
+                                                        ChunkStep step) {
+  if (straight) {
+    SmallVector<Value> accs(init.begin(), init.end());
+    for (auto [j, valid] : chunks) {
+      FailureOr<SmallVector<Value>> next = step(j, valid, accs);
+      if (failed(next))
+        return failure();
+      accs = std::move(*next);
+    }
+    return accs;
   }
-  return blockReduce(loop.getResult(0), fold, identity);
+  Value lower = t.idxMul(t.threadId, rowLanes);
+  Value stride = t.idxMul(t.blockDim, rowLanes);
+  auto loop = scf::ForOp::create(b, lower, t.idxConst(rowLength), stride, init);
+  OpBuilder::InsertionGuard guard(b);
+  // Without accumulators the loop comes with its (empty) yield.
+  if (init.empty())
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+  else
+    b.setInsertionPointToStart(loop.getBody());
+  t.pushScope();
+  FailureOr<SmallVector<Value>> next =
+      step(loop.getInductionVar(), Value(), loop.getRegionIterArgs());
+  t.popScope();
+  if (failed(next))
+    return failure();
+  if (!init.empty())
+    scf::YieldOp::create(b, *next);
+  return SmallVector<Value>(loop.getResults());
+}
+
+FailureOr<Value> RowEmitter::rowReduce(Value identity, Term term, Fold fold) {
+  FailureOr<SmallVector<Value>> acc = forEachChunk(
+      identity,
+      [&](Value j, Value valid, ValueRange accs) -> FailureOr<SmallVector<Value>> {
+        FailureOr<Lanes> values = term(rowIndex(j));
+        if (failed(values))
+          return failure();
+        Value partial = identity;
+        for (Value value : *values)
+          partial = fold(partial, value);
+        if (valid)
+          partial = arith::SelectOp::create(b, valid, partial, identity);
+        return SmallVector<Value>{fold(accs[0], partial)};
+      });
+  if (failed(acc))
+    return failure();
+  return blockReduce((*acc)[0], fold, identity);
 }
 
 FailureOr<Value> RowEmitter::rowArgmax(Value input) {
@@ -261,32 +294,29 @@ FailureOr<Value> RowEmitter::rowArgmax(Value input) {
   Value initV = reductionIdentity(b, ReductionKind::max, element);
   Value initI = arith::ConstantOp::create(
       b, b.getI64IntegerAttr(std::numeric_limits<int64_t>::max()));
-  Value lower = t.idxMul(t.threadId, rowLanes);
-  Value step = t.idxMul(t.blockDim, rowLanes);
-  auto loop = scf::ForOp::create(b, lower, t.idxConst(rowLength), step,
-                                 ValueRange{initV, initI});
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    t.pushScope();
-    Value j = loop.getInductionVar();
-    FailureOr<Lanes> values = t.eval(input, rowIndex(j));
-    t.popScope();
-    if (failed(values))
-      return failure();
-    Value best = loop.getRegionIterArgs()[0], bestIndex = loop.getRegionIterArgs()[1];
-    Value position = j.getType().isInteger(64)
-                         ? j
-                         : Value(arith::ExtUIOp::create(b, i64, j));
-    for (auto [lane, value] : llvm::enumerate(*values)) {
-      Value at = arith::AddIOp::create(b, position, intConstant(b, i64, lane));
-      Value takes = emitArgmaxTakes(b, value, at, best, bestIndex);
-      best = arith::SelectOp::create(b, takes, value, best);
-      bestIndex = arith::SelectOp::create(b, takes, at, bestIndex);
-    }
-    scf::YieldOp::create(b, ValueRange{best, bestIndex});
-  }
-  return blockArgmax(loop.getResult(0), loop.getResult(1)).second;
+  FailureOr<SmallVector<Value>> best = forEachChunk(
+      ValueRange{initV, initI},
+      [&](Value j, Value valid, ValueRange accs) -> FailureOr<SmallVector<Value>> {
+        FailureOr<Lanes> values = t.eval(input, rowIndex(j));
+        if (failed(values))
+          return failure();
+        Value bestV = accs[0], bestIndex = accs[1];
+        Value position = j.getType().isInteger(64)
+                             ? j
+                             : Value(arith::ExtUIOp::create(b, i64, j));
+        for (auto [lane, value] : llvm::enumerate(*values)) {
+          Value at = arith::AddIOp::create(b, position, intConstant(b, i64, lane));
+          Value takes = emitArgmaxTakes(b, value, at, bestV, bestIndex);
+          if (valid)
+            takes = arith::AndIOp::create(b, takes, valid);
+          bestV = arith::SelectOp::create(b, takes, value, bestV);
+          bestIndex = arith::SelectOp::create(b, takes, at, bestIndex);
+        }
+        return SmallVector<Value>{bestV, bestIndex};
+      });
+  if (failed(best))
+    return failure();
+  return blockArgmax((*best)[0], (*best)[1]).second;
 }
 
 LogicalResult RowEmitter::computeStats(Operation *op) {
@@ -386,6 +416,24 @@ LogicalResult RowEmitter::computeStats(Operation *op) {
 
 LogicalResult RowEmitter::emitRow(ArrayRef<Value> row) {
   currentRow.assign(row.begin(), row.end());
+  chunks.clear();
+  if (straight) {
+    // Chunk k of this thread starts at (tid + k * blockSize) * lanes. A
+    // chunk that can lie past the row reads the row's last chunk instead
+    // (always in bounds, and as aligned as any chunk) and is masked.
+    int64_t blockSize = t.options.blockSize;
+    Value first = t.idxMul(t.threadId, rowLanes);
+    Value last = t.idxConst(rowLength - rowLanes);
+    for (unsigned k = 0, n = straightChunks(); k < n; ++k) {
+      Value j = t.idxAdd(first, t.idxConst(int64_t(k) * blockSize * rowLanes));
+      if (int64_t(k + 1) * blockSize * rowLanes <= rowLength) {
+        chunks.push_back({j, Value()});
+        continue;
+      }
+      Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::ule, j, last);
+      chunks.push_back({arith::MinUIOp::create(b, j, last), valid});
+    }
+  }
   t.statRow.assign(row.begin(), row.end());
   t.stats.clear();
   for (Operation *op : rowOps)
@@ -403,22 +451,27 @@ LogicalResult RowEmitter::emitRow(ArrayRef<Value> row) {
   }
   LogicalResult result = success();
   if (!fullRow.empty()) {
-    Value lower = t.idxMul(t.threadId, rowLanes);
-    Value step = t.idxMul(t.blockDim, rowLanes);
-    auto loop = scf::ForOp::create(b, lower, t.idxConst(rowLength), step);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    t.pushScope();
-    Index index = rowIndex(loop.getInductionVar());
-    for (auto [slot, value] : fullRow) {
-      FailureOr<Lanes> values = t.eval(value, index);
-      if (failed(values)) {
-        result = failure();
-        break;
-      }
-      t.store(t.buffers[t.abi.numInputs + slot], index, *values);
-    }
-    t.popScope();
+    FailureOr<SmallVector<Value>> stored = forEachChunk(
+        ValueRange{},
+        [&](Value j, Value valid, ValueRange) -> FailureOr<SmallVector<Value>> {
+          Index index = rowIndex(j);
+          SmallVector<Lanes> values;
+          for (auto [slot, value] : fullRow) {
+            FailureOr<Lanes> lanes = t.eval(value, index);
+            if (failed(lanes))
+              return failure();
+            values.push_back(std::move(*lanes));
+          }
+          OpBuilder::InsertionGuard guard(b);
+          if (valid) // a chunk past the row's end stores nothing
+            b.setInsertionPointToStart(
+                scf::IfOp::create(b, valid, /*withElseRegion=*/false).thenBlock());
+          for (auto [entry, lanes] : llvm::zip(fullRow, values))
+            t.store(t.buffers[t.abi.numInputs + entry.first], index, lanes);
+          return SmallVector<Value>();
+        });
+    if (failed(stored))
+      result = failure();
   }
   if (succeeded(result) && !reduced.empty()) {
     Value first = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, t.threadId,
@@ -498,6 +551,38 @@ LogicalResult RowEmitter::emitRows(bool vectors) {
   return result;
 }
 
+LogicalResult RowEmitter::emitAligned() {
+  if (rowLanes == 1)
+    return emitRows(/*vectors=*/false);
+  Block *body = b.getInsertionBlock();
+  Block::iterator before = b.getInsertionPoint();
+  bool atStart = before == body->begin();
+  Operation *previous = atStart ? nullptr : &*std::prev(before);
+  if (failed(emitRows(/*vectors=*/true)))
+    return failure();
+  if (!llvm::is_contained(t.vectorized, true))
+    return success();
+  // Move what emitRows made into the aligned branch of a check.
+  SmallVector<Operation *> rowsOps;
+  for (Operation &op : llvm::make_range(
+           atStart ? body->begin() : std::next(previous->getIterator()),
+           b.getInsertionPoint()))
+    rowsOps.push_back(&op);
+  Value aligned = t.alignmentCheck();
+  auto ifOp = scf::IfOp::create(b, aligned, /*withElseRegion=*/true);
+  for (Operation *op : rowsOps)
+    op->moveBefore(ifOp.thenBlock()->getTerminator());
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+  return emitRows(/*vectors=*/false);
+}
+
+unsigned RowEmitter::straightChunks() const {
+  int64_t perChunk = t.options.blockSize * rowLanes;
+  int64_t count = llvm::divideCeil(rowLength, perChunk);
+  return count * rowLanes <= kMaxStraightElements ? unsigned(count) : 0;
+}
+
 LogicalResult RowEmitter::emit() {
   t.info.sharedBytes = kRowSharedBytes;
   t.info.strategy = "rows";
@@ -523,24 +608,26 @@ LogicalResult RowEmitter::emit() {
                                     intConstant(b, i32, 5));
 
   LogicalResult result = success();
-  if (rowLanes > 1) {
-    Block *body = b.getInsertionBlock();
-    size_t opsBefore = body->getOperations().size();
-    result = emitRows(/*vectors=*/true);
-    if (succeeded(result) && llvm::is_contained(t.vectorized, true)) {
-      SmallVector<Operation *> rowsOps;
-      for (Operation &op : llvm::drop_begin(body->getOperations(), opsBefore))
-        rowsOps.push_back(&op);
-      Value aligned = t.alignmentCheck();
-      auto ifOp = scf::IfOp::create(b, aligned, /*withElseRegion=*/true);
-      for (Operation *op : rowsOps)
-        op->moveBefore(ifOp.thenBlock()->getTerminator());
-      OpBuilder::InsertionGuard guard(b);
+  if (straightChunks() == 0) {
+    result = emitAligned();
+  } else {
+    // The straight-line copy at the tuned block size, the loop at others.
+    Value tuned = arith::CmpIOp::create(
+        b, arith::CmpIPredicate::eq, NVVM::BlockDimXOp::create(b, i32),
+        intConstant(b, i32, t.options.blockSize));
+    auto ifOp = scf::IfOp::create(b, tuned, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    Value warps = numWarps;
+    numWarps = intConstant(b, i32, t.options.blockSize / 32); // unrolls
+    straight = true;
+    result = emitAligned();
+    straight = false;
+    numWarps = warps;
+    if (succeeded(result)) {
       b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
       result = emitRows(/*vectors=*/false);
     }
-  } else {
-    result = emitRows(/*vectors=*/false);
   }
   // Shared memory is free again when the function returns.
   barrier();

@@ -17,6 +17,16 @@
 // consecutive statistics so one barrier per statistic suffices (1 KiB,
 // declared as the task's shared_bytes). See docs/codegen.md.
 //
+// Short rows (at most kMaxStraightElements per thread at the tuned block
+// size) also get a straight-line copy, taken when blockDim is the tuned
+// size: each thread's chunks of the row are at fixed positions, so every
+// pass over the row is unrolled and shares one memo scope. The loads of a
+// pass are issued together (one memory latency per pass, not one per
+// chunk), and later passes and later row ops of the task reuse the values
+// already in registers instead of loading them again: a chain of norms on
+// one row costs one load of each input and a block reduction per
+// statistic.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef GPUOS_LIB_CONVERSION_GPUOSTONVVM_ROWEMITTER_H
@@ -38,13 +48,29 @@ public:
   mlir::LogicalResult emit();
 
 private:
+  /// Chunks of rowLanes elements each thread handles on the straight-line
+  /// path, or 0 when the row is too long for it.
+  unsigned straightChunks() const;
   mlir::LogicalResult emitRows(bool vectors);
+  /// The row code with vector accesses behind an alignment check (and a
+  /// scalar copy), as emitRows(true) / emitRows(false).
+  mlir::LogicalResult emitAligned();
   mlir::LogicalResult emitRow(llvm::ArrayRef<mlir::Value> row);
   mlir::LogicalResult computeStats(mlir::Operation *op);
   /// Folds `term` over the row in this thread (strided by the block), then
   /// across the block; returns the block-wide result in every thread.
   using Term = llvm::function_ref<mlir::FailureOr<Lanes>(const Index &)>;
   using Fold = llvm::function_ref<mlir::Value(mlir::Value, mlir::Value)>;
+  /// One chunk of a pass over the row: `j` is the chunk's first element,
+  /// `valid` null or an i1 that is false where the chunk lies past the row
+  /// (its loads then read the row's last chunk and must not count); gets
+  /// the accumulators, returns the next ones.
+  using ChunkStep = llvm::function_ref<mlir::FailureOr<llvm::SmallVector<mlir::Value>>(
+      mlir::Value j, mlir::Value valid, mlir::ValueRange accs)>;
+  /// A pass over this thread's chunks of the current row: a loop strided
+  /// by the block, or the straight-line chunks.
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  forEachChunk(mlir::ValueRange init, ChunkStep step);
   mlir::FailureOr<mlir::Value> rowReduce(mlir::Value identity, Term term,
                                          Fold fold);
   mlir::FailureOr<mlir::Value> rowArgmax(mlir::Value input);
@@ -67,6 +93,10 @@ private:
   mlir::Value sharedBase, laneId, warpId, numWarps;
   llvm::SmallVector<mlir::Value> currentRow;
   unsigned reductionsPerRow = 0, nextSlot = 0;
+  /// The straight-line path is being emitted: the current row's chunks
+  /// (first element, validity or null), computed once per row.
+  bool straight = false;
+  llvm::SmallVector<std::pair<mlir::Value, mlir::Value>> chunks;
 };
 
 } // namespace gpuos::codegen

@@ -6,7 +6,8 @@
 
 // CHECK: llvm.mlir.global external @__gpuos_shared() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
 
-// softmax: a max, then a sum of exp(x - max), then the row's elements.
+// softmax: a max, then a sum of exp(x - max), then the row's elements. Rows
+// this long (32 elements per thread) are walked by loops strided by the block.
 // CHECK-LABEL: llvm.func @gpuos_task_softmax_rows
 // CHECK:         %[[SMEM:.+]] = llvm.mlir.addressof @__gpuos_shared : !llvm.ptr<3>
 // CHECK:         scf.for %[[ROW:.+]] = %c0_i32 to %c2_i32 step %c1_i32 : i32 {
@@ -32,12 +33,47 @@
 // CHECK:         nvvm.shfl.sync
 // CHECK:         llvm.load %{{.+}} invariant {alignment = 4 : i64} : !llvm.ptr<1> -> f32
 // CHECK-LABEL: llvm.func @gpuos_launch_softmax_rows
-gpuos.graph @softmax(%x : !gpuos.tensor<8x128xf32>) -> (p : !gpuos.tensor<8x128xf32>) {
-  %r = gpuos.task "softmax_rows" ins(%a = %x : !gpuos.tensor<8x128xf32>) tile [2, 128] -> (!gpuos.tensor<8x128xf32>) {
-    %0 = gpuos.softmax %a axis 1 : !gpuos.tensor<8x128xf32>
-    gpuos.yield %0 : !gpuos.tensor<8x128xf32>
+gpuos.graph @softmax(%x : !gpuos.tensor<8x8192xf32>) -> (p : !gpuos.tensor<8x8192xf32>) {
+  %r = gpuos.task "softmax_rows" ins(%a = %x : !gpuos.tensor<8x8192xf32>) tile [2, 8192] -> (!gpuos.tensor<8x8192xf32>) {
+    %0 = gpuos.softmax %a axis 1 : !gpuos.tensor<8x8192xf32>
+    gpuos.yield %0 : !gpuos.tensor<8x8192xf32>
   }
-  gpuos.yield %r : !gpuos.tensor<8x128xf32>
+  gpuos.yield %r : !gpuos.tensor<8x8192xf32>
+}
+
+// Short rows (at most 16 elements per thread at the tuned 256 threads) get a
+// straight-line copy when blockDim is 256: each thread's two chunks of the
+// row are loaded together, the second norm's pass and the stores reuse the
+// values in registers (only the weight is loaded again), and the warp
+// partials fold in a loop of a constant 8. Other block sizes take the loop.
+// CHECK-LABEL: llvm.func @gpuos_task_norm_chain
+// CHECK:         %[[TUNED:.+]] = arith.cmpi eq, %{{.+}}, %c256_i32 : i32
+// CHECK:         scf.if %[[TUNED]] {
+// CHECK-NOT:       scf.for
+// CHECK:           llvm.load %{{.+}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-NOT:       scf.for
+// CHECK:           llvm.load %{{.+}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-NOT:       llvm.load {{.*}}!llvm.ptr<1>
+// CHECK:           nvvm.shfl.sync
+// CHECK:           nvvm.barrier0
+// CHECK:           scf.for %{{.+}} = %c0_i32 to %c8_i32 step %c1_i32 iter_args
+// The second norm: only the weight's two chunks are loaded.
+// CHECK-COUNT-2:   llvm.load %{{.+}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-NOT:       llvm.load {{.*}}!llvm.ptr<1>
+// CHECK:           nvvm.shfl.sync
+// CHECK-NOT:       llvm.load {{.*}}!llvm.ptr<1>
+// CHECK-COUNT-2:   llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+// CHECK:         } else {
+// CHECK:           scf.for
+// CHECK-LABEL: llvm.func @gpuos_launch_norm_chain
+gpuos.graph @chain(%x : !gpuos.tensor<2x2048xf32>, %w : !gpuos.tensor<2048xf32>) -> (y : !gpuos.tensor<2x2048xf32>) {
+  %r = gpuos.task "norm_chain" ins(%a = %x : !gpuos.tensor<2x2048xf32>, %b = %w : !gpuos.tensor<2048xf32>) tile [1, 2048] -> (!gpuos.tensor<2x2048xf32>) {
+    %0 = gpuos.rms_norm %a weight(%b : !gpuos.tensor<2048xf32>) eps 1.0e-6 : !gpuos.tensor<2x2048xf32>
+    %1 = gpuos.add %0, %a : !gpuos.tensor<2x2048xf32>, !gpuos.tensor<2x2048xf32>
+    %2 = gpuos.rms_norm %1 weight(%b : !gpuos.tensor<2048xf32>) eps 1.0e-6 : !gpuos.tensor<2x2048xf32>
+    gpuos.yield %2 : !gpuos.tensor<2x2048xf32>
+  }
+  gpuos.yield %r : !gpuos.tensor<2x2048xf32>
 }
 
 // A reduced result is stored by thread 0 of the row; an i64 partial crosses

@@ -4,8 +4,13 @@
 // takes in the elementwise units that produce its data operand, and theirs,
 // when nothing outside the group reads them (the prologue); an elementwise
 // unit over the anchor's result shape that reads the anchor's group joins
-// it (the epilogue). Merges only ever join the current node with groups
-// before it, which keeps FusionGraph's cycle check sound.
+// it (the epilogue). A row op (softmax over the innermost axis, layer_norm,
+// rms_norm) whose data operand comes from the group of another row op over
+// the same rows joins that group (a row chain, e.g. residual add + norm
+// repeated): a tile holds whole rows, so the block computes the whole
+// chain on its rows without writing the links out (RowEmitter keeps them
+// in registers). Merges only ever join the current node with groups before
+// it, which keeps FusionGraph's cycle check sound.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +26,19 @@ using namespace mlir;
 using namespace gpuos;
 using namespace gpuos::fusion;
 
+/// Row ops one task may chain. The straight-line row code keeps a link in
+/// registers, but the loop copy (other block sizes) evaluates link k from
+/// the task's inputs again, so its work grows with the square of the chain.
+static constexpr unsigned kMaxRowOpsPerTask = 8;
+
+/// A row op whose result has its input's shape: links of a row chain.
+static bool isRowChainLink(Operation *op) {
+  if (auto softmax = dyn_cast<SoftmaxOp>(op))
+    return softmax.getAxis() ==
+           cast<StridedTensorType>(softmax.getType()).getRank() - 1;
+  return isa<LayerNormOp, RmsNormOp>(op);
+}
+
 namespace {
 struct FuseReductions
     : gpuos::impl::GpuosFuseReductionsBase<FuseReductions> {
@@ -31,16 +49,22 @@ struct FuseReductions
       return signalPassFailure();
     FusionGraph fg(body);
     SmallVector<UnitInfo> units = classifyUnits(fg);
-    // For the representative of each reduction group: its reduction unit.
+    // For the representative of each reduction group: its (last)
+    // reduction unit, and how many anchors the group holds.
     SmallVector<int> anchorOf(fg.size(), -1);
+    SmallVector<unsigned> anchorsIn(fg.size(), 0);
 
     for (unsigned node = 0; node < fg.size(); ++node) {
       const UnitInfo &unit = units[node];
       Operation *op = fg.op(node);
       if (unit.cls == UnitClass::Reduction) {
         unsigned leader = node;
-        if (!isa<TaskOp>(op))
+        anchorsIn[leader] = 1;
+        if (!isa<TaskOp>(op)) {
           leader = tryPrologue(fg, units, node);
+          anchorsIn[leader] = 1;
+          leader = tryRowChain(fg, units, anchorOf, anchorsIn, node, leader);
+        }
         anchorOf[leader] = node;
         continue;
       }
@@ -62,12 +86,48 @@ struct FuseReductions
             fg.wouldCreateCycle({leader, node}))
           continue;
         int anchorNode = anchorOf[leader];
-        anchorOf[fg.merge(leader, node)] = anchorNode;
+        unsigned anchors = anchorsIn[leader];
+        unsigned merged = fg.merge(leader, node);
+        anchorOf[merged] = anchorNode;
+        anchorsIn[merged] = anchors;
         break;
       }
     }
 
     outlineMultiNodeGroups(graph, fg);
+  }
+
+  /// Merges the group `leader` of the row op `anchor` into the group of the
+  /// row op that produces its data operand, when both are row chain links
+  /// over the same rows with the same priority, the chain stays within
+  /// kMaxRowOpsPerTask, and the merge keeps the graph acyclic and the task
+  /// within kMaxTaskResults. Returns the representative of anchor's group.
+  static unsigned tryRowChain(FusionGraph &fg, ArrayRef<UnitInfo> units,
+                              ArrayRef<int> anchorOf,
+                              MutableArrayRef<unsigned> anchorsIn,
+                              unsigned anchor, unsigned leader) {
+    Operation *op = fg.op(anchor);
+    if (!isRowChainLink(op))
+      return leader;
+    std::optional<unsigned> producer = fg.producer(op->getOperand(0));
+    if (!producer)
+      return leader;
+    unsigned other = fg.find(*producer);
+    if (other == leader || anchorOf[other] < 0)
+      return leader;
+    Operation *link = fg.op(anchorOf[other]);
+    if (!isRowChainLink(link) ||
+        link->getOperand(0).getType() != op->getOperand(0).getType() ||
+        units[anchorOf[other]].priority != units[anchor].priority ||
+        anchorsIn[other] + anchorsIn[leader] > kMaxRowOpsPerTask ||
+        !fg.readsDirectly(leader, other) ||
+        fg.resultsIfMerged(other, leader) > kMaxTaskResults ||
+        fg.wouldCreateCycle({other, leader}))
+      return leader;
+    unsigned anchors = anchorsIn[other] + anchorsIn[leader];
+    unsigned merged = fg.merge(other, leader);
+    anchorsIn[merged] = anchors;
+    return merged;
   }
 
   /// Merges into `anchor` the elementwise producer of its data operand,

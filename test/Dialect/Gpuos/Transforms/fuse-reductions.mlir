@@ -167,3 +167,60 @@ gpuos.graph @prologue_through_view(%x : !gpuos.tensor<4x4xf32>) -> (y : !gpuos.t
   %y = gpuos.reduce sum %p axes [1] : !gpuos.tensor<4x4xf32>
   gpuos.yield %y : !gpuos.tensor<4xf32>
 }
+
+// Row chain: a norm whose input comes from another norm's group over the
+// same rows joins that group; its epilogue follows. %h1 is also a graph
+// result, so the task yields it too.
+// CHECK-LABEL: gpuos.graph @norm_chain
+// CHECK-NEXT: %[[T:.+]]:2 = gpuos.task "norm_chain_t0_add_rms_norm_layer_norm_mul"
+// CHECK-NEXT: gpuos.add
+// CHECK-NEXT: gpuos.rms_norm
+// CHECK-NEXT: gpuos.add
+// CHECK-NEXT: gpuos.layer_norm
+// CHECK-NEXT: gpuos.mul
+// CHECK-NEXT: gpuos.yield
+// CHECK-NOT: gpuos.task
+gpuos.graph @norm_chain(%x : !gpuos.tensor<4x64xf32>, %d : !gpuos.tensor<4x64xf32>, %w : !gpuos.tensor<64xf32>) -> (h1 : !gpuos.tensor<4x64xf32>, y : !gpuos.tensor<4x64xf32>) {
+  %a = gpuos.add %x, %d : !gpuos.tensor<4x64xf32>, !gpuos.tensor<4x64xf32>
+  %n = gpuos.rms_norm %a weight(%w : !gpuos.tensor<64xf32>) eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %h1 = gpuos.add %n, %d : !gpuos.tensor<4x64xf32>, !gpuos.tensor<4x64xf32>
+  %l = gpuos.layer_norm %h1 eps 1.0e-5 : !gpuos.tensor<4x64xf32>
+  %y = gpuos.mul %l, %w : !gpuos.tensor<4x64xf32>, !gpuos.tensor<64xf32>
+  gpuos.yield %h1, %y : !gpuos.tensor<4x64xf32>, !gpuos.tensor<4x64xf32>
+}
+
+// A chain holds at most 8 row ops: the ninth norm starts a new task.
+// CHECK-LABEL: gpuos.graph @long_chain
+// CHECK: gpuos.task "long_chain_t0_rms_norm"
+// CHECK-COUNT-8: gpuos.rms_norm
+// CHECK-NEXT: gpuos.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: gpuos.rms_norm
+// CHECK-NEXT: gpuos.yield
+gpuos.graph @long_chain(%x : !gpuos.tensor<2x32xf32>) -> (y : !gpuos.tensor<2x32xf32>) {
+  %0 = gpuos.rms_norm %x eps 1.0e-6 : !gpuos.tensor<2x32xf32>
+  %1 = gpuos.rms_norm %0 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
+  %2 = gpuos.rms_norm %1 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
+  %3 = gpuos.rms_norm %2 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
+  %4 = gpuos.rms_norm %3 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
+  %5 = gpuos.rms_norm %4 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
+  %6 = gpuos.rms_norm %5 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
+  %7 = gpuos.rms_norm %6 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
+  %8 = gpuos.rms_norm %7 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
+  gpuos.yield %8 : !gpuos.tensor<2x32xf32>
+}
+
+// Must not chain: a softmax over the leading axis needs whole columns, and
+// rows of other shapes are other rows.
+// CHECK-LABEL: gpuos.graph @not_a_chain
+// CHECK-NEXT: %[[N:.+]] = gpuos.rms_norm %x
+// CHECK-NEXT: %[[S:.+]] = gpuos.softmax %[[N]] axis 0
+// CHECK-NEXT: %[[R:.+]] = gpuos.reshape %[[S]]
+// CHECK-NEXT: gpuos.rms_norm %[[R]]
+gpuos.graph @not_a_chain(%x : !gpuos.tensor<4x8xf32>) -> (y : !gpuos.tensor<2x16xf32>) {
+  %n = gpuos.rms_norm %x eps 1.0e-6 : !gpuos.tensor<4x8xf32>
+  %s = gpuos.softmax %n axis 0 : !gpuos.tensor<4x8xf32>
+  %r = gpuos.reshape %s to [2, 16] : !gpuos.tensor<4x8xf32>
+  %y = gpuos.rms_norm %r eps 1.0e-6 : !gpuos.tensor<2x16xf32>
+  gpuos.yield %y : !gpuos.tensor<2x16xf32>
+}
