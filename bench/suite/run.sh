@@ -16,6 +16,9 @@
 #   [".bench"]. Exit 1 on any correctness failure or error.
 #
 #   bash bench/suite/run.sh build-driver     only the driver (run calls it)
+#   bash bench/suite/run.sh profile decode rmsnorm_chain ...
+#     each task of a workload's graph alone, sync latency p50/p99 per task
+#     (where a graph's latency goes); JSON in $OUT/profile-<name>.json.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -131,9 +134,23 @@ run() {
   return "$rc"
 }
 
+# Per-task synchronous latency of workloads' graphs (suite-driver profile):
+# where a graph's sync latency goes. Builds the driver first if needed.
+profile() {
+  local driver=${BENCH_DRIVER:-/tmp/gpuos-bench/build/suite-driver} name
+  [[ -x $driver ]] || build_driver >/dev/null
+  for name in "$@"; do
+    echo "=== profile $name"
+    "$driver" profile --image "$bench_dir/images/$name.cubin" \
+      --manifest "$bench_dir/images/$name.manifest.json" --graph "$name" \
+      --reps "${REPS:-100}" --json "${OUT:-/tmp}/profile-$name.json"
+  done
+}
+
 case $mode in
   prepare) prepare ;;
   run) run "$@" ;;
   build-driver) build_driver ;;
-  *) echo "usage: $0 prepare | run [bench.py run options] | build-driver" >&2; exit 2 ;;
+  profile) profile "$@" ;;
+  *) echo "usage: $0 prepare | run [bench.py run options] | build-driver | profile WORKLOAD..." >&2; exit 2 ;;
 esac

@@ -100,7 +100,7 @@ def GpuosFuseReductions : Pass<"gpuos-fuse-reductions", "::gpuos::GraphOp"> {
     - row chain: a `softmax` over the innermost axis, `layer_norm` or
       `rms_norm` whose data operand comes from the group of another such op
       with the same input type joins that group (residual add + norm,
-      repeated), up to 8 of them per task, with the same acyclicity and
+      repeated), up to 16 of them per task, with the same acyclicity and
       result limits. A tile holds whole rows, so the block computes the
       whole chain on its rows and the links are never written out.
 

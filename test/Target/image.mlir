@@ -65,7 +65,7 @@
 // CHECK-NEXT:   "priority": "urgent",
 // CHECK-NEXT:   "deadline_us": 200,
 // CHECK-NEXT:   "block_size": 256,
-// CHECK-NEXT:   "shared_bytes": 1024,
+// CHECK-NEXT:   "shared_bytes": 0,
 // CHECK-NEXT:   "tile": [
 // CHECK-NEXT:     2,
 // CHECK-NEXT:     256

@@ -28,6 +28,13 @@
 //     gpuos_launch_<kind> kernels, one launch per task in manifest order)
 //     on two CUDA streams with the highest and lowest stream priority.
 //
+//   suite-driver profile --image I.cubin --manifest I.manifest.json
+//       --graph NAME [--reps R] [--json FILE]
+//     Where a graph's synchronous latency goes: each task of the graph on
+//     its own, as a one-task graph over zero-filled buffers (one per
+//     manifest buffer name, shared between tasks), submitted and waited
+//     for R times; p50/p99 per task in manifest order, and their sum.
+//
 //   suite-driver validate --manifest I.manifest.json --spec S.txt
 //     No GPU: binds the spec's buffers to the manifest's graph as the runtime
 //     does and runs its host-side validation and layout (prepare's check).
@@ -852,6 +859,73 @@ int cmdShareStreams(const Args &args) {
 }
 
 //===----------------------------------------------------------------------===//
+// profile: per-task synchronous latency of one graph
+//===----------------------------------------------------------------------===//
+
+/// Bytes a manifest buffer's view spans.
+uint64_t viewExtent(const ManifestBuffer &b) {
+  uint64_t extent = (uint64_t)b.elemBytes;
+  for (size_t d = 0; d < b.shape.size(); ++d)
+    extent += (uint64_t)(b.shape[d] - 1) * (uint64_t)b.strides[d] * (uint64_t)b.elemBytes;
+  return extent;
+}
+
+int cmdProfile(const Args &args) {
+  std::string graph = args.get("graph");
+  int reps = std::max(3, (int)args.num("reps", 200));
+  std::unique_ptr<Runtime> rt = openRuntime(args);
+  const ImageManifest &man = *rt->manifest();
+  std::map<std::string, Buffer> buffers;
+  std::ostringstream js;
+  js << "{\"graph\": \"" << graph << "\", \"reps\": " << reps << ", \"tasks\": [";
+  std::printf("%-36s %6s %10s %10s\n", "task", "tiles", "p50 us", "p99 us");
+  double sum = 0;
+  int count = 0;
+  for (const ManifestTask &t : man.tasks) {
+    if (t.graph != graph)
+      continue;
+    TaskSpec ts;
+    ts.kind = t.kind;
+    for (const ManifestBuffer &b : t.buffers) {
+      auto it = buffers.find(b.name);
+      if (it == buffers.end()) {
+        Buffer buf;
+        uint64_t bytes = std::max<uint64_t>(viewExtent(b), 16);
+        need(rt->alloc(bytes, buf), "alloc " + b.name);
+        std::vector<char> zero(bytes, 0);
+        need(rt->copyToDevice(buf.ptr, zero.data(), bytes), "zero " + b.name);
+        it = buffers.emplace(b.name, buf).first;
+      }
+      ts.buffers.push_back(BufferArg{it->second.ptr, it->second.bytes, {}, {}});
+    }
+    GraphSpec gs;
+    gs.tasks.push_back(ts);
+    GraphId g = 0;
+    need(rt->createGraph(gs, g), "createGraph(" + t.kind + ")");
+    std::vector<double> lat;
+    for (int i = 0; i < reps + 3; ++i) {
+      auto t0 = Clock::now();
+      runOnce(*rt, g, t.priority);
+      if (i >= 3)
+        lat.push_back(usBetween(t0, Clock::now()));
+    }
+    need(rt->destroyGraph(g), "destroyGraph");
+    Dist d = distOf(lat);
+    std::printf("%-36s %6llu %10.2f %10.2f\n", t.kind.c_str(), (unsigned long long)t.numTiles,
+                d.p50, d.p99);
+    js << (count++ ? ", " : "") << "{\"kind\": \"" << t.kind << "\", \"tiles\": " << t.numTiles
+       << ", \"sync_us\": " << jsonDist(d) << "}";
+    sum += d.p50;
+  }
+  if (!count)
+    die("the manifest has no graph '" + graph + "'");
+  std::printf("%-36s %6s %10.2f\n", "sum of p50", "", sum);
+  js << "], \"sum_p50_us\": " << sum << "}";
+  emitJson(args, js.str());
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
 // validate: the host-side checks of createGraphFromManifest, without a GPU
 //===----------------------------------------------------------------------===//
 
@@ -897,9 +971,7 @@ int cmdValidate(const Args &args) {
     for (int64_t d : t.dependsOn)
       ts.deps.push_back(local.at((int)d));
     for (const ManifestBuffer &b : t.buffers) {
-      uint64_t extent = (uint64_t)b.elemBytes;
-      for (size_t d = 0; d < b.shape.size(); ++d)
-        extent += (uint64_t)(b.shape[d] - 1) * (uint64_t)b.strides[d] * (uint64_t)b.elemBytes;
+      uint64_t extent = viewExtent(b);
       bool bound = false;
       for (const SpecBuffer &sb : spec.buffers)
         if (sb.name == b.name) {
@@ -961,6 +1033,8 @@ int main(int argc, char **argv) {
     return cmdBench(args);
   if (cmd == "validate")
     return cmdValidate(args);
+  if (cmd == "profile")
+    return cmdProfile(args);
   if (cmd == "share-gpuos")
     return cmdShareGpuos(args);
   if (cmd == "share-streams")

@@ -100,6 +100,7 @@ RowEmitter::RowEmitter(TaskEmitter &task) : t(task), b(task.b) {
     rowLanes /= 2;
   for (Operation *op : rowOps)
     reductionsPerRow += numStages(op);
+  warpRows = rowLength <= 32 * kMaxStraightElements;
 }
 
 //===----------------------------------------------------------------------===//
@@ -150,6 +151,8 @@ Value RowEmitter::blockReduce(Value partial, Fold fold, Value identity) {
   Value value = partial;
   for (int offset = 16; offset >= 1; offset /= 2)
     value = fold(value, shuffleXor(value, offset));
+  if (warpRows) // every lane holds the warp's (the row's) result
+    return value;
   unsigned slot = nextSlot;
   nextSlot ^= 1;
   unsigned base = slot * 32 * kEntryBytes;
@@ -187,6 +190,8 @@ std::pair<Value, Value> RowEmitter::blockArgmax(Value value, Value index) {
     Value otherV = shuffleXor(value, offset), otherI = shuffleXor(index, offset);
     std::tie(value, index) = pick(value, index, otherV, otherI);
   }
+  if (warpRows)
+    return {value, index};
   unsigned slot = nextSlot;
   nextSlot ^= 1;
   unsigned base = slot * 32 * kEntryBytes;
@@ -418,15 +423,16 @@ LogicalResult RowEmitter::emitRow(ArrayRef<Value> row) {
   currentRow.assign(row.begin(), row.end());
   chunks.clear();
   if (straight) {
-    // Chunk k of this thread starts at (tid + k * blockSize) * lanes. A
-    // chunk that can lie past the row reads the row's last chunk instead
-    // (always in bounds, and as aligned as any chunk) and is masked.
-    int64_t blockSize = t.options.blockSize;
-    Value first = t.idxMul(t.threadId, rowLanes);
+    // Chunk k of this thread starts at (position + k * group) * lanes
+    // (group: the block's tuned size, or 32 lanes). A chunk that can lie
+    // past the row reads the row's last chunk instead (always in bounds,
+    // and as aligned as any chunk) and is masked.
+    int64_t group = rowGroupSize();
+    Value first = t.idxMul(rowThread, rowLanes);
     Value last = t.idxConst(rowLength - rowLanes);
     for (unsigned k = 0, n = straightChunks(); k < n; ++k) {
-      Value j = t.idxAdd(first, t.idxConst(int64_t(k) * blockSize * rowLanes));
-      if (int64_t(k + 1) * blockSize * rowLanes <= rowLength) {
+      Value j = t.idxAdd(first, t.idxConst(int64_t(k) * group * rowLanes));
+      if (int64_t(k + 1) * group * rowLanes <= rowLength) {
         chunks.push_back({j, Value()});
         continue;
       }
@@ -474,7 +480,7 @@ LogicalResult RowEmitter::emitRow(ArrayRef<Value> row) {
       result = failure();
   }
   if (succeeded(result) && !reduced.empty()) {
-    Value first = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, t.threadId,
+    Value first = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, rowThread,
                                         t.idxConst(0));
     auto ifOp = scf::IfOp::create(b, first, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
@@ -512,8 +518,11 @@ LogicalResult RowEmitter::emitRows(bool vectors) {
   int64_t rowsPerTile = 1;
   for (size_t axis = 0; axis < rowShape.size(); ++axis)
     rowsPerTile *= t.abi.tile[axis];
-  auto loop = scf::ForOp::create(b, t.idxConst(0), t.idxConst(rowsPerTile),
-                                 t.idxConst(1));
+  // Warp mode: warp w takes rows w, w + numWarps, ...
+  auto loop = warpRows ? scf::ForOp::create(b, rowWarp, t.idxConst(rowsPerTile),
+                                            rowWarps)
+                       : scf::ForOp::create(b, t.idxConst(0),
+                                            t.idxConst(rowsPerTile), t.idxConst(1));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   t.pushScope();
@@ -545,7 +554,7 @@ LogicalResult RowEmitter::emitRows(bool vectors) {
   }
   // With an odd number of statistics per row, the next row's first one
   // would reuse the slot this row's last one is still being read from.
-  if (reductionsPerRow % 2 == 1)
+  if (reductionsPerRow % 2 == 1 && !warpRows)
     barrier();
   t.popScope();
   return result;
@@ -577,8 +586,12 @@ LogicalResult RowEmitter::emitAligned() {
   return emitRows(/*vectors=*/false);
 }
 
+int64_t RowEmitter::rowGroupSize() const {
+  return warpRows ? 32 : t.options.blockSize;
+}
+
 unsigned RowEmitter::straightChunks() const {
-  int64_t perChunk = t.options.blockSize * rowLanes;
+  int64_t perChunk = rowGroupSize() * rowLanes;
   int64_t count = llvm::divideCeil(rowLength, perChunk);
   return count * rowLanes <= kMaxStraightElements ? unsigned(count) : 0;
 }
@@ -607,8 +620,19 @@ LogicalResult RowEmitter::emit() {
   numWarps = arith::ShRUIOp::create(b, NVVM::BlockDimXOp::create(b, i32),
                                     intConstant(b, i32, 5));
 
+  rowThread = t.threadId;
   LogicalResult result = success();
-  if (straightChunks() == 0) {
+  if (warpRows) {
+    // Straight-line at any block size: a row's group is always 32 lanes.
+    Value five = t.idxConst(5);
+    rowThread = arith::AndIOp::create(b, t.threadId, t.idxConst(31));
+    rowWarp = arith::ShRUIOp::create(b, t.threadId, five);
+    rowWarps = arith::ShRUIOp::create(b, t.blockDim, five);
+    t.info.sharedBytes = 0;
+    straight = true;
+    result = emitAligned();
+    straight = false;
+  } else if (straightChunks() == 0) {
     result = emitAligned();
   } else {
     // The straight-line copy at the tuned block size, the loop at others.
@@ -630,6 +654,7 @@ LogicalResult RowEmitter::emit() {
     }
   }
   // Shared memory is free again when the function returns.
-  barrier();
+  if (!warpRows)
+    barrier();
   return result;
 }

@@ -17,7 +17,13 @@
 // consecutive statistics so one barrier per statistic suffices (1 KiB,
 // declared as the task's shared_bytes). See docs/codegen.md.
 //
-// Short rows (at most kMaxStraightElements per thread at the tuned block
+// Rows of at most 32 * 16 elements are instead shared by a warp, not the
+// block: warp w takes rows w, w + numWarps, ... of the tile, its lanes fold
+// their straight-line chunks and the butterfly of shuffles alone combines
+// them (no shared memory, no barrier), so a tile of many short rows runs
+// numWarps rows at once instead of one at a time behind two barriers each.
+//
+// Longer rows that are still short (at most kMaxStraightElements per thread at the tuned block
 // size) also get a straight-line copy, taken when blockDim is the tuned
 // size: each thread's chunks of the row are at fixed positions, so every
 // pass over the row is unrolled and shares one memo scope. The loads of a
@@ -49,8 +55,10 @@ public:
 
 private:
   /// Chunks of rowLanes elements each thread handles on the straight-line
-  /// path, or 0 when the row is too long for it.
+  /// path (per lane in warp mode), or 0 when the row is too long for it.
   unsigned straightChunks() const;
+  /// Threads that share a row: the tuned block size, or 32 in warp mode.
+  int64_t rowGroupSize() const;
   mlir::LogicalResult emitRows(bool vectors);
   /// The row code with vector accesses behind an alignment check (and a
   /// scalar copy), as emitRows(true) / emitRows(false).
@@ -96,6 +104,11 @@ private:
   /// The straight-line path is being emitted: the current row's chunks
   /// (first element, validity or null), computed once per row.
   bool straight = false;
+  /// A warp, not the block, shares each row (short rows).
+  bool warpRows = false;
+  /// This thread's position in its row group, and (warp mode) its warp and
+  /// the block's warp count, in the index type.
+  mlir::Value rowThread, rowWarp, rowWarps;
   llvm::SmallVector<std::pair<mlir::Value, mlir::Value>> chunks;
 };
 

@@ -76,17 +76,27 @@ gpuos.graph @chain(%x : !gpuos.tensor<2x2048xf32>, %w : !gpuos.tensor<2048xf32>)
   gpuos.yield %r : !gpuos.tensor<2x2048xf32>
 }
 
-// A reduced result is stored by thread 0 of the row; an i64 partial crosses
-// the shuffles as two 32-bit halves.
+// Rows of at most 512 elements are shared by a warp: warp w takes rows w,
+// w + numWarps, ... of the tile (here 4 rows of 100), its lanes' chunks are
+// straight-line code at any block size, and the shuffles alone combine them:
+// no shared memory, no barrier. A reduced result is stored by lane 0 of the
+// row's warp; an i64 partial crosses the shuffles as two 32-bit halves.
 // CHECK-LABEL: llvm.func @gpuos_task_sum_rows
-// CHECK:         %[[LO:.+]] = arith.trunci %{{.+}} : i64 to i32
-// CHECK:         nvvm.shfl.sync bfly %c-1_i32, %[[LO]], %c16_i32, %c31_i32 : i32 -> i32
-// CHECK:         nvvm.barrier0
-// CHECK:         %[[FIRST:.+]] = arith.cmpi eq, %{{.+}}, %c0_i32 : i32
-// CHECK:         scf.if %[[FIRST]] {
-// CHECK:           llvm.store %{{.+}}, %{{.+}} {alignment = 8 : i64} : i64, !llvm.ptr<1>
+// CHECK-NOT:     nvvm.barrier0
+// CHECK:         %[[LANE:.+]] = arith.andi %{{.+}}, %c31_i32 : i32
+// CHECK:         %[[WARP:.+]] = arith.shrui %{{.+}}, %c5_i32 : i32
+// CHECK:         %[[WARPS:.+]] = arith.shrui %{{.+}}, %c5_i32 : i32
+// CHECK:         scf.for %{{.+}} = %[[WARP]] to %c4_i32 step %[[WARPS]] : i32 {
+// CHECK:           %[[LO:.+]] = arith.trunci %{{.+}} : i64 to i32
+// CHECK:           nvvm.shfl.sync bfly %c-1_i32, %[[LO]], %c16_i32, %c31_i32 : i32 -> i32
+// CHECK-NOT:       nvvm.barrier0
+// CHECK:           %[[FIRST:.+]] = arith.cmpi eq, %[[LANE]], %c0_i32 : i32
+// CHECK:           scf.if %[[FIRST]] {
+// CHECK:             llvm.store %{{.+}}, %{{.+}} {alignment = 8 : i64} : i64, !llvm.ptr<1>
+// CHECK-NOT:     nvvm.barrier0
+// CHECK-LABEL: llvm.func @gpuos_launch_sum_rows
 gpuos.graph @sum(%x : !gpuos.tensor<4x100xi64>) -> (s : !gpuos.tensor<4xi64>) {
-  %r = gpuos.task "sum_rows" ins(%a = %x : !gpuos.tensor<4x100xi64>) tile [1] -> (!gpuos.tensor<4xi64>) {
+  %r = gpuos.task "sum_rows" ins(%a = %x : !gpuos.tensor<4x100xi64>) tile [4] -> (!gpuos.tensor<4xi64>) {
     %0 = gpuos.reduce sum %a axes [1] : !gpuos.tensor<4x100xi64>
     gpuos.yield %0 : !gpuos.tensor<4xi64>
   }

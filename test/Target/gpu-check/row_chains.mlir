@@ -3,7 +3,9 @@
 // threads, the loop copy, and misaligned buffers, the scalar copy): chains
 // of norms and softmax over the same rows (gpuos-fuse-reductions' row
 // chains), rows that end inside a thread's last chunk (masked chunks), odd
-// row lengths (one lane), 16-bit rows, and a reduce and an argmax.
+// row lengths (one lane), 16-bit rows, and a reduce and an argmax; rows of
+// at most 512 elements shared by a warp (more rows per tile than warps, a
+// last tile of fewer rows).
 // REQUIRES: libdevice
 // RUN: gpuos-jit %s --emit=ptx -o - | FileCheck %s
 // CHECK-DAG: .visible .func gpuos_task_rc_norm_chain(
@@ -11,6 +13,8 @@
 // CHECK-DAG: .visible .func gpuos_task_rc_odd_rows(
 // CHECK-DAG: .visible .func gpuos_task_rc_bf16_chain(
 // CHECK-DAG: .visible .func gpuos_task_rc_reduce_argmax(
+// CHECK-DAG: .visible .func gpuos_task_rc_warp_rows(
+// CHECK-DAG: .visible .func gpuos_task_rc_warp_chain(
 
 // residual add + rms_norm, twice, then layer_norm and softmax: 4096 f32
 // per row, four full chunks per thread. The first link is also a result.
@@ -80,4 +84,31 @@ gpuos.graph @reduce_argmax(%x : !gpuos.tensor<4x3000xf32>)
     gpuos.yield %0, %1 : !gpuos.tensor<4xf32>, !gpuos.tensor<4xi64>
   }
   gpuos.yield %r#0, %r#1 : !gpuos.tensor<4xf32>, !gpuos.tensor<4xi64>
+}
+
+// Warp rows: 21 rows of 129 (one lane, five chunks per lane, the last
+// masked), ten per tile: warps take rows w and w + 8, and the last tile
+// holds one row.
+gpuos.graph @warp_rows(%x : !gpuos.tensor<21x129xf32>)
+    -> (y : !gpuos.tensor<21x129xf32>, m : !gpuos.tensor<21xi64>) {
+  %r:2 = gpuos.task "rc_warp_rows" ins(%a = %x : !gpuos.tensor<21x129xf32>)
+      tile [10, 129] -> (!gpuos.tensor<21x129xf32>, !gpuos.tensor<21xi64>) {
+    %0 = gpuos.softmax %a axis 1 : !gpuos.tensor<21x129xf32>
+    %1 = gpuos.argmax %a axis 1 : !gpuos.tensor<21x129xf32>
+    gpuos.yield %0, %1 : !gpuos.tensor<21x129xf32>, !gpuos.tensor<21xi64>
+  }
+  gpuos.yield %r#0, %r#1 : !gpuos.tensor<21x129xf32>, !gpuos.tensor<21xi64>
+}
+
+// A warp-row chain on f16 rows of 256: eight lanes, two chunks per lane.
+gpuos.graph @warp_chain(%x : !gpuos.tensor<16x256xf16>, %d : !gpuos.tensor<16x256xf16>)
+    -> (y : !gpuos.tensor<16x256xf16>) {
+  %r = gpuos.task "rc_warp_chain" ins(%a = %x : !gpuos.tensor<16x256xf16>, %b = %d : !gpuos.tensor<16x256xf16>)
+      tile [16, 256] -> (!gpuos.tensor<16x256xf16>) {
+    %0 = gpuos.rms_norm %a eps 1.0e-6 : !gpuos.tensor<16x256xf16>
+    %1 = gpuos.add %0, %b : !gpuos.tensor<16x256xf16>, !gpuos.tensor<16x256xf16>
+    %2 = gpuos.layer_norm %1 eps 1.0e-5 : !gpuos.tensor<16x256xf16>
+    gpuos.yield %2 : !gpuos.tensor<16x256xf16>
+  }
+  gpuos.yield %r : !gpuos.tensor<16x256xf16>
 }

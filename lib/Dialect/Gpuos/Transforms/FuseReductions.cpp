@@ -29,7 +29,7 @@ using namespace gpuos::fusion;
 /// Row ops one task may chain. The straight-line row code keeps a link in
 /// registers, but the loop copy (other block sizes) evaluates link k from
 /// the task's inputs again, so its work grows with the square of the chain.
-static constexpr unsigned kMaxRowOpsPerTask = 8;
+static constexpr unsigned kMaxRowOpsPerTask = 16;
 
 /// A row op whose result has its input's shape: links of a row chain.
 static bool isRowChainLink(Operation *op) {

@@ -189,10 +189,10 @@ gpuos.graph @norm_chain(%x : !gpuos.tensor<4x64xf32>, %d : !gpuos.tensor<4x64xf3
   gpuos.yield %h1, %y : !gpuos.tensor<4x64xf32>, !gpuos.tensor<4x64xf32>
 }
 
-// A chain holds at most 8 row ops: the ninth norm starts a new task.
+// A chain holds at most 16 row ops: the seventeenth norm starts a new task.
 // CHECK-LABEL: gpuos.graph @long_chain
 // CHECK: gpuos.task "long_chain_t0_rms_norm"
-// CHECK-COUNT-8: gpuos.rms_norm
+// CHECK-COUNT-16: gpuos.rms_norm
 // CHECK-NEXT: gpuos.yield
 // CHECK-NEXT: }
 // CHECK-NEXT: gpuos.rms_norm
@@ -207,7 +207,15 @@ gpuos.graph @long_chain(%x : !gpuos.tensor<2x32xf32>) -> (y : !gpuos.tensor<2x32
   %6 = gpuos.rms_norm %5 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
   %7 = gpuos.rms_norm %6 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
   %8 = gpuos.rms_norm %7 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
-  gpuos.yield %8 : !gpuos.tensor<2x32xf32>
+  %9 = gpuos.rms_norm %8 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
+  %10 = gpuos.rms_norm %9 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
+  %11 = gpuos.rms_norm %10 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
+  %12 = gpuos.rms_norm %11 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
+  %13 = gpuos.rms_norm %12 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
+  %14 = gpuos.rms_norm %13 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
+  %15 = gpuos.rms_norm %14 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
+  %16 = gpuos.rms_norm %15 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
+  gpuos.yield %16 : !gpuos.tensor<2x32xf32>
 }
 
 // Must not chain: a softmax over the leading axis needs whole columns, and
