@@ -5,6 +5,9 @@
 //   roundtrip   submit -> complete of a one-task graph (p50/p99)
 //   throughput  a graph of N independent tiny tasks, us per task
 //   chain       a graph of N dependent tiny tasks, us per hop
+//   fan-out     submit -> complete (p50/p99) at normal priority of one task
+//               of 128 / 1024 small compute tiles, of 8 chained tasks of
+//               128 tiles, and of 32 chained one-tile tasks
 //   relaunch    park(), then submit -> complete (includes the relaunch)
 //   eager       cuLaunchKernel + cuStreamSynchronize of the same task
 //   eager_b2b   back-to-back cuLaunchKernel, one sync at the end
@@ -274,6 +277,62 @@ private:
   CUdeviceptr args = 0;
 };
 
+/// --trace: the median of each step of the workers' continuation hops
+/// recorded after `sinceNs` (device globaltimer), in us at the SM clock
+/// measured from consecutive hops of one block. Returns the newest stamp.
+uint64_t hopTable(Runtime &rt, const char *what, uint64_t sinceNs,
+                  std::string &table) {
+  std::vector<HopTraceRecord> hops;
+  if (!rt.readHopTrace(hops).ok())
+    return sinceNs;
+  std::vector<HopTraceRecord> v;
+  uint64_t newest = sinceNs;
+  for (const HopTraceRecord &h : hops)
+    if (h.endNs > sinceNs) {
+      v.push_back(h);
+      newest = std::max(newest, h.endNs);
+    }
+  std::sort(v.begin(), v.end(), [](const HopTraceRecord &a, const HopTraceRecord &b) {
+    return a.block != b.block ? a.block < b.block : a.endNs < b.endNs;
+  });
+  double cyc = 0, ns = 0;
+  for (size_t k = 1; k < v.size(); ++k)
+    if (v[k].block == v[k - 1].block && v[k].endNs - v[k - 1].endNs < 100000) {
+      cyc += (double)(v[k].nextTileEnd - v[k - 1].nextTileEnd);
+      ns += (double)(v[k].endNs - v[k - 1].endNs);
+    }
+  if (v.size() < 2 || ns <= 0)
+    return newest;
+  double ghz = cyc / ns;
+  const char *names[] = {"finishTile (fence, counters, successors)",
+                         "statistics, warp 0 section",
+                         "next job chosen (priority check)",
+                         "prefetch, job record, to the barrier",
+                         "barrier to tile start",
+                         "tile (thread 0's dispatch)",
+                         "barrier to tile end"};
+  char line[200];
+  std::snprintf(line, sizeof(line),
+                "\ncontinuation hops, %s (%zu traced, SM clock %.3f GHz), median us:\n",
+                what, v.size(), ghz);
+  table += line;
+  std::vector<double> d[8];
+  for (const HopTraceRecord &h : v) {
+    uint64_t t[8] = {h.tileEnd, h.finished, h.finishDone, h.decided,
+                     h.started, h.tileStart, h.dispatched, h.nextTileEnd};
+    for (int k = 0; k < 7; ++k)
+      d[k].push_back((double)(t[k + 1] - t[k]) / ghz / 1000.0);
+    d[7].push_back((double)(t[7] - t[0]) / ghz / 1000.0);
+  }
+  for (int k = 0; k < 8; ++k) {
+    Summary sk = summarize(d[k]);
+    std::snprintf(line, sizeof(line), "  %-44s %7.3f  (p99 %.3f)\n",
+                  k < 7 ? names[k] : "whole hop", sk.p50, sk.p99);
+    table += line;
+  }
+  return newest;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -486,9 +545,77 @@ int main(int argc, char **argv) {
       samples.push_back(usSince(t0) / chainTasks);
   }
   Summary chainS = summarize(samples);
+  uint64_t hopsSince = trace ? hopTable(*rt, "urgent chain of tiny tasks", 0, traceTable) : 0;
   rows.push_back({"chain_us_per_hop",
                   "dependent chain (" + std::to_string(chainTasks) + " tasks)",
                   "us/task", chainS.p50, -1, "", chainS.n});
+
+  // 3a. Fan-out and dependent many-tile tasks, as a caller that waits for
+  // each call sees them (sync latency, normal priority: through the
+  // queues): one task of 128 and of 1024 small compute tiles (256 f32 x 64
+  // elementwise ops, well under a microsecond each), 8 such tasks of 128
+  // tiles in a chain, and 32 one-tile tasks in a chain.
+  Buffer fx, fy, fxArg;
+  const int64_t fanMax = 1024 * 256;
+  if (!check(rt->alloc(fanMax * 4, fx), "alloc") || !check(rt->alloc(fanMax * 4, fy), "alloc"))
+    return 1;
+  {
+    std::vector<float> ones(fanMax, 1.0f);
+    if (!check(rt->copyToDevice(fx.ptr, ones.data(), ones.size() * 4), "copy") ||
+        !check(rt->copyToDevice(fy.ptr, ones.data(), ones.size() * 4), "copy"))
+      return 1;
+  }
+  auto computeTask = [&](int64_t tiles, int k, std::vector<uint32_t> deps) {
+    int64_t n = tiles * 256;
+    const Buffer &in = k % 2 ? fy : fx, &outB = k % 2 ? fx : fy;
+    return TaskSpec{"compute", {in.arg(), outB.arg()}, {n, n}, std::move(deps)};
+  };
+  const int fanIters = sim ? 50 : quick ? 1000 : 3000;
+  struct FanCase {
+    const char *key, *label;
+    int tasks;
+    int64_t tiles;
+  } fanCases[] = {
+      {"fanout128_us", "1 task x 128 compute tiles, sync", 1, 128},
+      {"fanout1024_us", "1 task x 1024 compute tiles, sync", 1, 1024},
+      {"chain8x128_us", "8 chained tasks x 128 tiles, sync", 8, 128},
+      {"chain32x1_us", "32 chained 1-tile compute tasks, sync", 32, 1},
+  };
+  for (const FanCase &fc : fanCases) {
+    GraphSpec g;
+    for (int k = 0; k < fc.tasks; ++k)
+      g.tasks.push_back(computeTask(fc.tiles, k,
+                                    k ? std::vector<uint32_t>{(uint32_t)k - 1}
+                                      : std::vector<uint32_t>{}));
+    GraphId id;
+    if (!check(rt->createGraph(g, id), "createGraph(fan-out)"))
+      return 1;
+    samples.clear();
+    for (int i = 0; i < fanIters + fanIters / 10; ++i) {
+      Submission s;
+      auto t0 = Clock::now();
+      if (!check(rt->submit(id, Priority::Normal, s), "submit") ||
+          !check(rt->wait(s, 10'000'000), "wait"))
+        return 1;
+      if (i >= fanIters / 10)
+        samples.push_back(usSince(t0));
+    }
+    // Every element went through 64 steps of v = 0.5 v + 1 per task: 2.
+    float y[2] = {0, 0};
+    const Buffer &last = fc.tasks % 2 ? fy : fx;
+    if (!check(rt->copyFromDevice(y, last.ptr + (fc.tiles * 256 - 2) * 4, 8), "copy"))
+      return 1;
+    if (y[0] != 2.0f || y[1] != 2.0f) {
+      std::fprintf(stderr, "gpuos-bench: %s computed %g, expected 2\n", fc.key, y[0]);
+      return 1;
+    }
+    Summary fs = summarize(samples);
+    rows.push_back({fc.key, fc.label, "us", fs.p50, fs.p99, "", fs.n});
+    if (trace && fc.tiles == 1)
+      hopsSince = hopTable(*rt, fc.label, hopsSince, traceTable);
+    if (!check(rt->destroyGraph(id), "destroyGraph"))
+      return 1;
+  }
 
   // 3b. Bandwidth: one memory-bound task over bwMB MB in tiles of 4096 f32.
   Buffer bwX, bwY, bwArgs;

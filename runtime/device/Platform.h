@@ -296,6 +296,31 @@ GPUOS_DEV TaskDesc ldcgTask(const TaskDesc *p) {
 #endif
 }
 
+/// Starts copying a task descriptor into `dst` (the block's shared memory
+/// on the GPU) without waiting for it: `cp.async.cg` reads L2 like ldcgTask
+/// and writes shared memory without a register, so nothing stalls until
+/// waitTaskPrefetch(). The descriptor is immutable while in use. The
+/// simulator copies at once.
+GPUOS_DEV void prefetchTask(TaskDesc *dst, const TaskDesc *src) {
+#if defined(__CUDA_ARCH__)
+  uint32_t d = (uint32_t)__cvta_generic_to_shared(dst);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n\t"
+               "cp.async.cg.shared.global [%2], [%3], 16;\n\t"
+               "cp.async.commit_group;" ::"r"(d),
+               "l"(src), "r"(d + 16), "l"(reinterpret_cast<const char *>(src) + 16)
+               : "memory");
+#else
+  *dst = *src;
+#endif
+}
+
+/// The copies prefetchTask started have landed (this thread's view).
+GPUOS_DEV void waitTaskPrefetch() {
+#if defined(__CUDA_ARCH__)
+  asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+}
+
 /// Payload of a queue slot (all of it but seq).
 GPUOS_DEV void readPayload(const QueueEntry *s, QueueEntry &out) {
 #if defined(__CUDA_ARCH__)

@@ -36,13 +36,6 @@ struct PollerState {
   uint32_t knownFree; // bit p: slot of next[p] seen free (seq == position)
 };
 
-/// The poller block's view of an inline job; on the GPU this is __shared__.
-struct PollerShared {
-  QueueEntry job;
-  uint32_t inlineJob;
-  uint32_t exit;
-};
-
 /// Starts one run: the row (and, speculatively, its first root template)
 /// in one round of loads, then either the root tiles into the priority's
 /// root queue, or, for an urgent run of one task with one tile when
@@ -74,6 +67,16 @@ struct PollerConfig {
     acquireGpu = c->ringAcquireGpu != 0;
     settle = c->settleAfterInline != 0;
   }
+};
+
+/// The poller block's view of an inline job, and thread 0's statistics
+/// (they live across the inline tile's gpuos_dispatch, an ABI call); on the
+/// GPU this is __shared__.
+struct PollerShared {
+  QueueEntry job;
+  uint32_t inlineJob;
+  uint32_t exit;
+  BlockCounters counters; // thread 0's
 };
 
 /// Loads a line into the L1 (no-op in the simulator): the inline tile's
@@ -111,7 +114,7 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
         sh.job = t;
         sh.inlineJob = 1;
       } else {
-        QueueEntry *slot = slotOf(c, q, p0);
+        QueueEntry *slot = slotOf(q, p0);
         if (!(ps.knownFree >> prio & 1u)) {
           while (ldObserve(&slot->seq) != (uint32_t)p0)
             spinPause();
@@ -128,7 +131,7 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
     const QueueEntry *templates =
         reinterpret_cast<const QueueEntry *>(ldcg(&row->rootEntries));
     uint32_t epoch = e.epoch;
-    publishEntries(c, nullptr, q, p0, w.lane(), n, w.width(),
+    publishEntries(nullptr, q, p0, n, w,
                    [&](uint32_t i, QueueEntry &out) {
                      readPayload(templates + i, out);
                      out.epoch = (uint16_t)epoch;
@@ -149,10 +152,10 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
 
 /// While idle: learn whether the next slot of each root queue is free, so
 /// the next submission need not wait for that load.
-GPUOS_DEV void precheckRootSlots(const DeviceControl *c, PollerState &ps) {
+GPUOS_DEV void precheckRootSlots(PollerState &ps) {
   for (uint32_t p = 0; p < kNumPriorities; ++p)
     if (!(ps.knownFree >> p & 1u) &&
-        ldObserve(&slotOf(c, rootQueue(p), ps.next[p])->seq) ==
+        ldObserve(&slotOf(rootQueue(p), ps.next[p])->seq) ==
             (uint32_t)ps.next[p])
       ps.knownFree |= 1u << p;
 }
@@ -243,7 +246,7 @@ GPUOS_DEV void pollStep(DeviceControl *c, const Warp &w, PollerLoop &L,
       L.reported = L.head;
     }
     if (L.ps.knownFree != (1u << kNumPriorities) - 1)
-      precheckRootSlots(c, L.ps);
+      precheckRootSlots(L.ps);
     if ((++L.idle & 7) == 0 || L.parkRequested) {
       uint64_t now = nowNs();
       if (ldRelaxed(&c->stop.value) != 0u)
@@ -293,6 +296,12 @@ template <typename Warp, typename Block, typename Dispatch>
 GPUOS_DEV void pollerMain(DeviceControl *c, const Warp &w, const Block &block,
                           PollerShared &sh, Dispatch dispatch) {
   const bool poller = block.tid() < w.width();
+  BlockCounters &counters = sh.counters;
+  if (block.tid() == 0) {
+    counters.open(c, 0);
+    openQueueView(c);
+  }
+  block.sync(); // the queue view, before warp 0's first slot access
   PollerLoop L;
   if (poller) {
     L.cfg.load(c);
@@ -307,10 +316,7 @@ GPUOS_DEV void pollerMain(DeviceControl *c, const Warp &w, const Block &block,
       L.ps.next[p] = ldRelaxed(&c->queues[rootQueue(p)].reserve.value);
     L.ps.knownFree = 0;
   }
-  BlockCounters counters;
   JobRecord *record = reinterpret_cast<JobRecord *>(c->jobs);
-  if (block.tid() == 0)
-    counters.open(c, 0);
   for (;;) {
     if (poller)
       pollStep(c, w, L, sh);
@@ -333,7 +339,12 @@ GPUOS_DEV void pollerMain(DeviceControl *c, const Warp &w, const Block &block,
       if (block.tid() == 0) {
         uint64_t ended = cycles();
         counters.counted();
-        completeSingleton(L.cfg.completion, sh.job, rc);
+        // completeSingleton's common case without the call.
+        if (rc == 0)
+          stReleaseSys(L.cfg.completion + sh.job.run,
+                       (sh.job.epoch & 0xFFFFu) | (kStatusOk << 16));
+        else
+          completeSingleton(L.cfg.completion, sh.job, rc);
         if (L.cfg.trace)
           traceInline(L, sh.job, tStart, ended); // includes the fence below
         else if (L.cfg.settle)

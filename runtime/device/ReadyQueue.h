@@ -39,17 +39,57 @@ constexpr uint32_t kInboxEmpty = 0, kInboxOwed = 1, kInboxTaken = 2;
 
 /// What a worker holds in one queue: nothing, an owed ticket, or an entry it
 /// already took out of the ring (while it was producing, see
-/// publishEntries) and has not run yet. Lives in the scheduling thread's
-/// registers.
+/// publishEntries) and has not run yet. The scheduling thread's (worker
+/// blocks keep it in shared memory, Worker.h WorkerShared).
 struct Inbox {
   uint64_t ticket;
   uint32_t state;
   QueueEntry entry;
 };
 
-GPUOS_DEV QueueEntry *slotOf(const DeviceControl *c, uint32_t q, uint64_t pos) {
-  return reinterpret_cast<QueueEntry *>(c->queueSlots[q]) + (pos & c->queueMask);
+/// The queues' geometry, constant while the kernel runs: every block keeps
+/// a copy in shared memory (the simulator: each block's thread), loaded
+/// once by openQueueView before the block's first queue access. Read from
+/// DeviceControl instead, a slot's address would wait for a load that
+/// misses after every acquire fence (fences empty the L1): an L2 round
+/// trip in series before each slot access (on the path of every pick,
+/// free and publish).
+struct QueueView {
+  uint64_t slots[kNumQueues];
+  uint64_t mask;
+};
+#if defined(__CUDA_ARCH__)
+__shared__ QueueView tQueueView;
+#else
+inline thread_local QueueView tQueueView;
+#endif
+
+/// One thread of the block, before a barrier that precedes every other
+/// thread's first queue access.
+GPUOS_DEV void openQueueView(const DeviceControl *c) {
+  for (uint32_t q = 0; q < kNumQueues; ++q)
+    tQueueView.slots[q] = c->queueSlots[q];
+  tQueueView.mask = c->queueMask;
 }
+
+GPUOS_DEV QueueEntry *slotOf(uint32_t q, uint64_t pos) {
+  return reinterpret_cast<QueueEntry *>(tQueueView.slots[q]) +
+         (pos & tQueueView.mask);
+}
+
+/// The seq value that frees the slot of `pos` for the next lap's producer.
+GPUOS_DEV uint32_t freedSeq(uint64_t pos) {
+  return (uint32_t)(pos + tQueueView.mask + 1);
+}
+
+/// A warp of one lane: a single thread calling the warp-collective helpers
+/// (publishEntries) on its own.
+struct SoloWarp {
+  GPUOS_DEV uint32_t lane() const { return 0; }
+  GPUOS_DEV uint32_t width() const { return 1; }
+  GPUOS_DEV bool all(bool v) const { return v; }
+  GPUOS_DEV void sync() const {}
+};
 
 GPUOS_DEV uint64_t reservePositions(DeviceControl *c, uint32_t q, uint32_t n) {
   return atomicAddRelaxed(&c->queues[q].reserve.value, (uint64_t)n);
@@ -58,9 +98,8 @@ GPUOS_DEV uint64_t reservePositions(DeviceControl *c, uint32_t q, uint32_t n) {
 /// Reads the entry of `pos` if it has been published. The acquire pairs
 /// with the producer's release of seq (so the payload and everything the
 /// producer saw are visible). The slot stays the caller's until freeSlot.
-GPUOS_DEV bool tryClaim(const DeviceControl *c, uint32_t q, uint64_t pos,
-                        QueueEntry &out) {
-  QueueEntry *s = slotOf(c, q, pos);
+GPUOS_DEV bool tryClaim(uint32_t q, uint64_t pos, QueueEntry &out) {
+  QueueEntry *s = slotOf(q, pos);
   if (ldAcquire(&s->seq) != (uint32_t)(pos + 1))
     return false;
   readPayload(s, out);
@@ -71,68 +110,82 @@ GPUOS_DEV bool tryClaim(const DeviceControl *c, uint32_t q, uint64_t pos,
 /// issued fenceGpu() since reading the payload (release: our reads come
 /// before the producer's overwrite). Workers do this after running the
 /// tile, under the fence they need anyway, not before it.
-GPUOS_DEV void freeSlot(const DeviceControl *c, uint32_t q, uint64_t pos) {
-  stPublish(&slotOf(c, q, pos)->seq,
-            (uint32_t)(pos + (uint64_t)c->queueMask + 1));
+GPUOS_DEV void freeSlot(uint32_t q, uint64_t pos) {
+  stPublish(&slotOf(q, pos)->seq, freedSeq(pos));
 }
 
 /// tryClaim and free at once (for entries moved into an inbox).
-GPUOS_DEV bool tryTake(const DeviceControl *c, uint32_t q, uint64_t pos,
-                       QueueEntry &out) {
-  if (!tryClaim(c, q, pos, out))
+GPUOS_DEV bool tryTake(uint32_t q, uint64_t pos, QueueEntry &out) {
+  if (!tryClaim(q, pos, out))
     return false;
-  stRelease(&slotOf(c, q, pos)->seq,
-            (uint32_t)(pos + (uint64_t)c->queueMask + 1));
+  stRelease(&slotOf(q, pos)->seq, freedSeq(pos));
   return true;
 }
 
 /// Moves published owed entries into their inbox. A producer calls this
 /// while it waits for a slot: the slot it waits for may be one of its own
 /// owed positions from a lap ago, which only it can consume.
-GPUOS_DEV void drainOwed(const DeviceControl *c, Inbox *inbox) {
+GPUOS_DEV void drainOwed(Inbox *inbox) {
   if (!inbox)
     return;
   for (uint32_t q = 0; q < kNumQueues; ++q)
     if (inbox[q].state == kInboxOwed &&
-        tryTake(c, q, inbox[q].ticket, inbox[q].entry))
+        tryTake(q, inbox[q].ticket, inbox[q].entry))
       inbox[q].state = kInboxTaken;
 }
 
-/// Publishes the entries i = begin, begin + stride, ... < end at positions
-/// p0 + i of queue q; `make(i, entry)` fills entry i's payload. Works
-/// `kPublishChunk` entries at a time: read all the chunk's slot sequences
-/// first (independent loads, one round trip), wait for any slot that is not
-/// free yet, then one acquire fence (the previous lap's consumers finished
+/// Publishes entries i < n at positions p0 + i of queue q, spread over the
+/// lanes of `w` (lane l takes l, l + width, ...; SoloWarp: one thread takes
+/// all); `make(i, entry)` fills entry i's payload. Works `kPublishChunk`
+/// entries per lane at a time: read all the chunk's slot sequences first
+/// (independent loads, one round trip), wait for any slot that is not free
+/// yet, then one acquire fence (the previous lap's consumers finished
 /// reading), the payloads, one release fence, and the relaxed stores of seq
-/// that publish them.
+/// that publish them. All lanes call it (same arguments but `inbox`, which
+/// only lane 0 owns) and wait together: a slot a lane waits for may be one
+/// of this worker's own owed positions from a lap ago, which only lane 0
+/// can take (drainOwed), so no lane may leave lane 0 behind.
 constexpr uint32_t kPublishChunk = 8;
 
-template <typename Make>
-GPUOS_DEV void publishEntries(const DeviceControl *c, Inbox *inbox, uint32_t q,
-                              uint64_t p0, uint32_t begin, uint32_t end,
-                              uint32_t stride, Make make) {
-  for (uint32_t base = begin; base < end; base += kPublishChunk * stride) {
+template <typename Warp, typename Make>
+GPUOS_DEV void publishEntries(Inbox *inbox, uint32_t q, uint64_t p0,
+                              uint32_t n, const Warp &w, Make make) {
+  const uint32_t stride = w.width();
+  Inbox *own = w.lane() == 0 ? inbox : nullptr;
+  for (uint32_t base = 0; base < n; base += kPublishChunk * stride) {
     uint32_t seqs[kPublishChunk];
     uint32_t m = 0;
-    for (uint32_t i = base; i < end && m < kPublishChunk; i += stride, ++m)
-      seqs[m] = ldObserve(&slotOf(c, q, p0 + i)->seq);
-    for (uint32_t k = 0, i = base; k < m; ++k, i += stride) {
-      uint64_t pos = p0 + i;
-      while (seqs[k] != (uint32_t)pos) {
-        drainOwed(c, inbox);
-        spinPause();
-        seqs[k] = ldObserve(&slotOf(c, q, pos)->seq);
-      }
+    for (uint32_t i = base + w.lane(); i < n && m < kPublishChunk;
+         i += stride, ++m)
+      seqs[m] = ldObserve(&slotOf(q, p0 + i)->seq);
+    auto isFree = [&](uint32_t k) {
+      return seqs[k] == (uint32_t)(p0 + base + w.lane() + k * stride);
+    };
+    for (;;) {
+      bool ready = true;
+      for (uint32_t k = 0; k < m; ++k)
+        ready = ready && isFree(k);
+      if (w.all(ready))
+        break;
+      drainOwed(own);
+      spinPause();
+      for (uint32_t k = 0; k < m; ++k)
+        if (!isFree(k))
+          seqs[k] = ldObserve(
+              &slotOf(q, p0 + base + w.lane() + k * stride)->seq);
     }
     fenceGpu();
-    for (uint32_t k = 0, i = base; k < m; ++k, i += stride) {
+    for (uint32_t k = 0; k < m; ++k) {
+      uint32_t i = base + w.lane() + k * stride;
       QueueEntry e;
       make(i, e);
-      writePayload(slotOf(c, q, p0 + i), e);
+      writePayload(slotOf(q, p0 + i), e);
     }
     fenceGpu();
-    for (uint32_t k = 0, i = base; k < m; ++k, i += stride)
-      stPublish(&slotOf(c, q, p0 + i)->seq, (uint32_t)(p0 + i + 1));
+    for (uint32_t k = 0; k < m; ++k) {
+      uint64_t pos = p0 + base + w.lane() + k * stride;
+      stPublish(&slotOf(q, pos)->seq, (uint32_t)(pos + 1));
+    }
   }
 }
 
@@ -171,7 +224,7 @@ GPUOS_DEV_OUTLINE bool pickJobLoop(DeviceControl *c, Inbox *inbox, Pick &pick,
     uint32_t seen[kNumQueues];
     for (uint32_t q = 0; q < kNumQueues; ++q) {
       if (inbox[q].state == kInboxOwed) {
-        seen[q] = ldObserve(&slotOf(c, q, inbox[q].ticket)->seq);
+        seen[q] = ldObserve(&slotOf(q, inbox[q].ticket)->seq);
       } else {
         head[q] = ldRelaxed(&c->queues[q].head.value);
         reserve[q] = ldRelaxed(&c->queues[q].reserve.value);
@@ -183,7 +236,7 @@ GPUOS_DEV_OUTLINE bool pickJobLoop(DeviceControl *c, Inbox *inbox, Pick &pick,
         if (seen[q] != (uint32_t)(ib.ticket + 1))
           continue;
         fenceGpu(); // acquire: pairs with the producer's release of seq
-        readPayload(slotOf(c, q, ib.ticket), pick.job);
+        readPayload(slotOf(q, ib.ticket), pick.job);
         pick.queue = q;
         pick.pos = ib.ticket;
         pick.mustFree = 1;
@@ -192,7 +245,7 @@ GPUOS_DEV_OUTLINE bool pickJobLoop(DeviceControl *c, Inbox *inbox, Pick &pick,
       }
       if (head[q] < reserve[q]) {
         uint64_t t = atomicAddRelaxed(&c->queues[q].head.value, (uint64_t)1);
-        if (tryClaim(c, q, t, pick.job)) {
+        if (tryClaim(q, t, pick.job)) {
           pick.queue = q;
           pick.pos = t;
           pick.mustFree = 1;

@@ -43,6 +43,7 @@ struct DeviceWarp {
   __device__ uint32_t broadcast(uint32_t v) const {
     return __shfl_sync(0xFFFFFFFFu, v, 0);
   }
+  __device__ bool all(bool v) const { return __all_sync(0xFFFFFFFFu, v); }
   __device__ void sync() const { __syncwarp(); }
 };
 
@@ -70,5 +71,6 @@ extern "C" __global__ void gpuos_resident(DeviceControl *ctl) {
     pollerMain(ctl, DeviceWarp{}, DeviceBlock{}, pollerShared, DeviceDispatch{});
     return;
   }
-  workerMain(ctl, blockIdx.x, shared, DeviceBlock{}, DeviceDispatch{});
+  workerMain(ctl, blockIdx.x, shared, DeviceWarp{}, DeviceBlock{},
+             DeviceDispatch{});
 }

@@ -13,7 +13,10 @@
 //      st.release.sys of the completion word, no counters (fast path);
 //   1. fence (release): the block's writes, ordered before thread 0 by the
 //      barrier, are visible GPU-wide before any counter says "done"; the
-//      queue slot it came from is freed under the same fence;
+//      queue slot it came from is freed under the same fence. The fence is
+//      issued lazily, before the first step below that needs it, so a
+//      continuation hop (step 3) that frees no slot, counts no tiles,
+//      counts down no dependency and defers step 4 issues none;
 //   2. multi-tile task: atomicAdd on tilesDone[task] (of all the tiles the
 //      block ran of the range, after its last one); the block that brings
 //      it to numTiles finished the task, resets the counter, and fences
@@ -21,12 +24,25 @@
 //   3. each successor: one with a single dependency is ready at once; the
 //      others count down depsLeft[s], and whoever reaches zero resets it
 //      and fences (acquire: every predecessor's writes). A ready successor
-//      is published into its priority's shared queue, except that the
-//      first one-tile successor is kept and run next by this block
-//      (a continuation) unless higher-priority work is waiting by then;
-//   4. atomicAdd(-1) on tasksLeft; whoever reaches zero resets the run's
-//      counters and writes the completion word with st.release.sys. A
-//      failing tile sets tasksLeft's top bit, so this last decrement also
+//      is published into its priority's shared queue as about one range
+//      per worker (WorkerConfig::fan; warp 0 publishes them together when
+//      there are more than a publish chunk, publishStaged), except that
+//      the first one-tile successor is kept and run next by this block
+//      (a continuation) unless higher-priority work is waiting by then.
+//      The first successor's descriptor is prefetched into shared memory
+//      when the tile starts (prefetchTask), so it is there when needed; a
+//      hop of one-tile tasks with one successor each is kept inline
+//      (keepAtOnce), without the outlined finishTile;
+//   4. atomicAdd(-n) on tasksLeft; whoever reaches zero resets the run's
+//      counters and writes the completion word with st.release.sys. A task
+//      that kept a continuation defers its decrement: thread 0 counts it
+//      in a register (`pending`) and the chain's first task that keeps
+//      none subtracts them all at once (n = pending + 1) after its release
+//      fence, which is cumulative over every tile the chain ran. The run
+//      cannot complete meanwhile: the kept successor is one of its tasks
+//      and not done. When a kept successor is published after all (urgent
+//      work came first), the deferred count is subtracted before. A
+//      failing tile sets tasksLeft's top bit, so the last decrement also
 //      learns whether the run failed.
 //
 // Counters are relaxed atomics in device memory with explicit fences around
@@ -45,10 +61,135 @@
 
 namespace gpuos::dev {
 
-/// The block's view of the job; on the GPU this is __shared__.
+/// Successor ranges thread 0 reserved and left for warp 0 to publish
+/// (publishStaged): entry `e` split into `parts` ranges at p0.. of queue q.
+struct StagedRanges {
+  QueueEntry e;
+  uint64_t p0;
+  uint32_t parts;
+  uint32_t queue;
+};
+constexpr uint32_t kMaxStaged = 2; // more ready successors: thread 0 alone
+
+/// What thread 0 needs of the configuration after fences, kept by thread 0
+/// (WorkerShared; read once per launch, the host writes it only while
+/// parked): read from DeviceControl, each field would be an L2 round trip
+/// after every acquire fence (fenceGpu also invalidates the L1).
+struct WorkerConfig {
+  uint32_t *completion;
+  uint32_t fan; // ranges a released successor is published as, at most
+  bool continuations;
+
+  GPUOS_DEV void load(const DeviceControl *c) {
+    completion = reinterpret_cast<uint32_t *>(c->completion);
+    // About one range per worker: with all workers idle, each takes one at
+    // once (no splitting round trips on the path of a fan-out); busy
+    // workers take several. At most what warp 0 publishes in one chunk.
+    uint32_t workers = c->numBlocks > 1 ? c->numBlocks - 1 : 1;
+    fan = workers < kMaxSuccessorRanges ? workers : kMaxSuccessorRanges;
+    continuations = c->continuations != 0;
+  }
+};
+
+/// A block's position inside a range (thread 0's): the tiles of
+/// the range after the current one, and the tiles of the task it ran and
+/// has not counted in tilesDone yet (counted once, at the range's end).
+struct RangeState {
+  uint32_t left;
+  uint32_t uncounted;
+};
+
+/// A block's statistics (BlockStats), kept by thread 0 and stored
+/// after each tile: plain stores, nothing waits for them.
+struct BlockCounters {
+  BlockStats *stats;
+  uint64_t tiles, busy, active, launchStart, tileStart;
+
+  GPUOS_DEV void open(DeviceControl *c, uint32_t blockId) {
+    stats = reinterpret_cast<BlockStats *>(c->blockStats) + blockId;
+    tiles = ldRelaxed(&stats->tiles);
+    busy = ldRelaxed(&stats->busyCycles);
+    active = ldRelaxed(&stats->activeCycles);
+    launchStart = cycles();
+    stRelaxed(&stats->smid, smId(blockId));
+  }
+  GPUOS_DEV void begin() { tileStart = cycles(); }
+  /// Before the tile's completion work: the count is then ordered before
+  /// the completion (the host that saw a run complete counts its tiles),
+  /// as it was before the cycle counters existed.
+  GPUOS_DEV void counted() { stRelaxed(&stats->tiles, ++tiles); }
+  /// After it (`now`: the cycle the tile ended): the cycle counters never
+  /// delay a completion's release.
+  GPUOS_DEV void end(uint64_t now) {
+    busy += now - tileStart;
+    stRelaxed(&stats->busyCycles, busy);
+    stRelaxed(&stats->activeCycles, active + (now - launchStart));
+  }
+  GPUOS_DEV void close() {
+    stRelaxed(&stats->activeCycles, active + (cycles() - launchStart));
+  }
+};
+
+/// Diagnostics (RuntimeOptions::traceRecords): thread 0 stamps the SM
+/// clock at each step of its continuation hops into this block's
+/// kHopTraceSlots trace slots (after the poller's ring, Protocol.h), from
+/// the end of a tile to the end of the kept successor it ran (cycles 0..7
+/// as HopTraceRecord lists them). Plain stores nothing waits for; off, one
+/// register test per step.
+struct HopTrace {
+  TraceSlot *slots; // this block's, or null
+  uint32_t n;       // hops recorded
+
+  GPUOS_DEV void open(const DeviceControl *c, uint32_t blockId) {
+    slots = c->trace ? reinterpret_cast<TraceSlot *>(c->trace) +
+                           c->traceMask + 1 +
+                           (uint64_t)blockId * kHopTraceSlots
+                     : nullptr;
+    n = 0;
+  }
+  GPUOS_DEV void stamp(uint32_t step) {
+    if (slots)
+      slots[n % kHopTraceSlots].cycles[step] = cycles();
+  }
+  /// The tile that just ended (after its barrier) was a continuation:
+  /// close its record; then the next one starts at this tile's end.
+  GPUOS_DEV void tileEnded(bool continuation, uint32_t task) {
+    if (!slots)
+      return;
+    uint64_t now = cycles();
+    if (continuation) {
+      TraceSlot &t = slots[n % kHopTraceSlots];
+      t.cycles[7] = now;
+      t.epoch = task;
+      t.seenNs = nowNs();
+      ++n;
+    }
+    TraceSlot &next = slots[n % kHopTraceSlots];
+    next.seenNs = 0; // open: readHopTrace skips it unless closed
+    next.cycles[0] = now;
+  }
+};
+
+/// The block's view of the job, and thread 0's scheduling state; on the
+/// GPU this is __shared__. Thread 0's state lives here rather than in
+/// registers: it lives across gpuos_dispatch, an ABI call, so this keeps
+/// the registers live across the call few (measured: no change in the
+/// hop; what it cost was the outlined calls, keepAtOnce).
 struct WorkerShared {
   Pick pick;
   uint32_t stop;
+  uint32_t staged;               // StagedRanges in `fan` (thread 0 writes)
+  StagedRanges fan[kMaxStaged];
+  TaskDesc nextSucc;             // the job's first successor (prefetchTask)
+  QueueEntry cont;               // a successor this block keeps
+  Inbox inbox[kNumQueues];
+  WorkerConfig cfg;
+  BlockCounters counters;
+  HopTrace trace;
+  RangeState range;              // where this block is in a range of tiles
+  uint32_t pending;              // tasks whose tasksLeft decrement waits
+  bool kept;                     // `cont` holds the next job
+  bool continued;                // the tile running is a kept successor
 };
 
 GPUOS_DEV uint32_t *depsLeftOf(RunCounters *r) {
@@ -80,15 +221,16 @@ GPUOS_DEV_OUTLINE void recordFailure(RunCounters *r, const QueueEntry &job,
 /// The run's last task finished: restore the counters for the next run of
 /// this slot, then tell the host. The host reuses the slot only after it
 /// has seen this store, so the resets cannot race with the next run.
-GPUOS_DEV_OUTLINE void completeRun(DeviceControl *c, RunCounters *r,
-                           const QueueEntry &job, bool failed) {
+GPUOS_DEV_OUTLINE void completeRun(DeviceControl *c, uint32_t *completionWords,
+                                   RunCounters *r, const QueueEntry &job,
+                                   bool failed) {
   fenceGpu(); // acquire: every task's decrement (and writes) before ours
   stRelaxed(&r->tasksLeft, job.numTasks);
   if (failed)
     stRelaxed(&r->errorClaim, 0u); // the record itself stays for the host
   uint32_t status = failed ? kStatusFailed : kStatusOk;
-  uint32_t *completion = reinterpret_cast<uint32_t *>(c->completion) + job.run;
-  stReleaseSys(completion, (job.epoch & 0xFFFFu) | (status << 16));
+  stReleaseSys(completionWords + job.run,
+               (job.epoch & 0xFFFFu) | (status << 16));
   atomicAddRelaxed(&c->runsInFlight.value, ~0u); // after: park drains on it
 }
 
@@ -109,22 +251,42 @@ GPUOS_DEV_OUTLINE void completeSingleton(uint32_t *completionWords,
                    ((rc != 0 ? kStatusFailed : kStatusOk) << 16));
 }
 
+/// The successor list of `job`'s task (copies of the descriptors).
+GPUOS_DEV const TaskDesc *successorsOf(const QueueEntry &job) {
+  return reinterpret_cast<const TaskDesc *>(job.graph) + job.numTasks +
+         job.succOffset;
+}
+
+/// What releaseSuccessors did (bits).
+constexpr uint32_t kKept = 1;    // a successor waits in `cont` for this block
+constexpr uint32_t kFenced = 2;  // it issued the release fence (step 1)
+
 /// Releases the successors of a finished task and publishes the tiles of
 /// those that became ready. A successor with one dependency (this task) is
-/// ready now and needs no counter; others count down depsLeft. Thread 0
-/// only (it owns the inbox).
-GPUOS_DEV_OUTLINE bool releaseSuccessors(DeviceControl *c, Inbox *inbox,
-                                          const QueueEntry &job, uint32_t q,
-                                          QueueEntry *cont) {
-  bool kept = false;
+/// ready now and needs no counter; others count down depsLeft, after the
+/// release fence unless `fenced` says it was issued. Publishing needs none
+/// of its own: publishEntries' release fence comes after the tile in
+/// program order (cumulative). Successors of more than a publish chunk of
+/// ranges are reserved here and staged for warp 0 (publishStaged), while
+/// kMaxStaged lasts. Thread 0 only (it owns the inbox).
+GPUOS_DEV_OUTLINE uint32_t releaseSuccessors(DeviceControl *c,
+                                             const WorkerConfig &cfg,
+                                             Inbox *inbox, WorkerShared &sh,
+                                             bool fenced, QueueEntry *cont) {
+  uint32_t out = fenced ? kFenced : 0u;
+  const QueueEntry &job = sh.pick.job;
   RunCounters *r = reinterpret_cast<RunCounters *>(job.counters);
-  const TaskDesc *succ =
-      reinterpret_cast<const TaskDesc *>(job.graph) + job.numTasks + job.succOffset;
+  const TaskDesc *succ = successorsOf(job);
   uint32_t *depsLeft = depsLeftOf(r);
-  uint32_t sq = sharedQueue(priorityOfQueue(q));
+  uint32_t sq = sharedQueue(priorityOfQueue(sh.pick.queue));
+  waitTaskPrefetch(); // sh.nextSucc == succ[0] (started with the tile)
   for (uint32_t i = 0; i < job.numSucc; ++i) {
-    TaskDesc d = ldcgTask(succ + i);
+    TaskDesc d = i == 0 ? sh.nextSucc : ldcgTask(succ + i);
     if (d.numDeps > 1) {
+      if (!(out & kFenced)) {
+        fenceGpu(); // release: this block's tile writes
+        out |= kFenced;
+      }
       if (atomicAddOrdered(depsLeft + d.index, ~0u) != 1u)
         continue;
       stRelaxed(depsLeft + d.index, d.numDeps);
@@ -137,28 +299,60 @@ GPUOS_DEV_OUTLINE bool releaseSuccessors(DeviceControl *c, Inbox *inbox,
     e.numTiles = d.numTiles;
     e.numSucc = d.numSucc;
     e.succOffset = d.succOffset;
-    if (cont && !kept && d.numTiles == 1) {
+    e.rangeExtra = 0;
+    if (cont && !(out & kKept) && d.numTiles == 1) {
       // Keep it: this block runs it next (see workerMain), unless
       // higher-priority work is waiting by then.
       e.tile = 0;
       *cont = e;
-      kept = true;
+      out |= kKept;
       continue;
     }
-    // A few ranges (Protocol.h: kSuccessorRanges), not one entry per tile:
-    // the workers that take them split them further while others idle.
-    uint32_t parts = rangeCount(d.numTiles, kSuccessorRanges);
+    // About one range per worker (WorkerConfig::fan), not one entry per
+    // tile: the workers that take them split them further while others
+    // idle.
+    uint32_t parts = rangeCount(d.numTiles, cfg.fan);
     uint64_t p0 = reservePositions(c, sq, parts);
-    publishEntries(c, inbox, sq, p0, 0, parts, 1,
-                   [&](uint32_t i, QueueEntry &out) {
+    if (parts > kPublishChunk && sh.staged < kMaxStaged) {
+      StagedRanges &f = sh.fan[sh.staged++];
+      f.e = e;
+      f.p0 = p0;
+      f.parts = parts;
+      f.queue = sq;
+      continue;
+    }
+    publishEntries(inbox, sq, p0, parts, SoloWarp{},
+                   [&](uint32_t k, QueueEntry &o) {
                      uint32_t first = 0, count = 0;
-                     rangePart(d.numTiles, parts, i, first, count);
-                     out = e;
-                     out.tile = first;
-                     out.rangeExtra = (uint16_t)(count - 1);
+                     rangePart(d.numTiles, parts, k, first, count);
+                     o = e;
+                     o.tile = first;
+                     o.rangeExtra = (uint16_t)(count - 1);
                    });
   }
-  return kept;
+  return out;
+}
+
+/// Warp 0 (all lanes, after thread 0 finished the tile): publishes the
+/// successor ranges thread 0 staged, a lane per range, one chunk for up to
+/// 32 x kPublishChunk ranges. The lanes' release fences (inside
+/// publishEntries) are cumulative over the tile's writes (the barrier after
+/// the tile) and over what thread 0 acquired before staging (depsLeft): the
+/// warp barrier before this orders those before the lanes' fences.
+template <typename Warp>
+GPUOS_DEV void publishStaged(Inbox *inbox, const WorkerShared &sh,
+                             const Warp &w) {
+  for (uint32_t k = 0; k < sh.staged; ++k) {
+    const StagedRanges &f = sh.fan[k];
+    publishEntries(inbox, f.queue, f.p0, f.parts, w,
+                   [&](uint32_t i, QueueEntry &o) {
+                     uint32_t first = 0, count = 0;
+                     rangePart(f.e.numTiles, f.parts, i, first, count);
+                     o = f.e;
+                     o.tile = first;
+                     o.rangeExtra = (uint16_t)(count - 1);
+                   });
+  }
 }
 
 /// Publishes tiles first .. first + count - 1 of `job`'s task as one range
@@ -167,7 +361,7 @@ GPUOS_DEV_OUTLINE void publishRange(DeviceControl *c, Inbox *inbox,
                                     const QueueEntry &job, uint32_t q,
                                     uint32_t first, uint32_t count) {
   uint64_t p0 = reservePositions(c, q, 1);
-  publishEntries(c, inbox, q, p0, 0, 1, 1, [&](uint32_t, QueueEntry &out) {
+  publishEntries(inbox, q, p0, 1, SoloWarp{}, [&](uint32_t, QueueEntry &out) {
     out = job;
     out.tile = first;
     out.rangeExtra = (uint16_t)(count - 1);
@@ -195,7 +389,7 @@ GPUOS_DEV_OUTLINE uint32_t scanAtBoundary(const DeviceControl *c,
   uint32_t idle = ldRelaxed(&c->idleWorkers.value);
   for (uint32_t h = 0; h < own + 2; ++h) {
     if (inbox[h].state == kInboxOwed)
-      seen[h] = ldObserve(&slotOf(c, h, inbox[h].ticket)->seq);
+      seen[h] = ldObserve(&slotOf(h, inbox[h].ticket)->seq);
     if (h >= own || inbox[h].state != kInboxOwed) {
       head[h] = ldRelaxed(&c->queues[h].head.value);
       reserve[h] = ldRelaxed(&c->queues[h].reserve.value);
@@ -217,14 +411,6 @@ GPUOS_DEV_OUTLINE uint32_t scanAtBoundary(const DeviceControl *c,
     out |= kPeersIdle;
   return out;
 }
-
-/// A block's position inside a range (thread 0's registers): the tiles of
-/// the range after the current one, and the tiles of the task it ran and
-/// has not counted in tilesDone yet (counted once, at the range's end).
-struct RangeState {
-  uint32_t left;
-  uint32_t uncounted;
-};
 
 /// Splitting: give the upper half of what is left of the range to idle
 /// workers when some worker is idle and the queues of its priority are
@@ -259,90 +445,164 @@ GPUOS_DEV_OUTLINE void countUncounted(const QueueEntry &job,
 }
 
 /// A tile of a range with more tiles to follow on this block: nothing to
-/// count yet (the caller counts it in its registers); the slot the range
+/// count yet (the caller counts it, RangeState); the slot the range
 /// came from is freed after its first tile.
-GPUOS_DEV_OUTLINE void finishRangeTile(DeviceControl *c, const Pick &pick,
-                                       int rc) {
+GPUOS_DEV_OUTLINE void finishRangeTile(const Pick &pick, int rc) {
   if (rc != 0)
     recordFailure(reinterpret_cast<RunCounters *>(pick.job.counters), pick.job,
                   rc);
   if (pick.mustFree) {
     fenceGpu(); // release: our reads of the slot
-    freeSlot(c, pick.queue, pick.pos);
+    freeSlot(pick.queue, pick.pos);
   }
-}
-
-/// Publishes a kept successor after all (higher-priority work came first).
-GPUOS_DEV_OUTLINE void publishKept(DeviceControl *c, Inbox *inbox,
-                                   const QueueEntry &e, uint32_t q) {
-  uint64_t p0 = reservePositions(c, q, 1);
-  publishEntries(c, inbox, q, p0, 0, 1, 1,
-                 [&](uint32_t, QueueEntry &out) { out = e; });
 }
 
 /// Is there work of a priority strictly higher than queue q's waiting for
-/// this worker (an entry it took or owes, or a non-empty queue)?
+/// this worker (an entry it took or owes, or a non-empty queue)? One round
+/// of independent loads (an L2 round trip), not one per queue: this is on
+/// the path of every continuation hop below urgent priority.
 GPUOS_DEV_OUTLINE bool higherPriorityWaiting(const DeviceControl *c,
                                              const Inbox *inbox, uint32_t q) {
-  uint32_t end = rootQueue(priorityOfQueue(q));
-  for (uint32_t h = 0; h < end; ++h) {
-    if (inbox[h].state == kInboxTaken)
-      return true;
-    if (inbox[h].state == kInboxOwed) {
-      if (ldObserve(&slotOf(c, h, inbox[h].ticket)->seq) ==
-          (uint32_t)(inbox[h].ticket + 1))
-        return true;
-    } else if (ldRelaxed(&c->queues[h].head.value) <
-               ldRelaxed(&c->queues[h].reserve.value)) {
-      return true;
+  const uint32_t end = rootQueue(priorityOfQueue(q));
+  uint64_t head[kNumQueues], reserve[kNumQueues];
+  uint32_t seen[kNumQueues];
+  // Constant trip counts: unrolled, the arrays stay in registers.
+  for (uint32_t h = 0; h < kNumQueues; ++h) {
+    if (h < end && inbox[h].state == kInboxOwed) {
+      seen[h] = ldObserve(&slotOf(h, inbox[h].ticket)->seq);
+    } else if (h < end) {
+      head[h] = ldRelaxed(&c->queues[h].head.value);
+      reserve[h] = ldRelaxed(&c->queues[h].reserve.value);
     }
   }
-  return false;
+  bool waiting = false;
+  for (uint32_t h = 0; h < end && h < kNumQueues; ++h) {
+    if (inbox[h].state == kInboxTaken)
+      waiting = true;
+    else if (inbox[h].state == kInboxOwed)
+      waiting = waiting || seen[h] == (uint32_t)(inbox[h].ticket + 1);
+    else
+      waiting = waiting || head[h] < reserve[h];
+  }
+  return waiting;
 }
 
-/// Returns true when it kept a ready successor in `cont` for this block.
-/// `uncounted`: tiles of this task the block ran before this one (the rest
-/// of a range; finishRangeTile counted none of them), added to tilesDone
-/// with this tile's in one atomic. The range state stays in the caller's
-/// registers (passed by value), so the one-tile path loads nothing more.
-GPUOS_DEV_OUTLINE bool finishTile(DeviceControl *c, Inbox *inbox,
-                                  const Pick &pick, int rc, QueueEntry &cont,
-                                  uint32_t uncounted) {
+/// Step 4 for `n` tasks of job's run that this block finished: the
+/// caller has issued the release fence since their tiles. Whoever reaches
+/// zero completes the run.
+GPUOS_DEV void subtractTasks(DeviceControl *c, const WorkerConfig &cfg,
+                             const QueueEntry &job, uint32_t n) {
+  RunCounters *r = reinterpret_cast<RunCounters *>(job.counters);
+  uint32_t old = atomicAddOrdered(&r->tasksLeft, 0u - n);
+  if ((old & ~kRunFailedBit) == n)
+    completeRun(c, cfg.completion, r, job, (old & kRunFailedBit) != 0);
+}
+
+/// Returns true when it kept a ready successor in `cont` for this block;
+/// its own tasksLeft decrement is then deferred (the caller's `pending`
+/// grows by one; see the header, step 4). Otherwise it subtracted this
+/// task and the `pending` ones before it. `uncounted`: tiles of this task
+/// the block ran before this one (the rest of a range; finishRangeTile
+/// counted none of them), added to tilesDone with this tile's in one
+/// atomic. The common continuation hop does not get here (keepAtOnce).
+GPUOS_DEV_OUTLINE bool finishTile(DeviceControl *c, const WorkerConfig &cfg,
+                                  Inbox *inbox, WorkerShared &sh, int rc,
+                                  QueueEntry &cont, uint32_t uncounted,
+                                  uint32_t pending) {
+  const Pick &pick = sh.pick;
   const QueueEntry &job = pick.job;
   RunCounters *r = reinterpret_cast<RunCounters *>(job.counters);
   if (job.numTasks == 1 && job.numTiles == 1) {
     // The whole run was this tile: no counter to consult. The slot is
     // freed after the completion store, with its own release, off the path
     // to the host.
-    completeSingleton(reinterpret_cast<uint32_t *>(c->completion), job, rc);
+    completeSingleton(cfg.completion, job, rc);
     if (pick.mustFree)
-      stRelease(&slotOf(c, pick.queue, pick.pos)->seq,
-                (uint32_t)(pick.pos + (uint64_t)c->queueMask + 1));
+      stRelease(&slotOf(pick.queue, pick.pos)->seq, freedSeq(pick.pos));
     atomicAddRelaxed(&c->runsInFlight.value, ~0u);
     return false;
   }
   if (rc != 0)
     recordFailure(r, job, rc);
-  fenceGpu(); // release: this block's tile writes (and our slot reads)
-  if (pick.mustFree)
-    freeSlot(c, pick.queue, pick.pos);
+  // Step 1, lazily: only for a slot to free, a counter to count, or a
+  // decrement that is not deferred.
+  bool fenced = false;
+  if (pick.mustFree || job.numTiles > 1) {
+    fenceGpu(); // release: this block's tile writes (and our slot reads)
+    fenced = true;
+    if (pick.mustFree)
+      freeSlot(pick.queue, pick.pos);
+  }
   if (job.numTiles > 1) {
     uint32_t *done = tilesDoneOf(r, job.numTasks) + job.task;
     uint32_t n = uncounted + 1;
-    if (atomicAddOrdered(done, n) + n != job.numTiles)
+    if (atomicAddOrdered(done, n) + n != job.numTiles) {
+      // Not the task's last tile. Only one-tile continuations defer, and a
+      // multi-tile task is never one, so nothing is pending here.
+      if (pending)
+        subtractTasks(c, cfg, job, pending);
       return false;
+    }
     stRelaxed(done, 0u);
     fenceGpu(); // acquire: the task's other tiles
   }
-  bool kept = false;
-  if (job.numSucc)
-    kept = releaseSuccessors(c, inbox, job, pick.queue,
-                             c->continuations ? &cont : nullptr);
-  // A kept successor is not done, so this is never the run's last task then.
-  uint32_t old = atomicAddOrdered(&r->tasksLeft, ~0u);
-  if ((old & ~kRunFailedBit) == 1u)
-    completeRun(c, r, job, (old & kRunFailedBit) != 0);
-  return kept;
+  if (job.numSucc) {
+    uint32_t did = releaseSuccessors(c, cfg, inbox, sh, fenced,
+                                     cfg.continuations ? &cont : nullptr);
+    // A kept successor is not done, so the run cannot complete before it:
+    // this task's decrement waits for the chain's end (header, step 4).
+    if (did & kKept)
+      return true;
+    fenced = (did & kFenced) != 0;
+  }
+  if (!fenced)
+    fenceGpu(); // release: the tiles of this task and of the pending ones
+  subtractTasks(c, cfg, job, pending + 1);
+  return false;
+}
+
+/// finishTile's most common case without the call (a chain hop): a
+/// one-tile task of a run of several tasks, from no queue slot (a
+/// continuation), that succeeded and whose only successor has one
+/// dependency and one tile. It is kept exactly as finishTile would keep it
+/// (no fence, no counter; the caller defers the decrement). Measured on the
+/// H200: the outlined finishTile/releaseSuccessors calls cost about 1 us of
+/// a hop by themselves (no memory operation on that path); without them
+/// the hop went from 2.4 to 1.3 us (docs/runtime.md).
+GPUOS_DEV bool keepAtOnce(WorkerShared &sh, bool continuations, int rc) {
+  const QueueEntry &job = sh.pick.job;
+  if (rc != 0 || !continuations || sh.pick.mustFree || job.numTiles != 1 ||
+      job.numTasks == 1 || job.numSucc != 1)
+    return false;
+  waitTaskPrefetch(); // sh.nextSucc (started with the tile)
+  const TaskDesc &d = sh.nextSucc;
+  if (d.numDeps != 1 || d.numTiles != 1)
+    return false;
+  QueueEntry &e = sh.cont;
+  e = job;
+  e.task = d.index;
+  e.kind = d.kind;
+  e.args = d.args;
+  e.numTiles = 1;
+  e.numSucc = d.numSucc;
+  e.succOffset = d.succOffset;
+  e.tile = 0;
+  e.rangeExtra = 0;
+  return true;
+}
+
+/// The kept successor `e` goes to queue q after all (higher-priority work
+/// came first), so its predecessors' deferred decrements (`pending`, of
+/// e's run) are due now. Subtracted before it is visible, so they are
+/// never the run's last.
+GPUOS_DEV_OUTLINE void publishKept(DeviceControl *c, const WorkerConfig &cfg,
+                                   Inbox *inbox, const QueueEntry &e,
+                                   uint32_t q, uint32_t pending) {
+  fenceGpu(); // release: the tiles of the pending tasks
+  subtractTasks(c, cfg, e, pending);
+  uint64_t p0 = reservePositions(c, q, 1);
+  publishEntries(inbox, q, p0, 1, SoloWarp{},
+                 [&](uint32_t, QueueEntry &out) { out = e; });
 }
 
 /// Tells the host which tile this block starts (JobRecord, host memory).
@@ -351,54 +611,36 @@ GPUOS_DEV void recordJob(JobRecord *record, const QueueEntry &job) {
               (job.epoch & 0xFFFFu) | (job.kind << 16), job.task, job.tile);
 }
 
-/// A block's statistics (BlockStats), kept in thread 0's registers and
-/// stored after each tile: plain stores, nothing waits for them.
-struct BlockCounters {
-  BlockStats *stats;
-  uint64_t tiles, busy, active, launchStart, tileStart;
-
-  GPUOS_DEV void open(DeviceControl *c, uint32_t blockId) {
-    stats = reinterpret_cast<BlockStats *>(c->blockStats) + blockId;
-    tiles = ldRelaxed(&stats->tiles);
-    busy = ldRelaxed(&stats->busyCycles);
-    active = ldRelaxed(&stats->activeCycles);
-    launchStart = cycles();
-    stRelaxed(&stats->smid, smId(blockId));
-  }
-  GPUOS_DEV void begin() { tileStart = cycles(); }
-  /// Before the tile's completion work: the count is then ordered before
-  /// the completion (the host that saw a run complete counts its tiles),
-  /// as it was before the cycle counters existed.
-  GPUOS_DEV void counted() { stRelaxed(&stats->tiles, ++tiles); }
-  /// After it (`now`: the cycle the tile ended): the cycle counters never
-  /// delay a completion's release.
-  GPUOS_DEV void end(uint64_t now) {
-    busy += now - tileStart;
-    stRelaxed(&stats->busyCycles, busy);
-    stRelaxed(&stats->activeCycles, active + (now - launchStart));
-  }
-  GPUOS_DEV void close() {
-    stRelaxed(&stats->activeCycles, active + (cycles() - launchStart));
-  }
-};
-
-/// The worker loop. `Block` gives the thread index and the block barrier;
-/// `Dispatch` runs one tile (gpuos_dispatch on the GPU).
-template <typename Block, typename Dispatch>
+/// The worker loop. `Warp` is the block's warp 0 (publishStaged), `Block`
+/// gives the thread index and the block barrier; `Dispatch` runs one tile
+/// (gpuos_dispatch on the GPU).
+template <typename Warp, typename Block, typename Dispatch>
 GPUOS_DEV void workerMain(DeviceControl *c, uint32_t blockId, WorkerShared &sh,
-                          const Block &block, Dispatch dispatch) {
-  Inbox inbox[kNumQueues];
-  for (uint32_t q = 0; q < kNumQueues; ++q)
-    inbox[q].state = kInboxEmpty;
-  BlockCounters counters;
+                          const Warp &w, const Block &block,
+                          Dispatch dispatch) {
+  // Thread 0's state (WorkerShared says why it is not in registers).
+  Inbox *inbox = sh.inbox;
+  QueueEntry &cont = sh.cont;
+  WorkerConfig &cfg = sh.cfg;
+  BlockCounters &counters = sh.counters;
+  HopTrace &trace = sh.trace;
+  RangeState &range = sh.range;
   JobRecord *record = reinterpret_cast<JobRecord *>(c->jobs) + blockId;
-  if (block.tid() == 0)
+  if (block.tid() == 0) {
+    for (uint32_t q = 0; q < kNumQueues; ++q)
+      inbox[q].state = kInboxEmpty;
     counters.open(c, blockId);
-  QueueEntry cont;   // a successor this block released and keeps (thread 0)
-  bool kept = false;
-  RangeState range;  // where this block is in a range of tiles (thread 0)
-  range.left = 0;
-  range.uncounted = 0;
+    cfg.load(c);
+    trace.open(c, blockId);
+    openQueueView(c);
+    sh.staged = 0;
+    sh.kept = false;
+    sh.pending = 0;
+    sh.continued = false;
+    range.left = 0;
+    range.uncounted = 0;
+  }
+  block.sync(); // the queue view, before warp 0's first publish
   for (;;) {
     if (block.tid() == 0) {
       bool next = false;
@@ -422,9 +664,10 @@ GPUOS_DEV void workerMain(DeviceControl *c, uint32_t blockId, WorkerShared &sh,
           next = true;
         }
       }
-      uint32_t sq = kept ? sharedQueue(priorityOfQueue(sh.pick.queue)) : 0;
+      uint32_t sq = sh.kept ? sharedQueue(priorityOfQueue(sh.pick.queue)) : 0;
       if (next) {
-      } else if (kept && !higherPriorityWaiting(c, inbox, sq)) {
+      } else if (sh.kept && (priorityOfQueue(sq) == kPriorityUrgent ||
+                             !higherPriorityWaiting(c, inbox, sq))) {
         // Continue with the successor: no queue, no other worker involved.
         // Its inputs were written by this block, or acquired by thread 0
         // through depsLeft; the barrier below passes them to the block.
@@ -433,9 +676,12 @@ GPUOS_DEV void workerMain(DeviceControl *c, uint32_t blockId, WorkerShared &sh,
         sh.pick.pos = 0;
         sh.pick.mustFree = 0;
         sh.stop = 0;
+        sh.continued = true;
       } else {
-        if (kept)
-          publishKept(c, inbox, cont, sq);
+        if (sh.kept) {
+          publishKept(c, cfg, inbox, cont, sq, sh.pending);
+          sh.pending = 0;
+        }
         sh.stop = pickJob(c, inbox, sh.pick, record) ? 0u : 1u;
         if (!sh.stop && sh.pick.job.rangeExtra) {
           range.left = sh.pick.job.rangeExtra;
@@ -444,32 +690,56 @@ GPUOS_DEV void workerMain(DeviceControl *c, uint32_t blockId, WorkerShared &sh,
                      scanAtBoundary(c, inbox, sh.pick.queue));
         }
       }
-      kept = false;
+      sh.kept = false;
+      trace.stamp(3);
       if (!sh.stop) {
+        // The first successor's descriptor travels while the tile runs
+        // (once per job: a range's next tiles keep it).
+        if (!next && sh.pick.job.numSucc)
+          prefetchTask(&sh.nextSucc, successorsOf(sh.pick.job));
         recordJob(record, sh.pick.job);
         counters.begin();
       }
+      trace.stamp(4);
     }
     block.sync();
     if (sh.stop)
       break;
+    if (block.tid() == 0)
+      trace.stamp(5);
     int rc = dispatch(sh.pick.job.kind,
                       reinterpret_cast<const unsigned char *>(sh.pick.job.args),
                       sh.pick.job.tile);
+    if (block.tid() == 0)
+      trace.stamp(6);
     block.sync();
     if (block.tid() == 0) {
       uint64_t ended = cycles();
+      trace.tileEnded(sh.continued, sh.pick.job.task);
+      sh.continued = false;
       counters.counted();
+      sh.staged = 0;
       if (range.left) {
-        finishRangeTile(c, sh.pick, rc);
+        finishRangeTile(sh.pick, rc);
         ++range.uncounted;
-        kept = false;
+        sh.kept = false;
       } else {
-        kept = finishTile(c, inbox, sh.pick, rc, cont, range.uncounted);
+        sh.kept = keepAtOnce(sh, cfg.continuations, rc) ||
+                  finishTile(c, cfg, inbox, sh, rc, cont, range.uncounted,
+                             sh.pending);
+        sh.pending = sh.kept ? sh.pending + 1 : 0;
         range.uncounted = 0;
       }
+      trace.stamp(1);
       counters.end(ended);
     }
+    if (block.tid() < w.width()) {
+      w.sync(); // thread 0's staging (and what it acquired) before the lanes
+      if (sh.staged)
+        publishStaged(inbox, sh, w);
+    }
+    if (block.tid() == 0)
+      trace.stamp(2);
   }
   if (block.tid() == 0) {
     counters.close();

@@ -553,6 +553,38 @@ Status Runtime::readTrace(std::vector<TraceRecord> &out) {
   return Status::success();
 }
 
+Status Runtime::readHopTrace(std::vector<HopTraceRecord> &out) {
+  Impl &m = *impl_;
+  std::lock_guard<std::mutex> lock(m.mutex);
+  GPUOS_RETURN_IF_ERROR(m.usable());
+  out.clear();
+  if (!m.traceDev)
+    return Status::success();
+  std::vector<TraceSlot> slots((size_t)m.maxBlocks * kHopTraceSlots);
+  GPUOS_RETURN_IF_ERROR(m.backend->copyFromDevice(
+      slots.data(), m.traceDev + (uint64_t)m.traceCount * sizeof(TraceSlot),
+      slots.size() * sizeof(TraceSlot)));
+  for (size_t k = 0; k < slots.size(); ++k) {
+    const TraceSlot &t = slots[k];
+    if (!t.seenNs)
+      continue;
+    HopTraceRecord r;
+    r.block = (uint32_t)(k / kHopTraceSlots);
+    r.task = t.epoch;
+    r.endNs = t.seenNs;
+    r.tileEnd = t.cycles[0];
+    r.finished = t.cycles[1];
+    r.finishDone = t.cycles[2];
+    r.decided = t.cycles[3];
+    r.started = t.cycles[4];
+    r.tileStart = t.cycles[5];
+    r.dispatched = t.cycles[6];
+    r.nextTileEnd = t.cycles[7];
+    out.push_back(r);
+  }
+  return Status::success();
+}
+
 Status Runtime::stats(Stats &out) {
   Impl &m = *impl_;
   std::lock_guard<std::mutex> lock(m.mutex);

@@ -727,10 +727,12 @@ struct Runtime::Impl {
       while (n < o.traceRecords)
         n <<= 1;
       traceCount = n;
-      std::vector<TraceSlot> zero(n);
-      std::memset(zero.data(), 0, n * sizeof(TraceSlot));
-      GPUOS_RETURN_IF_ERROR(backend->allocDevice(n * sizeof(TraceSlot), traceDev));
-      GPUOS_RETURN_IF_ERROR(upload(traceDev, zero.data(), n * sizeof(TraceSlot)));
+      // The poller's ring, then kHopTraceSlots per block for the workers.
+      size_t slots = n + (size_t)maxBlocks * kHopTraceSlots;
+      std::vector<TraceSlot> zero(slots);
+      std::memset(zero.data(), 0, slots * sizeof(TraceSlot));
+      GPUOS_RETURN_IF_ERROR(backend->allocDevice(slots * sizeof(TraceSlot), traceDev));
+      GPUOS_RETURN_IF_ERROR(upload(traceDev, zero.data(), slots * sizeof(TraceSlot)));
     }
 
     GPUOS_RETURN_IF_ERROR(backend->allocDevice(sizeof(DeviceControl), ctlDev));

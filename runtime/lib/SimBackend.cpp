@@ -36,6 +36,7 @@ struct HostWarp {
   uint32_t leadingTrue(bool v) const { return v ? 1u : 0u; }
   RingEntry shuffle(RingEntry e, uint32_t) const { return e; }
   uint32_t broadcast(uint32_t v) const { return v; }
+  bool all(bool v) const { return v; }
   void sync() const {}
 };
 
@@ -228,7 +229,7 @@ public:
       threads_.emplace_back([=] {
         guard([&] {
           WorkerShared shared;
-          workerMain(c, b, shared, HostBlock{}, dispatch);
+          workerMain(c, b, shared, HostWarp{}, HostBlock{}, dispatch);
         });
       });
     return Status::success();

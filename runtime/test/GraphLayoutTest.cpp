@@ -144,7 +144,7 @@ TEST_F(GraphLayoutTest, DynamicValuesDecideTiles) {
   ASSERT_TRUE(st.ok()) << st.toString();
   EXPECT_EQ(L.tasks[0].numTiles, 1000u);
   EXPECT_EQ(L.tasks[1].numTiles, 1u); // ceil(4096 / 1048576)
-  // The 1000-tile root is published as 64 ranges covering tiles 0..999.
+  // The 1000-tile root is published as kRootRanges ranges covering 0..999.
   std::vector<QueueEntry> roots = L.rootEntries(0x1000, 2, 0x9000);
   ASSERT_EQ(roots.size(), (size_t)kRootRanges);
   uint32_t next = 0;
@@ -174,7 +174,7 @@ TEST_F(GraphLayoutTest, RejectsBadTasks) {
   g.tasks[1].kind = "scale";
   EXPECT_EQ(error(g), "task 1: unknown task kind 'scale' (the image has: "
                       "iota4k, scale4k, add4k, tiny, count, hits, spin, "
-                      "fault, missing, stream, stream4)");
+                      "fault, missing, stream, stream4, compute)");
   g = chain();
   g.tasks[2].buffers.pop_back();
   EXPECT_EQ(error(g), "task 2 ('add4k'): 2 buffers bound, the kind takes 3 "

@@ -59,7 +59,7 @@ TEST(Protocol, RangesCoverEveryTileOnce) {
   EXPECT_EQ(offsetof(QueueEntry, rangeExtra), 42u);
   for (uint32_t n : {1u, 2u, 7u, 63u, 64u, 65u, 1000u, 16384u, 65536u,
                      65537u, 200000u, 1u << 25}) {
-    for (uint32_t fan : {1u, kSuccessorRanges, kRootRanges}) {
+    for (uint32_t fan : {1u, 8u, kMaxSuccessorRanges, kRootRanges}) {
       uint32_t parts = rangeCount(n, fan);
       EXPECT_GE(parts, 1u);
       EXPECT_LE(parts, n);

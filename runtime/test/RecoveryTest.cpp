@@ -146,7 +146,7 @@ TEST_P(RecoveryTest, FaultFailsWhatWasInFlightAndRecovers) {
   openWith(RuntimeOptions());
   if (IsSkipped() || HasFatalFailure())
     return;
-  Buffer counts = alloc(100 * 4), sink = alloc(64), stamps = alloc(256 * 8);
+  Buffer counts = alloc(100 * 4), sink = alloc(64), stamps = alloc(1024 * 8);
   zero(counts);
   GraphSpec cg;
   for (int k = 0; k < 100; ++k)
@@ -158,7 +158,7 @@ TEST_P(RecoveryTest, FaultFailsWhatWasInFlightAndRecovers) {
   // Keeps work in flight; on the simulator as ranges of several tiles
   // (more tiles than Protocol.h's kRootRanges).
   GraphId spin = gpu() ? spinGraph(stamps, 8, 20'000'000)
-                       : spinGraph(stamps, 256, 2'000'000);
+                       : spinGraph(stamps, 1024, 500'000);
   // Graphs over memory that is not from alloc() survive a recovery (the
   // simulator's "device" memory is host memory; on a GPU this would be
   // memory of another context or mapped host memory).

@@ -474,6 +474,65 @@ TEST(RuntimeSim, NeedsImageAndValidOptions) {
   EXPECT_EQ(st.message(), "the manifest lists no tasks");
 }
 
+// With 12 simulated workers a released successor is published as 12
+// ranges, more than one publish chunk: thread 0 reserves them and the
+// block's warp publishes them (Worker.h publishStaged; a warp of one lane
+// here), two successors at most, the third by thread 0 alone. The root's
+// one-tile successor is kept and starts a chain of kept continuations,
+// whose tasksLeft decrements are deferred to the chain's end, and a join
+// waits for all of it. Every tile runs exactly once per submission, and
+// every run completes (a lost deferred decrement would hang it).
+TEST(RuntimeSim, WideSuccessorsAndDeferredDecrements) {
+  std::unique_ptr<Runtime> rt;
+  ASSERT_OK(Runtime::openWithBackend(testimage::makeTestSimBackend(12),
+                                     RuntimeOptions(), rt));
+  std::vector<char> cubin;
+  std::string json;
+  ASSERT_OK(testimage::readImage("sim", false, cubin, json));
+  ASSERT_OK(rt->loadImage(std::move(cubin), json));
+  const uint32_t wide[3] = {300, 200, 100};
+  const uint32_t kChain = 8;
+  Buffer root, counts, bufs[3];
+  ASSERT_OK(rt->alloc(4, root));
+  ASSERT_OK(rt->alloc(16 * 4, counts));
+  for (int k = 0; k < 3; ++k)
+    ASSERT_OK(rt->alloc(wide[k] * 4, bufs[k]));
+  std::vector<uint32_t> zeros(300, 0);
+  ASSERT_OK(rt->copyToDevice(root.ptr, zeros.data(), 4));
+  ASSERT_OK(rt->copyToDevice(counts.ptr, zeros.data(), 16 * 4));
+  for (int k = 0; k < 3; ++k)
+    ASSERT_OK(rt->copyToDevice(bufs[k].ptr, zeros.data(), wide[k] * 4));
+  GraphSpec g;
+  g.tasks.push_back({"hits", {root.arg()}, {1}, {}}); // 0
+  for (int k = 0; k < 3; ++k)                          // 1..3: wide
+    g.tasks.push_back({"hits", {bufs[k].arg()}, {(int64_t)wide[k]}, {0}});
+  for (uint32_t k = 0; k < kChain; ++k) // 4..11: a chain after the root
+    g.tasks.push_back({"count", {counts.arg()}, {16, (int64_t)k}, {k ? 3 + k : 0}});
+  g.tasks.push_back({"count", {counts.arg()}, {16, (int64_t)kChain}, // join
+                     {1, 2, 3, 3 + kChain}});
+  GraphId id;
+  ASSERT_OK(rt->createGraph(g, id));
+  const int rounds = 30;
+  for (int r = 0; r < rounds; ++r) {
+    Submission s;
+    ASSERT_OK(rt->submit(id, static_cast<Priority>(r % 3), s));
+    ASSERT_OK(rt->wait(s, 30'000'000));
+  }
+  std::vector<uint32_t> got(16);
+  ASSERT_OK(rt->copyFromDevice(got.data(), counts.ptr, 16 * 4));
+  for (uint32_t k = 0; k <= kChain; ++k)
+    EXPECT_EQ(got[k], (uint32_t)rounds) << "count " << k;
+  for (int k = 0; k < 3; ++k) {
+    std::vector<uint32_t> hits(wide[k]);
+    ASSERT_OK(rt->copyFromDevice(hits.data(), bufs[k].ptr, wide[k] * 4));
+    for (uint32_t t = 0; t < wide[k]; ++t)
+      ASSERT_EQ(hits[t], (uint32_t)rounds) << "task " << k + 1 << " tile " << t;
+  }
+  Stats st;
+  ASSERT_OK(rt->stats(st));
+  EXPECT_EQ(st.tasksRun, (uint64_t)rounds * g.tasks.size());
+}
+
 // Tasks of many tiles are published as a few ranges that workers split and
 // give back (Protocol.h): every tile of every task still runs exactly once
 // per submission, through fan-out and join dependencies between multi-tile

@@ -97,6 +97,18 @@ int runKind(uint32_t kind, const unsigned char *args, uint32_t tile) {
         y[i] = 3.0f * x[i] + 1.0f;
       return 0;
     }
+    case kCompute: {
+      const float *x = reinterpret_cast<const float *>(bufferArg(args, 0));
+      float *y = reinterpret_cast<float *>(bufferArg(args, 1));
+      uint64_t n = (uint64_t)dynamicArg(args, 2, 0);
+      for (uint64_t i = (uint64_t)tile * kTile; i < n && i < (uint64_t)(tile + 1) * kTile; ++i) {
+        float v = x[i];
+        for (unsigned k = 0; k < 64; ++k)
+          v = v * 0.5f + 1.0f; // exact: the same bits as the GPU's FMA
+        y[i] = v;
+      }
+      return 0;
+    }
     case kFault:
       throw SimFault{}; // the simulator's illegal address: the kernel dies
     case kInject: {
@@ -117,7 +129,7 @@ SimKernel simKernelsV2() {
   // The v2 dispatch order (test_image_v2.json, TestTasks.cu).
   static const uint32_t order[] = {kCount, kHits,   kSpin,  kTiny,  kIota4k,
                                    kScale4k, kAdd4k, kFault, kInject,
-                                   kStream, kStream4};
+                                   kStream, kStream4, kCompute};
   return [](uint32_t kind, const unsigned char *args, uint32_t tile) -> int {
     if (kind >= sizeof(order) / sizeof(order[0]))
       return 2000 + (int)kind;

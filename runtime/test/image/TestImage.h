@@ -13,7 +13,7 @@ namespace gpuos::runtime::testimage {
 /// Kind indices of test_image.json (and the gpuos_dispatch switch).
 enum TestKind : uint32_t {
   kIota4k, kScale4k, kAdd4k, kTiny, kCount, kHits, kSpin, kFault, kMissing,
-  kStream, kStream4, // in both images, last (9 and 10)
+  kStream, kStream4, kCompute, // in both images, last (9, 10 and 11)
   kInject // only in image v2 (test_image_v2.json, index 8)
 };
 

@@ -179,6 +179,27 @@ extern "C" __device__ void gpuos_task_stream4(const unsigned char *args,
   }
 }
 
+/// 11 (v2: 11). compute: y = f(x) over n f32, tiles of 256 (one element
+/// per thread), f = 64 elementwise ops (v = 0.5 v + 1, exact in f32, so the
+/// simulator computes the same bits); dynamic (n). A small compute tile,
+/// well under a microsecond: the fan-out and dependent-task latency case.
+extern "C" __device__ void gpuos_task_compute(const unsigned char *args,
+                                              unsigned tile) {
+  const float *x = reinterpret_cast<const float *>(bufferArg(args, 0));
+  float *y = reinterpret_cast<float *>(bufferArg(args, 1));
+  uint64_t n = (uint64_t)dynamicArg(args, 2, 0);
+  for (unsigned j = threadIdx.x; j < kTile; j += blockDim.x) {
+    uint64_t i = (uint64_t)tile * kTile + j;
+    if (i < n) {
+      float v = x[i];
+#pragma unroll 8
+      for (unsigned k = 0; k < 64; ++k)
+        v = v * 0.5f + 1.0f;
+      y[i] = v;
+    }
+  }
+}
+
 #ifndef GPUOS_TEST_IMAGE_V2
 /// The image's dispatch switch. Kind 8 ("missing") is in the manifest but
 /// not here, so the device-side unknown-kind path can be tested.
@@ -196,6 +217,7 @@ extern "C" __device__ int gpuos_dispatch(unsigned kind,
   case 7: gpuos_task_fault(args, tile); return 0;
   case 9: gpuos_task_stream(args, tile); return 0;
   case 10: gpuos_task_stream4(args, tile); return 0;
+  case 11: gpuos_task_compute(args, tile); return 0;
   default: return 1000 + (int)kind;
   }
 }
@@ -217,6 +239,7 @@ extern "C" __device__ int gpuos_dispatch(unsigned kind,
   case 8: gpuos_task_inject(args, tile); return 0;
   case 9: gpuos_task_stream(args, tile); return 0;
   case 10: gpuos_task_stream4(args, tile); return 0;
+  case 11: gpuos_task_compute(args, tile); return 0;
   default: return 2000 + (int)kind;
   }
 }

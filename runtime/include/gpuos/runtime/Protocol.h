@@ -40,7 +40,7 @@ namespace gpuos::runtime::proto {
 /// Bumped whenever a layout below or the meaning of a field changes. The
 /// device library exports it as `gpuos_runtime_protocol`; loading an image
 /// linked against another version is refused.
-constexpr uint32_t kProtocolVersion = 8;
+constexpr uint32_t kProtocolVersion = 9;
 
 /// Priority classes; lower goes first.
 constexpr uint32_t kNumPriorities = 3;
@@ -158,12 +158,15 @@ static_assert(offsetof(QueueEntry, rangeExtra) == 42, "vector 2, .z high");
 
 /// The most tiles one queue entry names (rangeExtra is 16 bits).
 constexpr uint32_t kMaxRangeTiles = 65536;
-/// How many ranges a task's tiles are first published as: root tasks by
-/// the poller (GraphLayout::rootEntries, one round of its 32 lanes), and
-/// successors by the worker that released them (one publish chunk). From
-/// there, ranges split over the idle workers.
-constexpr uint32_t kRootRanges = 64;
-constexpr uint32_t kSuccessorRanges = 8;
+/// How many ranges a task's tiles are first published as, at most: root
+/// tasks by the poller (GraphLayout::rootEntries: one publish chunk of its
+/// 32 lanes, about one range per worker on an H200 with 2 workers per SM),
+/// and successors by the worker that released them (about one range per
+/// worker, Worker.h WorkerConfig::fan; warp 0 publishes them in one chunk).
+/// With every worker idle, each takes a range at once; from there, ranges
+/// split over the idle workers. (Protocol 9; 64 and 8 before.)
+constexpr uint32_t kRootRanges = 256;
+constexpr uint32_t kMaxSuccessorRanges = 256;
 
 /// The i-th of `parts` near-equal ranges of `n` tiles: first tile and count.
 GPUOS_PROTO_HD void rangePart(uint32_t n, uint32_t parts, uint32_t i,
@@ -310,7 +313,11 @@ static_assert(sizeof(BlockStats) == 32, "BlockStats layout");
 //===----------------------------------------------------------------------===//
 
 /// One traced inline singleton (RuntimeOptions::traceRecords): block 0's
-/// SM cycles at each step of the inline path (Poller.h).
+/// SM cycles at each step of the inline path (Poller.h). The same slots,
+/// kHopTraceSlots per block after the poller's ring, hold the workers'
+/// continuation hops (Worker.h HopTrace: epoch = the task, seenNs = the
+/// globaltimer at the hop's end, cycles = its steps).
+constexpr uint32_t kHopTraceSlots = 64;
 struct TraceSlot {
   uint32_t run, epoch;
   uint64_t seenNs;
@@ -340,7 +347,8 @@ struct DeviceControl {
   uint32_t continuations; // a worker runs a one-tile successor it released
   uint32_t ringAcquireGpu; // after a ring read: fence.acq_rel.gpu, not .sys
   uint32_t traceMask;  // trace records - 1 (diagnostics; 0 with trace == 0)
-  uint64_t trace;      // TraceSlot[traceMask + 1] in device memory, or 0
+  uint64_t trace;      // TraceSlot[traceMask + 1] in device memory, or 0;
+                       // then kHopTraceSlots per block (hop traces)
   uint32_t settleAfterInline; // poll again once the completion performed
   uint32_t reserved2;
 

@@ -100,7 +100,9 @@ struct RuntimeOptions {
   /// the last this-many inline urgent singletons it ran (poll issued, entry
   /// seen, acquired, row read, tile start/end, completion stored and
   /// performed); readTrace() returns them. 0: off. Costs one fence.sc.sys
-  /// after each traced completion. Rounded up to a power of two.
+  /// after each traced completion. Rounded up to a power of two. Workers
+  /// then also stamp each step of their last 64 continuation hops
+  /// (readHopTrace; a few stores per hop).
   uint32_t traceRecords = 0;
 };
 
@@ -117,6 +119,22 @@ struct TraceRecord {
   uint64_t tileEnd = 0;      // after the tile and its barrier
   uint64_t completed = 0;    // the completion st.release.sys issued
   uint64_t performed = 0;    // a fence.sc.sys after it returned
+};
+
+/// One traced continuation hop of a worker (RuntimeOptions::traceRecords):
+/// thread 0's SM cycles from the end of a tile (after its barrier) to the
+/// end of the successor it kept and ran (Worker.h, HopTrace).
+struct HopTraceRecord {
+  uint32_t block = 0, task = 0; // the worker; the successor's task index
+  uint64_t endNs = 0;           // %globaltimer at the hop's end
+  uint64_t tileEnd = 0;         // previous tile ended (after its barrier)
+  uint64_t finished = 0;        // finishTile returned
+  uint64_t finishDone = 0;      // statistics stored, warp 0 section passed
+  uint64_t decided = 0;         // the continuation chosen (priority check)
+  uint64_t started = 0;         // prefetch, job record: at the barrier
+  uint64_t tileStart = 0;       // after the barrier
+  uint64_t dispatched = 0;      // thread 0 returned from gpuos_dispatch
+  uint64_t nextTileEnd = 0;     // after the barrier that ends that tile
 };
 
 struct Buffer {
@@ -248,6 +266,9 @@ public:
   /// The trace records (RuntimeOptions::traceRecords), oldest first; empty
   /// when tracing is off. Reading does not clear them.
   Status readTrace(std::vector<TraceRecord> &out);
+  /// The workers' traced continuation hops (up to 64 per block, in no
+  /// particular order); empty when tracing is off.
+  Status readHopTrace(std::vector<HopTraceRecord> &out);
   /// Parks, frees everything; later calls return ErrorCode::Closed.
   Status close();
   bool closed() const;
