@@ -18,8 +18,9 @@ gradients.
 from __future__ import annotations
 
 import logging
+import operator
 import warnings
-from typing import Any, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Tuple
 
 import torch
 from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
@@ -28,7 +29,8 @@ from torch.fx.passes.operator_support import OperatorSupportBase
 from . import _stats
 from ._aten import check_same_device, meta_type
 from ._compiler import CompileError
-from ._executor import check_priority, run_gpu, run_interpreter
+from . import _executor
+from ._executor import check_priority, check_runtime_device, device_for, run_interpreter
 from ._graph import TensorType, Unsupported, Value
 from ._trace import Trace
 
@@ -160,8 +162,73 @@ _VARIANTS: Dict[str, Dict[Tuple, Any]] = {}
 _WARNED = set()
 
 
+def _contiguous(shape) -> Tuple[int, ...]:
+    strides, running = [], 1
+    for d in reversed(shape):
+        strides.append(running)
+        running *= max(int(d), 1)
+    return tuple(reversed(strides))
+
+
+def _runner(sub: "_Subgraph", key: Tuple, entry, inputs) -> Callable:
+    """The per-call code of one compiled variant on the runtime, generated
+    with everything known at compile time as constants: it checks that the
+    inputs still have the variant's layout (else sub._slow; skipped when
+    Dynamo's guards already fix it, sub.guarded), allocates the outputs and
+    makes one native call that binds, waits for the PyTorch stream, submits
+    and waits for that submission."""
+    graph, order, metas = entry
+    device = next((k[3] for k in key if isinstance(k, tuple)), None)
+    if device is None:  # only factories: the subgraph's result device
+        device = sub.out_device
+    index = device.index or 0
+    launcher = device_for(index).launcher(graph, sub.priority, sub.arch)
+    env: Dict[str, Any] = {"slow": sub._slow, "launch": launcher, "DEV": device,
+                           "IDX": index, "stream": _executor.current_raw_stream,
+                           "empty": torch.empty_strided}
+    lines, checks, operands = ["def run(a):"], [], []
+    perm = sub.perm or range(len(key))
+    for i, (k, j) in enumerate(zip(key, perm)):
+        if isinstance(k, tuple):
+            shape, stride, dtype, _ = k
+            env[f"S{i}"], env[f"R{i}"], env[f"D{i}"] = inputs[i].shape, stride, dtype
+            lines.append(f"    t{i} = a[{j}]")
+            checks.append(f"t{i}.shape == S{i} and t{i}.stride() == R{i} and "
+                          f"t{i}.dtype is D{i} and t{i}.device == DEV")
+        else:
+            env[f"V{i}"] = k
+            checks.append(f"a[{j}] == V{i}")
+    for j, source in enumerate(order):
+        if isinstance(source, int):
+            operands.append(f"t{source}")
+        else:  # a lifted constant: kept on the device with the variant
+            env[f"K{j}"] = source[1].to(device)
+            operands.append(f"K{j}")
+    if checks and not sub.guarded:
+        lines.append("    if not (" + " and\n            ".join(checks) + "):")
+        lines.append("        return slow(a)")
+    for j, m in enumerate(metas):
+        env[f"Z{j}"], env[f"Q{j}"], env[f"E{j}"] = tuple(m.shape), _contiguous(m.shape), m.dtype
+        lines.append(f"    o{j} = empty(Z{j}, Q{j}, dtype=E{j}, device=DEV)")
+        operands.append(f"o{j}")
+    lines.append(f"    launch(({', '.join(operands)},), stream(IDX))")
+    outs = [f"o{j}" for j in (sub.out_perm or range(len(metas)))]
+    if not sub.tuple_out:
+        lines.append("    return o0")
+    else:
+        lines.append(f"    return ({', '.join(outs)},)")
+    code = compile("\n".join(lines) + "\n", f"<gpuos {sub.name} {graph.name}>", "exec")
+    exec(code, env)
+    return env["run"]
+
+
 class _Subgraph:
-    """One partition: compiled per input layout (shape, strides, dtype)."""
+    """One partition: compiled per input layout (shape, strides, dtype).
+
+    Called with the partition's inputs; returns what the partition's module
+    returns (one tensor, or a tuple). The last variant used answers first
+    (`_fast`): its generated runner checks the layout and runs; anything
+    else goes through `_slow`, which finds, compiles or caps variants."""
 
     def __init__(self, gm: torch.fx.GraphModule, name: str, options: Dict[str, Any]):
         self.gm = gm
@@ -172,6 +239,25 @@ class _Subgraph:
         self.arch = options.get("arch", "sm_90")
         self.code = _structure(gm)
         self.variants = _VARIANTS.setdefault(self.code, {})
+        self.runners: Dict[Tuple, Callable] = {}
+        output = next(n for n in gm.graph.nodes if n.op == "output").args[0]
+        # fuse_partitions' convention: one output bare, several in a tuple
+        # (the caller unpacks them with getitem); _direct asks for a tuple.
+        self.tuple_out = isinstance(output, (tuple, list))
+        outs = list(output) if self.tuple_out else [output]
+        self.num_outputs = len(outs)
+        self.out_device = next((_val(n).device for n in outs if isinstance(_val(n), torch.Tensor)),
+                               torch.device("cpu"))
+        self.guarded = False  # the caller guarantees the compiled layout
+        # When set, _fast and _slow take the graph's inputs and input i of
+        # the subgraph is inputs[perm[i]]; they return output out_perm[k]
+        # of the subgraph in place k.
+        self.perm = None
+        self.out_perm = None
+        self._fast = self._slow
+
+    def __call__(self, *inputs):
+        return self._fast(inputs)
 
     def _compile(self, inputs: List[Any]):
         trace = Trace(self.priority)
@@ -200,7 +286,7 @@ class _Subgraph:
         for node in self.gm.graph.nodes:
             if node.op != "call_function":
                 continue
-            if node.target is __import__("operator").getitem:
+            if node.target is operator.getitem:
                 source = trace.values.get(node.args[0])
                 value = source[node.args[1]] if isinstance(source, tuple) else None
                 trace.bind(node, value)
@@ -219,11 +305,19 @@ class _Subgraph:
         graph, order = trace.finish(outs, self.arch, image=True)
         return graph, order, [run.results[o] for o in outs]
 
+    def _result(self, outs):
+        if not self.tuple_out:
+            return outs[0]
+        if self.out_perm is not None:
+            return tuple(outs[j] for j in self.out_perm)
+        return tuple(outs)
+
     def _in_pytorch(self, inputs):
         out = self.gm(*inputs)
-        return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+        return self._result(tuple(out) if isinstance(out, (tuple, list)) else (out,))
 
-    def __call__(self, *inputs):
+    def _slow(self, given):
+        inputs = given if self.perm is None else tuple(given[j] for j in self.perm)
         key = tuple((tuple(t.shape), t.stride(), t.dtype, t.device)
                     if isinstance(t, torch.Tensor) else t for t in inputs)
         entry = self.variants.get(key)
@@ -249,17 +343,22 @@ class _Subgraph:
             _stats.bump("variants")
         if entry is None:
             return self._in_pytorch(inputs)
-        graph, order, metas = entry
-        tensors = [inputs[i] if isinstance(i, int) else i[1] for i in order]
-        device = next((t.device for t in inputs if isinstance(t, torch.Tensor)),
-                      torch.device("cpu"))
-        outs = [torch.empty(m.shape, dtype=m.dtype, device=device) for m in metas]
         if self.executor == "interpreter":
+            graph, order, metas = entry
+            tensors = [inputs[i] if isinstance(i, int) else i[1] for i in order]
+            device = next((t.device for t in inputs if isinstance(t, torch.Tensor)),
+                          torch.device("cpu"))
+            outs = [torch.empty(m.shape, dtype=m.dtype, device=device) for m in metas]
             for o, v in zip(outs, run_interpreter(graph, tensors)):
                 o.copy_(v)
-        else:
-            run_gpu(graph, tensors, outs, self.priority, self.arch)
-        return tuple(outs)
+            return self._result(outs)
+        runner = self.runners.get(key)
+        if runner is None:
+            check_runtime_device(entry[0], [t for t in inputs if isinstance(t, torch.Tensor)]
+                                 or [torch.empty(0, device=self.out_device)])
+            runner = self.runners[key] = _runner(self, key, entry, inputs)
+        self._fast = runner
+        return runner(given)
 
 
 def _options(kwargs) -> Dict[str, Any]:
@@ -277,12 +376,18 @@ def _options(kwargs) -> Dict[str, Any]:
     return opts
 
 
-def _partition(gm: torch.fx.GraphModule, options) -> torch.fx.GraphModule:
-    support = _Support("cpu" if options["executor"] == "interpreter" else "cuda")
+def _partition(gm: torch.fx.GraphModule, options) -> Callable:
+    """Splits `gm` around what gpuos cannot run; returns its forward (the
+    graph's inputs spread, its outputs as a tuple)."""
+    support = _Support("cpu" if options["executor"] == "interpreter" else _executor.RUNTIME_DEVICE_TYPE)
     partitioner = CapabilityBasedPartitioner(gm, support, allows_single_node_partition=True)
     partitions = partitioner.propose_partitions()
     fused = partitioner.fuse_partitions(partitions)
-    others = [n for n in fused.graph.nodes if n.op == "call_function"]
+    # What stays in PyTorch: call_function nodes, less the getitems that
+    # unpack a subgraph's outputs.
+    others = [n for n in fused.graph.nodes if n.op == "call_function" and not (
+        n.target is operator.getitem and isinstance(n.args[0], torch.fx.Node)
+        and n.args[0].op == "call_module")]
     if others:
         names = sorted({str(n.target) for n in others})
         _stats.bump("splits", len(partitions))
@@ -291,22 +396,123 @@ def _partition(gm: torch.fx.GraphModule, options) -> torch.fx.GraphModule:
                  "gpuos subgraph(s) around them", len(others),
                  "; ".join(f"{n}: {support.reasons.get(n, 'unsupported')}" for n in names),
                  len(partitions))
-    for node in list(fused.graph.nodes):
-        if node.op == "call_module" and node.target.startswith("fused_"):
-            sub = getattr(fused, node.target)
-            setattr(fused, node.target, _Module(_Subgraph(sub, node.target, options)))
+    subs = [(node, _Subgraph(getattr(fused, node.target), node.target, options))
+            for node in fused.graph.nodes
+            if node.op == "call_module" and node.target.startswith("fused_")]
+    direct = _direct(fused, subs)
+    if direct is not None:
+        return direct
+    # The subgraphs become plain calls in the generated forward (no
+    # nn.Module call per subgraph).
+    for node, sub in subs:
+        with fused.graph.inserting_before(node):
+            call = fused.graph.call_function(_entry(sub), tuple(node.args), dict(node.kwargs))
+        call.meta = node.meta
+        node.replace_all_uses_with(call)
+        fused.graph.erase_node(node)
+        delattr(fused, node.target)
     fused.recompile()
-    return fused
+    if hasattr(fused, "real_recompile"):  # a lazy module: generate the code now
+        fused.real_recompile()
+    return fused.forward
 
 
-class _Module(torch.nn.Module):
-    def __init__(self, sub: _Subgraph):
-        super().__init__()
-        self.sub = sub
+def _entry(sub: _Subgraph) -> Callable:
+    def entry(*inputs):
+        return sub._fast(inputs)
+    entry.__name__ = entry.__qualname__ = sub.name
+    return entry
 
-    def forward(self, *inputs):
-        outs = self.sub(*inputs)
-        return outs if len(outs) != 1 else outs[0]
+
+def _direct(fused: torch.fx.GraphModule, subs) -> Callable:
+    """When the whole graph is one subgraph that takes each of the graph's
+    inputs once and gives each of its outputs once (in any order), that
+    subgraph is the forward (its runner reads and returns them in place)."""
+    if len(subs) != 1:
+        return None
+    node, sub = subs[0]
+    nodes = list(fused.graph.nodes)
+    placeholders = [n for n in nodes if n.op == "placeholder"]
+    output = nodes[-1]
+    if output.op != "output" or not isinstance(output.args[0], (tuple, list)):
+        return None
+    if (node.kwargs or len(node.args) != len(placeholders)
+            or set(node.args) != set(placeholders)):
+        return None
+    outs = list(output.args[0])
+    rest = [n for n in nodes if n.op not in ("placeholder", "output") and n is not node]
+    if sub.num_outputs == 1 and not rest:
+        if outs != [node]:
+            return None
+        out_perm = (0,)
+    else:
+        # fuse_partitions unpacks several outputs with getitem nodes.
+        if (len(outs) != sub.num_outputs or len(set(outs)) != len(outs)
+                or set(rest) != set(outs) or any(
+                    o.op != "call_function" or o.target is not operator.getitem
+                    or len(o.args) != 2 or o.args[0] is not node for o in outs)):
+            return None
+        out_perm = tuple(o.args[1] for o in outs)
+        if sorted(out_perm) != list(range(sub.num_outputs)):
+            return None
+    sub.tuple_out = True
+    if out_perm != tuple(range(sub.num_outputs)):
+        sub.out_perm = out_perm
+    if list(node.args) != placeholders:  # the subgraph takes them in another order
+        sub.perm = tuple(placeholders.index(a) for a in node.args)
+
+    def forward(*inputs):
+        return sub._fast(inputs)
+    forward.gpuos_subgraph = sub
+    return forward
+
+
+def _plain_calling_convention(gm: torch.fx.GraphModule, example_inputs,
+                              fx: torch.fx.GraphModule) -> bool:
+    """Whether aot_autograd's runtime wrapper around the forward compiled
+    for `gm` would only call it: an inference graph whose inputs are passed
+    as they come (no parameters lifted, no duplicates merged, no tensor
+    subclasses, no effect tokens or RNG state) and whose outputs need no
+    epilogue (no input mutated, no output aliasing an input or another
+    output). Then Dynamo can call the forward directly."""
+    try:
+        from torch._guards import TracingContext
+        from torch._functorch._aot_autograd.schemas import OutputType, SubclassCreationMeta
+        from torch.utils._python_dispatch import is_traceable_wrapper_subclass
+        ctx = TracingContext.try_get()
+        meta = getattr(ctx, "fw_metadata", None)
+        if meta is None or meta.is_train or torch._C._is_any_autocast_enabled():
+            return False
+        placeholders = [n for n in fx.graph.nodes if n.op == "placeholder"]
+        tensors = [t for t in example_inputs if isinstance(t, torch.Tensor)]
+        if (len(placeholders) != len(example_inputs)
+                or len({id(t) for t in tensors}) != len(tensors)
+                or any(is_traceable_wrapper_subclass(t) for t in tensors)
+                or any(True for _ in gm.parameters()) or any(True for _ in gm.buffers())):
+            return False
+        return (not any(i.mutates_data or i.mutates_metadata for i in meta.input_info)
+                and all(o.output_type == OutputType.non_alias for o in meta.output_info)
+                and meta.num_intermediate_bases == 0
+                and not meta.tokens
+                and not meta.is_rng_op_functionalized
+                and not meta.dynamic_outputs
+                and meta.grad_enabled_mutation is None
+                and not any(isinstance(m, SubclassCreationMeta)
+                            for m in list(meta.subclass_inp_meta) + list(meta.subclass_fw_graph_out_meta)))
+    except (ImportError, AttributeError):  # another PyTorch: keep its wrapper
+        return False
+
+
+def _static(fx: torch.fx.GraphModule) -> bool:
+    """Whether every input of `fx` is a tensor of static sizes and strides."""
+    for node in fx.graph.nodes:
+        if node.op != "placeholder":
+            continue
+        v = _val(node)
+        if not isinstance(v, torch.Tensor) or not all(
+                type(d) is int for d in list(v.shape) + list(v.stride())):
+            return False
+    return True
 
 
 def gpuos_backend(gm: torch.fx.GraphModule, example_inputs, **kwargs):
@@ -317,8 +523,25 @@ def gpuos_backend(gm: torch.fx.GraphModule, example_inputs, **kwargs):
         log.info("gpuos: inputs require grad; this graph runs in PyTorch (gpuos computes no gradients)")
         return gm.forward
     from torch._dynamo.backends.common import aot_autograd
-    from functorch.compile import make_boxed_func
+    compiled: Dict[str, Any] = {}
 
     def fw_compiler(fx: torch.fx.GraphModule, inputs):
-        return make_boxed_func(_partition(fx, options).forward)
-    return aot_autograd(fw_compiler=fw_compiler)(gm, example_inputs)
+        forward = _partition(fx, options)
+        compiled["forward"] = forward
+        compiled["plain"] = _plain_calling_convention(gm, example_inputs, fx)
+        sub = getattr(forward, "gpuos_subgraph", None)
+        if compiled["plain"] and sub is not None and _static(fx):
+            # Its inputs are Dynamo's, which guards their sizes, strides,
+            # dtype and device: one layout reaches it, no check per call.
+            sub.guarded = True
+
+        def boxed(args):
+            return forward(*args)
+        boxed._boxed_call = True
+        return boxed
+    wrapped = aot_autograd(fw_compiler=fw_compiler)(gm, example_inputs)
+    # aot_autograd functionalized and decomposed the graph; when its runtime
+    # wrapper has nothing to do per call, Dynamo calls the forward itself.
+    if compiled.get("plain"):
+        return compiled["forward"]
+    return wrapped

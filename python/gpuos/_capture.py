@@ -33,6 +33,7 @@ from torch.utils._pytree import tree_flatten, tree_map
 from . import _stats
 from ._aten import check_same_device, supports
 from ._compiler import CompileError
+from . import _executor
 from ._executor import ExecutionError, check_priority, run_gpu, run_interpreter
 from ._graph import Unsupported
 from ._trace import Trace, tensor_type
@@ -96,7 +97,7 @@ class capture(TorchDispatchMode):
         return ref is not None and ref() is t
 
     def _device_ok(self, tensors: List[torch.Tensor]) -> Optional[str]:
-        want = "cpu" if self.executor == "interpreter" else "cuda"
+        want = "cpu" if self.executor == "interpreter" else _executor.RUNTIME_DEVICE_TYPE
         devices = {t.device for t in tensors}
         if len(devices) > 1:
             return f"tensors on several devices ({', '.join(map(str, devices))})"

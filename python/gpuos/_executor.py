@@ -6,6 +6,12 @@ every graph compiled so far in this process: a new graph recompiles the
 union (cached like any graph) and installs it at a safe point, because the
 resident kernel can only call task functions linked into its own image
 (PLATFORM-FACTS: cross-module calls fault).
+
+A run is one native call (a launcher of gpuos._C per graph and priority):
+it reads the tensors' pointers, waits for the PyTorch stream that wrote
+them (that stream only, not the device), binds, submits and waits for that
+submission, without the GIL from the stream wait on. Runtime graphs bound
+to a set of pointers are cached in the extension, which also counts runs.
 """
 
 from __future__ import annotations
@@ -14,7 +20,6 @@ import os
 import subprocess
 import tempfile
 import threading
-from collections import OrderedDict
 from pathlib import Path
 from typing import Dict, List, Sequence
 
@@ -22,6 +27,7 @@ import torch
 
 from ._aten import gpuos_dtype, torch_dtype
 from ._compiler import CompiledGraph, compile_graph, find_tool
+from ._graph import TensorType
 from . import _stats
 
 
@@ -30,8 +36,6 @@ class ExecutionError(RuntimeError):
 
 
 PRIORITIES = {"urgent": 0, "normal": 1, "background": 2}
-# Uploaded runtime graphs kept per device (least recently used go first).
-MAX_BOUND_GRAPHS = 64
 
 
 def check_priority(priority: str) -> str:
@@ -79,6 +83,32 @@ def run_interpreter(graph: CompiledGraph, tensors: Sequence[torch.Tensor]) -> Li
 
 # --- GPU: the resident runtime ----------------------------------------------------
 
+# The device type whose tensors the runtime path takes. bench_overhead.py
+# (python/tests) sets "cpu" with a stubbed gpuos._C to time the host path
+# without a GPU; nothing else changes it.
+RUNTIME_DEVICE_TYPE = "cuda"
+
+# Bytes per element of each gpuos dtype (i1 is PyTorch's one-byte bool).
+ELEMENT_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "f64": 8, "i64": 8, "i32": 4, "i8": 1, "i1": 1}
+
+
+def current_raw_stream(index: int) -> int:
+    """The raw CUstream PyTorch issues work to on device `index` now: the
+    runtime waits for it before a graph reads what PyTorch wrote."""
+    return torch._C._cuda_getCurrentRawStream(index)
+
+
+def extent_bytes(type_: TensorType) -> int:
+    """Bytes a tensor of `type_` spans from its first element: what its
+    binding covers (the runtime checks the kinds' layouts against it)."""
+    span = 1
+    for d, s in zip(type_.shape, type_.effective_strides()):
+        if d == 0:
+            return 0
+        span += (d - 1) * s
+    return span * ELEMENT_BYTES[type_.dtype]
+
+
 class _Device:
     """The runtime of one GPU and the union image of every graph on it."""
 
@@ -88,30 +118,19 @@ class _Device:
         # torch.cuda.synchronize() waits for every stream, the kernel's too,
         # so a short idle park bounds what such a call can wait for.
         idle = int(os.environ.get("GPUOS_IDLE_PARK_US", "1000"))
+        self.index = ordinal
         self.runtime = _C.Runtime(ordinal, idle)
         self.graphs: Dict[str, CompiledGraph] = {}
         self.image_key = None
         self.lock = threading.Lock()
-        # Runtime graphs by (graph, bound pointers): PyTorch's caching
-        # allocator hands the same addresses back, so a loop that calls one
-        # graph reuses one uploaded runtime graph (like a CUDA graph exec).
-        self.bound: "OrderedDict[tuple, int]" = OrderedDict()
-
-    def bound_graph(self, graph: CompiledGraph, bindings: Dict[str, tuple]) -> int:
-        key = (graph.key, tuple(sorted(bindings.items())))
-        handle = self.bound.get(key)
-        if handle is not None:
-            self.bound.move_to_end(key)
-            _stats.bump("bound_graph_hits")
-            return handle
-        handle = self.runtime.graph_from_manifest(graph.name, bindings)
-        self.bound[key] = handle
-        if len(self.bound) > MAX_BOUND_GRAPHS:
-            _, old = self.bound.popitem(last=False)
-            self.runtime.graph_destroy(old)
-        return handle
+        # One launcher per (graph, priority); each caches its runtime graphs
+        # by bound pointers (in the extension): PyTorch's caching allocator
+        # hands the same addresses back, so a loop that calls one graph
+        # reuses one uploaded runtime graph (like a CUDA graph exec).
+        self.launchers: Dict[tuple, object] = {}
 
     def ensure_loaded(self, graph: CompiledGraph, arch: str) -> None:
+        """Installs an image holding `graph` (with self.lock held)."""
         if graph.name in self.graphs and self.graphs[graph.name].key == graph.key:
             return
         self.graphs[graph.name] = graph
@@ -121,11 +140,30 @@ class _Device:
             # One module with every graph: kinds carry their graph's name.
             source = "\n".join(g.source for g in self.graphs.values())
             image = compile_graph(source, "union", [], [], arch=arch)
-        # Installing an image destroys the runtime's graphs of the old one.
-        self.bound.clear()
+        # Runtime graphs already bound survive: the runtime rebinds them to
+        # the new image, which has every kind of the old one.
         self.runtime.load_image_files(str(image.cubin), str(image.manifest))
         self.image_key = image.key
         _stats.bump("image_loads")
+
+    def launcher(self, graph: CompiledGraph, priority: str, arch: str):
+        """The native launcher of `graph`: called with the input tensors
+        then the output tensors and a raw stream, it binds, submits and
+        waits in one call (the image is loaded here, once)."""
+        key = (graph.key, priority)
+        found = self.launchers.get(key)
+        if found is not None:
+            return found
+        with self.lock:
+            self.ensure_loaded(graph, arch)
+            found = self.launchers.get(key)
+            if found is None:
+                buffers = list(graph.inputs) + list(graph.outputs)
+                found = self.runtime.launcher(graph.name, [n for n, _ in buffers],
+                                              [extent_bytes(t) for _, t in buffers],
+                                              PRIORITIES[priority])
+                self.launchers[key] = found
+        return found
 
 
 _devices: Dict[int, _Device] = {}
@@ -133,6 +171,9 @@ _devices_lock = threading.Lock()
 
 
 def device_for(index: int) -> _Device:
+    dev = _devices.get(index)
+    if dev is not None:
+        return dev
     with _devices_lock:
         if index not in _devices:
             _devices[index] = _Device(index)
@@ -147,27 +188,50 @@ def park_all() -> None:
             dev.runtime.park()
 
 
+def native_counters() -> Dict[str, int]:
+    """graphs_run and the bound-graph cache counters, summed over devices
+    (counted in the extension, so the per-call path does no bookkeeping)."""
+    total: Dict[str, int] = {}
+    for dev in list(_devices.values()):
+        for name, value in dev.runtime.counters().items():
+            if name != "bound_graphs":  # a level, not a count
+                total[name] = total.get(name, 0) + value
+    return total
+
+
+_stats.add_source(native_counters)
+
+
+def check_runtime_device(graph: CompiledGraph, tensors: Sequence[torch.Tensor]) -> torch.device:
+    devs = {t.device for t in tensors}
+    device = next(iter(devs)) if len(devs) == 1 else None
+    if device is None or device.type != RUNTIME_DEVICE_TYPE:
+        raise ExecutionError(
+            f"graph @{graph.name}: every tensor must be on one CUDA device, got "
+            f"{', '.join(sorted(str(d) for d in devs))}")
+    return device
+
+
 def run_gpu(graph: CompiledGraph, tensors: Sequence[torch.Tensor],
             outputs: Sequence[torch.Tensor], priority: str, arch: str = "sm_90") -> None:
     """Runs `graph` reading `tensors` and writing `outputs` (preallocated,
     contiguous); returns when the results are in memory."""
     _check_inputs(graph, tensors)
-    devs = {t.device for t in list(tensors) + list(outputs)}
-    if len(devs) != 1 or next(iter(devs)).type != "cuda":
-        raise ExecutionError(
-            f"graph @{graph.name}: every tensor must be on one CUDA device, got "
-            f"{', '.join(sorted(str(d) for d in devs))}")
-    device = next(iter(devs))
-    dev = device_for(device.index or 0)
-    with dev.lock:
-        dev.ensure_loaded(graph, arch)
-        bindings = {}
-        for (name, _), t in zip(graph.inputs, tensors):
-            bindings[name] = (t.data_ptr(), t.untyped_storage().nbytes() - t.storage_offset() * t.element_size())
-        for (name, _), t in zip(graph.outputs, outputs):
-            bindings[name] = (t.data_ptr(), t.numel() * t.element_size())
-        # Inputs come from PyTorch kernels on the current stream; the
-        # resident kernel is on no stream, so wait for them first.
-        torch.cuda.current_stream(device).synchronize()
-        dev.runtime.run(dev.bound_graph(graph, bindings), PRIORITIES[priority])
-    _stats.bump("graphs_run")
+    for (name, type_), t in zip(graph.inputs, tensors):
+        if TensorType.make(t.shape, type_.dtype, t.stride()) != type_:
+            raise ExecutionError(f"graph @{graph.name} input {name}: expected {type_}, got "
+                                 f"strides {tuple(t.stride())}")
+    if len(outputs) != len(graph.outputs):
+        raise ExecutionError(f"graph @{graph.name} has {len(graph.outputs)} outputs, got {len(outputs)}")
+    for (name, type_), t in zip(graph.outputs, outputs):
+        if (tuple(t.shape) != type_.shape or gpuos_dtype(t.dtype) != type_.dtype
+                or not t.is_contiguous()):
+            raise ExecutionError(f"graph @{graph.name} output {name}: expected a contiguous "
+                                 f"{type_}, got {tuple(t.shape)} {t.dtype}")
+    all_tensors = tuple(tensors) + tuple(outputs)
+    device = check_runtime_device(graph, all_tensors)
+    index = device.index or 0
+    launch = device_for(index).launcher(graph, check_priority(priority), arch)
+    # Inputs come from PyTorch kernels on the current stream; the resident
+    # kernel is on no stream, so the launch waits for that stream first.
+    launch(all_tensors, current_raw_stream(index))

@@ -67,3 +67,38 @@ def test_same_graph_reuses_its_image():
         assert_close(g(x), torch.tanh(x.double()) * 2 + 1, torch.float32)
     s = gpuos.stats()
     assert s["variants"] == 1 and s["graphs_run"] == 5
+
+
+def test_inputs_written_by_pytorch_just_before_are_seen():
+    # The launch waits for the PyTorch stream that wrote the inputs (that
+    # stream only), on the default stream and on a side stream.
+    def f(x, w):
+        return torch.tanh(x * w) + x
+    g = torch.compile(f, backend="gpuos", dynamic=False)
+    base, w, m = cuda(256, 1024), cuda(1024), cuda(1024, 1024) / 32
+    for stream in (torch.cuda.current_stream(), torch.cuda.Stream()):
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            for i in range(20):
+                x = (base @ m) * (i + 1)  # PyTorch kernels, still running when g starts
+                assert_close(g(x, w), f(x.double(), w.double()), torch.float32)
+    s = gpuos.stats()
+    assert s["graphs_run"] == 40
+
+
+def test_rotating_buffers_reuse_bound_graphs_and_survive_image_reloads():
+    def f(x):
+        return torch.sigmoid(x) * 3
+    def h(x):
+        return torch.exp(x) - 1
+    g, k = torch.compile(f, backend="gpuos"), torch.compile(h, backend="gpuos")
+    xs = [cuda(4096) for _ in range(4)]
+    for _ in range(3):
+        for x in xs:
+            assert_close(g(x), torch.sigmoid(x.double()) * 3, torch.float32)
+    # A second graph installs a union image; g's bound graphs still run.
+    assert_close(k(xs[0]), torch.exp(xs[0].double()) - 1, torch.float32)
+    for x in xs:
+        assert_close(g(x), torch.sigmoid(x.double()) * 3, torch.float32)
+    s = gpuos.stats()
+    assert s["graphs_run"] == 17 and s["bound_graph_hits"] >= 8

@@ -1,0 +1,201 @@
+"""The runtime path of torch.compile(backend="gpuos") on the CPU: gpuos._C is
+replaced by a stand-in whose launches evaluate the graph with the reference
+interpreter (stub_runtime.py), so the code CUDA tensors take (the generated
+per-variant runner, the one-call launch, the calling convention Dynamo
+sees) runs here with values checked against float64 PyTorch."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import gpuos
+import stub_runtime
+from gpuos import _backend
+from conftest import assert_close
+
+
+@pytest.fixture(autouse=True)
+def runtime(monkeypatch):
+    return stub_runtime.install(monkeypatch)
+
+
+def compiled(fn, **kwargs):
+    """torch.compile with the gpuos backend; .returned holds what the
+    backend gave Dynamo."""
+    returned = []
+
+    def backend(gm, example_inputs, **kw):
+        returned.append(_backend.gpuos_backend(gm, example_inputs, **kw))
+        return returned[-1]
+    options = kwargs.pop("options", {})
+    out = torch.compile(fn, backend=backend, options=options, **kwargs)
+    out.returned = returned
+    return out
+
+
+def ref(fn, *args):
+    return fn(*[a.double() if a.is_floating_point() else a for a in args])
+
+
+def check(out, expected):
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    refs = expected if isinstance(expected, (tuple, list)) else (expected,)
+    assert len(outs) == len(refs)
+    for o, r in zip(outs, refs):
+        assert_close(o, r, torch.float32)
+
+
+def test_one_subgraph_is_what_dynamo_calls():
+    def f(x, scale, bias):
+        return torch.sigmoid(torch.tanh(x * scale + bias) - x) * x
+    g = compiled(f, dynamic=False)
+    for _ in range(3):
+        args = (torch.randn(8, 32), torch.randn(32), torch.randn(32))
+        check(g(*args), ref(f, *args))
+    # aot_autograd's wrapper had nothing to do: Dynamo calls gpuos directly,
+    # and the runner trusts Dynamo's guards for the layout.
+    sub = getattr(g.returned[-1], "gpuos_subgraph", None)
+    assert sub is not None and sub.guarded
+    s = gpuos.stats()
+    assert s["graphs_run"] == 3 and s["variants"] == 1
+
+
+def test_inputs_in_another_order_and_several_outputs():
+    def f(x, d, w):
+        h = x
+        for i in range(d.shape[0]):  # d is used first: the subgraph reorders
+            h = h + d[i:i + 1]
+            h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + 1e-6) * w[i]
+        return h, h.sum(-1), torch.exp(x)
+    g = compiled(f, dynamic=False)
+    for _ in range(2):
+        args = (torch.randn(1, 64), torch.randn(4, 64), torch.rand(4, 64) + 0.5)
+        check(g(*args), ref(f, *args))
+    assert getattr(g.returned[-1], "gpuos_subgraph", None) is not None
+
+
+def test_split_graph_runs_subgraphs_and_pytorch_in_order():
+    def f(x, w1, b1, w2):
+        h = F.gelu(x @ w1 + b1)
+        return torch.cumsum(h, 1) @ w2, torch.tanh(h)
+    g = compiled(f, dynamic=False)
+    for _ in range(2):
+        args = (torch.randn(4, 16), torch.randn(16, 16), torch.randn(16), torch.randn(16, 8))
+        check(g(*args), ref(f, *args))
+    s = gpuos.stats()
+    assert s["fallback_ops"] == 1 and s["graphs_run"] == 4
+
+
+def test_new_layouts_under_dynamic_shapes_are_checked_per_call():
+    def f(x):
+        return torch.exp(x) * 2 + 1
+    g = compiled(f, dynamic=True)
+    for n in (8, 16, 8, 16):
+        x = torch.randn(n, 4)
+        check(g(x), ref(f, x))
+    s = gpuos.stats()
+    assert s["variants"] == 2 and s["graphs_run"] == 4
+
+
+def test_a_changed_layout_reaches_a_new_variant():
+    # The subgraph's input is an intermediate PyTorch produced (after the
+    # cumsum): no Dynamo guard covers it, the runner checks it.
+    def f(x):
+        return torch.tanh(torch.cumsum(x, 0)) + 1
+    g = compiled(f, dynamic=False)
+    x = torch.randn(4, 8)
+    check(g(x), ref(f, x))
+    sub = next(o for o in _iter_subgraphs(g.returned[-1]))
+    assert not sub.guarded
+    # Change the layout behind the compiled code's back: the check catches it.
+    view = torch.randn(8, 4).t()
+    out = sub(view)
+    assert_close(out, torch.tanh(view.double()) + 1, torch.float32)
+    assert gpuos.stats()["variants"] == 2
+
+
+def _iter_subgraphs(forward):
+    gm = getattr(forward, "__self__", None)
+    for node in gm.graph.nodes:
+        if node.op == "call_function" and hasattr(node.target, "__closure__") and node.target.__closure__:
+            for cell in node.target.__closure__:
+                if isinstance(cell.cell_contents, _backend._Subgraph):
+                    yield cell.cell_contents
+
+
+def test_input_mutation_keeps_aot_autograds_epilogue():
+    def f(x, y):
+        x.mul_(2)
+        return torch.tanh(x) + y
+    g = compiled(f, dynamic=False)
+    x, y = torch.randn(16), torch.randn(16)
+    expected_x = x * 2
+    out = g(x, y)
+    torch.testing.assert_close(x, expected_x)
+    assert_close(out, torch.tanh(expected_x.double()) + y.double(), torch.float32)
+    assert getattr(g.returned[-1], "gpuos_subgraph", None) is None
+
+
+def test_an_output_aliasing_an_input_keeps_aot_autograds_epilogue():
+    def f(x):
+        return torch.exp(x), x.view(-1)
+    g = compiled(f, dynamic=False)
+    x = torch.randn(4, 4)
+    e, v = g(x)
+    assert_close(e, torch.exp(x.double()), torch.float32)
+    assert v.data_ptr() == x.data_ptr() and v.shape == (16,)
+
+
+def test_lifted_constant_and_factory():
+    def f(x):
+        return torch.exp(x) + torch.tensor([1.0, 2.0, 3.0, 4.0]) + torch.ones(3, 4)
+    g = compiled(f, dynamic=False)
+    for _ in range(2):
+        x = torch.randn(3, 4)
+        check(g(x), ref(f, x))
+
+
+def test_inference_under_no_grad_with_parameters_that_require_grad():
+    lin = torch.nn.Linear(16, 8)
+
+    def f(x):
+        return torch.relu(lin(x))
+    g = compiled(f, dynamic=False)
+    x = torch.randn(4, 16)
+    with torch.no_grad():
+        out = g(x)
+        expected = torch.relu(lin(x))
+    assert not out.requires_grad
+    torch.testing.assert_close(out, expected, atol=1e-4, rtol=1e-4)
+    s = gpuos.stats()
+    assert s.get("autograd_fallbacks", 0) == 0 and s["graphs_run"] == 1
+
+
+def test_requires_grad_still_falls_back():
+    def f(x):
+        return (torch.sin(x) * 2).sum()
+    x = torch.randn(8, requires_grad=True)
+    compiled(f)(x).backward()
+    torch.testing.assert_close(x.grad, 2 * torch.cos(x.detach()))
+    s = gpuos.stats()
+    assert s["autograd_fallbacks"] == 1 and s.get("graphs_run", 0) == 0
+
+
+def test_graphs_run_counts_and_reset():
+    g = compiled(lambda x: torch.exp(x) + 1, dynamic=False)
+    x = torch.randn(8)
+    for _ in range(4):
+        g(x)
+    assert gpuos.stats()["graphs_run"] == 4
+    gpuos.reset_stats()
+    assert gpuos.stats().get("graphs_run", 0) == 0
+    g(x)
+    assert gpuos.stats()["graphs_run"] == 1
+
+
+def test_capture_takes_the_same_launch():
+    x, w = torch.randn(8, 16), torch.randn(16)
+    with gpuos.capture():
+        y = torch.relu(x * w).sum(-1)
+    assert_close(y, torch.relu(x.double() * w.double()).sum(-1), torch.float32)
+    assert gpuos.stats()["graphs_run"] == 1
