@@ -103,10 +103,13 @@ gpuos.graph @sum(%x : !gpuos.tensor<4x100xi64>) -> (s : !gpuos.tensor<4xi64>) {
   gpuos.yield %r : !gpuos.tensor<4xi64>
 }
 
-// Over the leading axis each thread loops over the 24 rows itself.
+// Over the leading axis each thread loops over the 24 rows itself, eight
+// rows per iteration (the eight loads are issued before the first add).
 // CHECK-LABEL: llvm.func @gpuos_task_sum_columns
 // CHECK-NOT:     nvvm.barrier0
-// CHECK:         scf.for %{{.+}} = %c0_i32 to %c24_i32 step %c1_i32 iter_args
+// CHECK:         scf.for %{{.+}} = %c0_i32 to %c24_i32 step %c8_i32 iter_args
+// CHECK-COUNT-8:   llvm.load %{{.+}} invariant
+// CHECK:           scf.yield
 // CHECK-NOT:     nvvm.barrier0
 // CHECK-LABEL: llvm.func @gpuos_launch_sum_columns
 gpuos.graph @columns(%x : !gpuos.tensor<24x64xf32>) -> (s : !gpuos.tensor<64xf32>) {
