@@ -100,7 +100,14 @@ RowEmitter::RowEmitter(TaskEmitter &task) : t(task), b(task.b) {
     rowLanes /= 2;
   for (Operation *op : rowOps)
     reductionsPerRow += numStages(op);
-  warpRows = rowLength <= 32 * kMaxStraightElements;
+  // A warp per row: short rows (straight-line chunks at any block size),
+  // or a tile of at least a row per warp (rows in parallel beat a block
+  // that walks them one by one, two barriers each).
+  int64_t rowsPerTile = 1;
+  for (size_t axis = 0; axis < rowShape.size(); ++axis)
+    rowsPerTile *= t.abi.tile[axis];
+  warpRows = rowLength <= 32 * kMaxStraightElements ||
+             rowsPerTile >= t.options.blockSize / 32;
 }
 
 //===----------------------------------------------------------------------===//
@@ -254,8 +261,8 @@ FailureOr<SmallVector<Value>> RowEmitter::forEachChunk(ValueRange init,
     }
     return accs;
   }
-  Value lower = t.idxMul(t.threadId, rowLanes);
-  Value stride = t.idxMul(t.blockDim, rowLanes);
+  Value lower = t.idxMul(rowThread, rowLanes);
+  Value stride = t.idxMul(warpRows ? t.idxConst(32) : t.blockDim, rowLanes);
   auto loop = scf::ForOp::create(b, lower, t.idxConst(rowLength), stride, init);
   OpBuilder::InsertionGuard guard(b);
   // Without accumulators the loop comes with its (empty) yield.
@@ -629,7 +636,7 @@ LogicalResult RowEmitter::emit() {
     rowWarp = arith::ShRUIOp::create(b, t.threadId, five);
     rowWarps = arith::ShRUIOp::create(b, t.blockDim, five);
     t.info.sharedBytes = 0;
-    straight = true;
+    straight = straightChunks() != 0;
     result = emitAligned();
     straight = false;
   } else if (straightChunks() == 0) {

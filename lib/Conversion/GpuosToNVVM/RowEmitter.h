@@ -17,11 +17,13 @@
 // consecutive statistics so one barrier per statistic suffices (1 KiB,
 // declared as the task's shared_bytes). See docs/codegen.md.
 //
-// Rows of at most 32 * 16 elements are instead shared by a warp, not the
-// block: warp w takes rows w, w + numWarps, ... of the tile, its lanes fold
-// their straight-line chunks and the butterfly of shuffles alone combines
-// them (no shared memory, no barrier), so a tile of many short rows runs
-// numWarps rows at once instead of one at a time behind two barriers each.
+// Rows of at most 32 * 16 elements, and the rows of tiles that hold at
+// least one row per warp, are instead shared by a warp, not the block: warp
+// w takes rows w, w + numWarps, ... of the tile, its lanes fold their
+// chunks (straight-line for short rows, else a loop strided by 32 lanes)
+// and the butterfly of shuffles alone combines them (no shared memory, no
+// barrier), so a tile of many rows runs numWarps rows at once instead of
+// one at a time behind a barrier per statistic.
 //
 // Longer rows that are still short (at most kMaxStraightElements per thread at the tuned block
 // size) also get a straight-line copy, taken when blockDim is the tuned

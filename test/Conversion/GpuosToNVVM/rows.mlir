@@ -119,3 +119,21 @@ gpuos.graph @columns(%x : !gpuos.tensor<24x64xf32>) -> (s : !gpuos.tensor<64xf32
   }
   gpuos.yield %r : !gpuos.tensor<64xf32>
 }
+
+// Long rows, a row per warp or more in the tile: warps still take rows of
+// their own, each lane looping over the row strided by 32 lanes of 4.
+// CHECK-LABEL: llvm.func @gpuos_task_sum_long_rows
+// CHECK-NOT:     nvvm.barrier0
+// CHECK:         scf.for %{{.+}} = %{{.+}} to %c16_i32 step %{{.+}} : i32 {
+// CHECK:           scf.for %{{.+}} = %{{.+}} to %c2048_i32 step %c128_i32 iter_args
+// CHECK:             llvm.load %{{.+}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK:           nvvm.shfl.sync bfly
+// CHECK-NOT:     nvvm.barrier0
+// CHECK-LABEL: llvm.func @gpuos_launch_sum_long_rows
+gpuos.graph @long_rows(%x : !gpuos.tensor<64x2048xf32>) -> (s : !gpuos.tensor<64xf32>) {
+  %r = gpuos.task "sum_long_rows" ins(%a = %x : !gpuos.tensor<64x2048xf32>) tile [16] -> (!gpuos.tensor<64xf32>) {
+    %0 = gpuos.reduce sum %a axes [1] : !gpuos.tensor<64x2048xf32>
+    gpuos.yield %0 : !gpuos.tensor<64xf32>
+  }
+  gpuos.yield %r : !gpuos.tensor<64xf32>
+}

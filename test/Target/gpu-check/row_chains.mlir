@@ -15,6 +15,7 @@
 // CHECK-DAG: .visible .func gpuos_task_rc_reduce_argmax(
 // CHECK-DAG: .visible .func gpuos_task_rc_warp_rows(
 // CHECK-DAG: .visible .func gpuos_task_rc_warp_chain(
+// CHECK-DAG: .visible .func gpuos_task_rc_warp_loop(
 
 // residual add + rms_norm, twice, then layer_norm and softmax: 4096 f32
 // per row, four full chunks per thread. The first link is also a result.
@@ -111,4 +112,18 @@ gpuos.graph @warp_chain(%x : !gpuos.tensor<16x256xf16>, %d : !gpuos.tensor<16x25
     gpuos.yield %2 : !gpuos.tensor<16x256xf16>
   }
   gpuos.yield %r : !gpuos.tensor<16x256xf16>
+}
+
+// Warp rows too long for straight-line chunks (a lane loops over 1000 f32,
+// the last chunk of each pass partial), twelve rows per tile: a softmax and
+// a row max, 30 rows (the last tile holds six).
+gpuos.graph @warp_loop(%x : !gpuos.tensor<30x1000xf32>)
+    -> (y : !gpuos.tensor<30x1000xf32>, m : !gpuos.tensor<30xf32>) {
+  %r:2 = gpuos.task "rc_warp_loop" ins(%a = %x : !gpuos.tensor<30x1000xf32>)
+      tile [12, 1000] -> (!gpuos.tensor<30x1000xf32>, !gpuos.tensor<30xf32>) {
+    %0 = gpuos.softmax %a axis 1 : !gpuos.tensor<30x1000xf32>
+    %1 = gpuos.reduce max %a axes [1] : !gpuos.tensor<30x1000xf32>
+    gpuos.yield %0, %1 : !gpuos.tensor<30x1000xf32>, !gpuos.tensor<30xf32>
+  }
+  gpuos.yield %r#0, %r#1 : !gpuos.tensor<30x1000xf32>, !gpuos.tensor<30xf32>
 }

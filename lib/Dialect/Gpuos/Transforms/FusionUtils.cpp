@@ -680,6 +680,18 @@ SmallVector<int64_t> gpuos::fusion::chooseTile(TaskOp task) {
                              std::min(tm, kTileWorkElements)));
     if (n != kDynamic)
       tn = std::min<int64_t>(tn, std::max<int64_t>(n, 1));
+    // Long K: fewer rows per tile, so a tile stays a few microseconds long
+    // (urgent work waits for at most one tile of a background matmul), but
+    // a tile keeps a block's worth of outputs.
+    int64_t k = 1;
+    for (MatmulOp matmul : matmuls) {
+      ArrayRef<int64_t> lhs = shapeOf(matmul.getLhs());
+      int64_t size = lhs[lhs.size() - (matmul.getTransposeLhs() ? 2 : 1)];
+      k = std::max(k, size == kDynamic ? kTileMaxMatmulWork : size);
+    }
+    while (!sharedWeight && tm > 1 && tm * tn > kTileMinMatmulOutputs &&
+           tm * tn * k > kTileMaxMatmulWork)
+      tm /= 2;
     tile[rank - 2] = tm;
     tile[rank - 1] = tn;
     return tile;

@@ -230,6 +230,10 @@ constexpr int64_t kTileSpread = 2 * 132;
 constexpr int64_t kTileMinElements = 256;
 /// Matmul tiles: at most this many output elements.
 constexpr int64_t kTileWorkElements = 4096;
+/// ... and at most this many multiply-adds (outputs x K) while they keep
+/// kTileMinMatmulOutputs outputs (256 threads x 4 lanes).
+constexpr int64_t kTileMaxMatmulWork = 262144;
+constexpr int64_t kTileMinMatmulOutputs = 1024;
 /// Matmuls with at most this many rows (M) get column tiles with M whole,
 /// which the lowering computes by splitting K across the block.
 constexpr int64_t kSmallMatmulM = 16;
