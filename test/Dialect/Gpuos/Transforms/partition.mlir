@@ -129,3 +129,18 @@ gpuos.graph @already_tasks(%x : !gpuos.tensor<4xf32>) -> (y : !gpuos.tensor<4xf3
   }
   gpuos.yield %y : !gpuos.tensor<4xf32>
 }
+
+// A long K halves the rows of a matmul tile until it holds at most 262144
+// multiply-adds (16 x 64 x 256), keeping a block's worth of outputs (1024).
+// CHECK-LABEL: gpuos.graph @matmul_long_k
+// CHECK: gpuos.task "matmul_long_k_t0_matmul" {{.*}} tile [16, 64]
+// CHECK-LABEL: gpuos.graph @matmul_longer_k
+// CHECK: gpuos.task "matmul_longer_k_t0_matmul" {{.*}} tile [16, 64]
+gpuos.graph @matmul_long_k(%x : !gpuos.tensor<512x256xf32>, %w : !gpuos.tensor<256x256xf32>) -> (y : !gpuos.tensor<512x256xf32>) {
+  %y = gpuos.matmul %x, %w : !gpuos.tensor<512x256xf32>, !gpuos.tensor<256x256xf32>
+  gpuos.yield %y : !gpuos.tensor<512x256xf32>
+}
+gpuos.graph @matmul_longer_k(%x : !gpuos.tensor<64x1024xf32>, %w : !gpuos.tensor<1024x128xf32>) -> (y : !gpuos.tensor<64x128xf32>) {
+  %y = gpuos.matmul %x, %w : !gpuos.tensor<64x1024xf32>, !gpuos.tensor<1024x128xf32>
+  gpuos.yield %y : !gpuos.tensor<64x128xf32>
+}
