@@ -230,8 +230,16 @@ unsigned TaskEmitter::chooseUnroll() {
   // Up to kMaxUnroll chunks in flight per stream, fewer when many inputs or
   // outputs each hold U * L live values (register limit 128 per thread),
   // and no more copies than the tile has elements for at the tuned block
-  // size.
-  unsigned streams = std::max(abi.numInputs, abi.getNumOutputs());
+  // size. Streams: outputs, and inputs as large as the iteration space
+  // (a broadcast row or scalar is read from cache).
+  int64_t space = 1;
+  for (int64_t size : abi.iterShape)
+    space *= size;
+  unsigned inputStreams = 0;
+  for (unsigned i = 0; i < abi.numInputs; ++i)
+    if (abi.buffers[i].getNumElements().value_or(space) >= space)
+      ++inputStreams;
+  unsigned streams = std::max(inputStreams, abi.getNumOutputs());
   int64_t unroll = kMaxUnroll / std::max(1u, streams);
   int64_t perCopy = options.blockSize * maxLanes;
   unroll = std::min<int64_t>(unroll, llvm::divideCeil(tileElements, perCopy));

@@ -30,6 +30,30 @@ gpuos.graph @unroll(%x : !gpuos.tensor<16x1024xf32>) -> (y : !gpuos.tensor<16x10
   gpuos.yield %r : !gpuos.tensor<16x1024xf32>
 }
 
+// Broadcast inputs (a per-column scale and bias, read from cache) are not
+// streams: one streaming input and one output still get 4 copies, each
+// loading x, scale and bias. Two full-size inputs get 2.
+// CHECK-LABEL: llvm.func @gpuos_task_scale_bias(
+// CHECK:           %[[LAST:.+]] = arith.muli %{{.+}}, %c12_i32 : i32
+// CHECK-LABEL: llvm.func @gpuos_task_two_streams(
+// CHECK:           %[[LAST:.+]] = arith.muli %{{.+}}, %c4_i32 : i32
+gpuos.graph @broadcast_inputs(%x : !gpuos.tensor<16x1024xf32>, %s : !gpuos.tensor<1024xf32>,
+                              %b : !gpuos.tensor<1024xf32>, %z : !gpuos.tensor<16x1024xf32>)
+    -> (y : !gpuos.tensor<16x1024xf32>, w : !gpuos.tensor<16x1024xf32>) {
+  %r = gpuos.task "scale_bias" ins(%a = %x : !gpuos.tensor<16x1024xf32>, %c = %s : !gpuos.tensor<1024xf32>,
+                                   %d = %b : !gpuos.tensor<1024xf32>) tile [4, 1024] -> (!gpuos.tensor<16x1024xf32>) {
+    %0 = gpuos.mul %a, %c : !gpuos.tensor<16x1024xf32>, !gpuos.tensor<1024xf32>
+    %1 = gpuos.add %0, %d : !gpuos.tensor<16x1024xf32>, !gpuos.tensor<1024xf32>
+    gpuos.yield %1 : !gpuos.tensor<16x1024xf32>
+  }
+  %t = gpuos.task "two_streams" ins(%a = %x : !gpuos.tensor<16x1024xf32>, %c = %z : !gpuos.tensor<16x1024xf32>)
+      tile [4, 1024] -> (!gpuos.tensor<16x1024xf32>) {
+    %0 = gpuos.sub %a, %c : !gpuos.tensor<16x1024xf32>, !gpuos.tensor<16x1024xf32>
+    gpuos.yield %0 : !gpuos.tensor<16x1024xf32>
+  }
+  gpuos.yield %r, %t : !gpuos.tensor<16x1024xf32>, !gpuos.tensor<16x1024xf32>
+}
+
 // Not unrolled: an edge tile (17 rows in tiles of 4), a tile of one copy's
 // size, and a reduction. One element loop each (no loop carrying the
 // position as the unrolled loop does).
