@@ -19,6 +19,8 @@
 // CHECK-DAG: .visible .func gpuos_task_mv_shared(
 // CHECK-DAG: .visible .func gpuos_task_mv_kt_f16(
 // CHECK-DAG: .visible .func gpuos_task_mv_tlhs(
+// CHECK-DAG: .visible .func gpuos_task_mv_narrow(
+// CHECK-DAG: .visible .func gpuos_task_mv_shared8(
 
 gpuos.graph @plain(%x : !gpuos.tensor<8x64xf32>, %w : !gpuos.tensor<64x48xf32>, %b : !gpuos.tensor<48xf32>)
     -> (y : !gpuos.tensor<8x48xf32>) {
@@ -192,4 +194,36 @@ gpuos.graph @mv_tlhs(%x : !gpuos.tensor<64x2xf32>, %w : !gpuos.tensor<64x64xf32>
     gpuos.yield %0 : !gpuos.tensor<2x64xf32>
   }
   gpuos.yield %r : !gpuos.tensor<2x64xf32>
+}
+
+// Narrow column tiles (the tile rule's 16 and, for micro-batches through
+// one weight, 8 columns): f32 matvec over K = 1000 in tiles of 16 columns
+// with a bias; four 4-row micro-batches in tiles of 8 columns.
+gpuos.graph @mv_narrow(%x : !gpuos.tensor<1x1000xf32>, %w : !gpuos.tensor<1000x80xf32>, %b : !gpuos.tensor<80xf32>)
+    -> (y : !gpuos.tensor<1x80xf32>) {
+  %r = gpuos.task "mv_narrow" ins(%a = %x : !gpuos.tensor<1x1000xf32>, %c = %w : !gpuos.tensor<1000x80xf32>,
+                                  %d = %b : !gpuos.tensor<80xf32>)
+      tile [1, 16] -> (!gpuos.tensor<1x80xf32>) {
+    %0 = gpuos.matmul %a, %c : !gpuos.tensor<1x1000xf32>, !gpuos.tensor<1000x80xf32>
+    %1 = gpuos.add %0, %d : !gpuos.tensor<1x80xf32>, !gpuos.tensor<80xf32>
+    gpuos.yield %1 : !gpuos.tensor<1x80xf32>
+  }
+  gpuos.yield %r : !gpuos.tensor<1x80xf32>
+}
+
+gpuos.graph @mv_shared8(%x : !gpuos.tensor<16x256xf32>, %w : !gpuos.tensor<256x40xf32>)
+    -> (y0 : !gpuos.tensor<4x40xf32>, y1 : !gpuos.tensor<4x40xf32>, y2 : !gpuos.tensor<4x40xf32>, y3 : !gpuos.tensor<4x40xf32>) {
+  %r:4 = gpuos.task "mv_shared8" ins(%a = %x : !gpuos.tensor<16x256xf32>, %c = %w : !gpuos.tensor<256x40xf32>)
+      tile [4, 8] -> (!gpuos.tensor<4x40xf32>, !gpuos.tensor<4x40xf32>, !gpuos.tensor<4x40xf32>, !gpuos.tensor<4x40xf32>) {
+    %s0 = gpuos.slice %a starts [0, 0] sizes [4, 256] steps [1, 1] : !gpuos.tensor<16x256xf32>
+    %s1 = gpuos.slice %a starts [4, 0] sizes [4, 256] steps [1, 1] : !gpuos.tensor<16x256xf32>
+    %s2 = gpuos.slice %a starts [8, 0] sizes [4, 256] steps [1, 1] : !gpuos.tensor<16x256xf32>
+    %s3 = gpuos.slice %a starts [12, 0] sizes [4, 256] steps [1, 1] : !gpuos.tensor<16x256xf32>
+    %0 = gpuos.matmul %s0, %c : !gpuos.tensor<4x256xf32>, !gpuos.tensor<256x40xf32>
+    %1 = gpuos.matmul %s1, %c : !gpuos.tensor<4x256xf32>, !gpuos.tensor<256x40xf32>
+    %2 = gpuos.matmul %s2, %c : !gpuos.tensor<4x256xf32>, !gpuos.tensor<256x40xf32>
+    %3 = gpuos.matmul %s3, %c : !gpuos.tensor<4x256xf32>, !gpuos.tensor<256x40xf32>
+    gpuos.yield %0, %1, %2, %3 : !gpuos.tensor<4x40xf32>, !gpuos.tensor<4x40xf32>, !gpuos.tensor<4x40xf32>, !gpuos.tensor<4x40xf32>
+  }
+  gpuos.yield %r#0, %r#1, %r#2, %r#3 : !gpuos.tensor<4x40xf32>, !gpuos.tensor<4x40xf32>, !gpuos.tensor<4x40xf32>, !gpuos.tensor<4x40xf32>
 }

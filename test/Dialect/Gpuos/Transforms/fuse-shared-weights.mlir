@@ -7,7 +7,7 @@
 // keeps each product's whole M (4) and takes 64 columns: each 64-column block
 // of the weight is read by one tile for all eight.
 // CHECK-LABEL: gpuos.graph @micro_batches
-// CHECK: %[[T:.+]]:8 = gpuos.task "micro_batches_t0_matmul" ins(%[[X:.+]] = %x : !gpuos.tensor<32x64xf32>, %[[W:.+]] = %w : !gpuos.tensor<64x256xf32>) tile [4, 32]
+// CHECK: %[[T:.+]]:8 = gpuos.task "micro_batches_t0_matmul" ins(%[[X:.+]] = %x : !gpuos.tensor<32x64xf32>, %[[W:.+]] = %w : !gpuos.tensor<64x256xf32>) tile [4, 8]
 // CHECK-COUNT-8: gpuos.matmul %{{.+}}, %[[W]] : !gpuos.tensor<4x64xf32>, !gpuos.tensor<64x256xf32>
 // CHECK-NEXT: gpuos.yield
 // CHECK-NOT: gpuos.matmul

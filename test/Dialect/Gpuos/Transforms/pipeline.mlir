@@ -20,7 +20,7 @@
 // path first.
 // CHECK-LABEL: gpuos.graph @block
 // CHECK-NEXT: %[[N:.+]] = gpuos.task "block_t2_rms_norm" ins({{.+}}) tile [4, 64] priority #gpuos.priority<urgent> -> (!gpuos.tensor<8x64xf32>) attributes {gpuos.critical_path = 35328 : i64}
-// CHECK: %[[M:.+]]:2 = gpuos.task "block_t1_matmul" ins(%[[NA:.+]] = %[[N]] : !gpuos.tensor<8x64xf32>, %[[W:.+]] = %w : !gpuos.tensor<64x64xf32>) tile [4, 32] priority #gpuos.priority<urgent>
+// CHECK: %[[M:.+]]:2 = gpuos.task "block_t1_matmul" ins(%[[NA:.+]] = %[[N]] : !gpuos.tensor<8x64xf32>, %[[W:.+]] = %w : !gpuos.tensor<64x64xf32>) tile [4, 8] priority #gpuos.priority<urgent>
 // CHECK-NEXT: %[[S0:.+]] = gpuos.slice %[[NA]] starts [0, 0]
 // CHECK-NEXT: gpuos.matmul %[[S0]], %[[W]]
 // CHECK-NEXT: %[[S1:.+]] = gpuos.slice %[[NA]] starts [4, 0]
