@@ -18,8 +18,34 @@ using namespace gpuos::fusion;
 // Op classes
 //===----------------------------------------------------------------------===//
 
+static bool isStaticShape(ArrayRef<int64_t> shape) {
+  return llvm::none_of(shape, [](int64_t dim) { return dim == kDynamic; });
+}
+
+/// A concat of two static inputs is an index map too: a task evaluates an
+/// element by reading both inputs at clamped positions and selecting
+/// (TaskEmitter::evalConcat). Cloned into its consumers, it is never
+/// written out: decode's KV cache append (concat(cache, k)) becomes part of
+/// the attention matmul that reads it, instead of a task copying the cache
+/// on the step's critical path. More inputs would multiply every
+/// consumer's loads.
+static bool isClonedConcat(Operation *op) {
+  auto concat = dyn_cast<ConcatOp>(op);
+  return concat && concat.getInputs().size() <= 2 &&
+         llvm::all_of(op->getOperandTypes(), [](Type type) {
+           return isStaticShape(cast<StridedTensorType>(type).getShape());
+         });
+}
+
+/// Ops that read their operands at other indices than their own: a task
+/// body argument feeding one is read through a view.
+static bool isIndexMap(Operation *op) {
+  return op->hasTrait<gpuos::OpTrait::View>() || isClonedConcat(op);
+}
+
 bool gpuos::fusion::isViewOrConstant(Operation *op) {
-  return op->hasTrait<OpTrait::View>() || isa<ConstantOp>(op);
+  return op->hasTrait<OpTrait::View>() || isa<ConstantOp>(op) ||
+         isClonedConcat(op);
 }
 
 bool gpuos::fusion::isReductionAnchor(Operation *op) {
@@ -34,9 +60,6 @@ static ArrayRef<int64_t> shapeOf(Value value) {
   return cast<StridedTensorType>(value.getType()).getShape();
 }
 
-static bool isStaticShape(ArrayRef<int64_t> shape) {
-  return llvm::none_of(shape, [](int64_t dim) { return dim == kDynamic; });
-}
 
 /// Axes of the anchor's result that one tile must hold whole.
 static void addWholeAxes(Operation *anchor, SmallVectorImpl<int64_t> &axes) {
@@ -158,7 +181,7 @@ FusionGraph::FusionGraph(Block &body) {
     if (auto task = dyn_cast<TaskOp>(nodes[node]))
       if (llvm::any_of(task.getBodyBlock().getArguments(), [](Value arg) {
             return llvm::any_of(arg.getUsers(), [](Operation *user) {
-              return user->hasTrait<OpTrait::View>();
+              return isIndexMap(user);
             });
           }))
         group.viewers.push_back(node);
@@ -360,7 +383,7 @@ bool FusionGraph::readsDirectly(unsigned consumer, unsigned producer) {
       if (!from || find(*from) != producerLeader)
         continue;
       if (llvm::any_of(arg.getUsers(), [](Operation *user) {
-            return user->hasTrait<OpTrait::View>();
+            return isIndexMap(user);
           }))
         return false;
     }

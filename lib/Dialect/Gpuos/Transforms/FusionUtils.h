@@ -29,7 +29,8 @@ mlir::LogicalResult sortGraphBody(mlir::Block &body);
 /// invariant, not user error.
 mlir::LogicalResult sortGraph(GraphOp graph, llvm::StringRef done);
 
-/// Views and constants cost nothing to duplicate: tasks clone them.
+/// Views, constants and concats of two static inputs cost little to
+/// duplicate: tasks clone them.
 bool isViewOrConstant(mlir::Operation *op);
 /// reduce, argmax, softmax, layer_norm, rms_norm: the ops a reduction task
 /// is built around.

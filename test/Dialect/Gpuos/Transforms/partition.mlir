@@ -81,10 +81,10 @@ gpuos.graph @existing_task(%x : !gpuos.tensor<2x8xf32>) -> (y : !gpuos.tensor<8x
 // CHECK: gpuos.task "tiles_t1_softmax" {{.+}} tile [64, 4] -> (!gpuos.tensor<64x8xf32>)
 // CHECK: gpuos.task "tiles_t2_reduce" {{.+}} tile [16] -> (!gpuos.tensor<16xf32>)
 // CHECK: gpuos.task "tiles_t3_matmul" {{.+}} tile [64, 64] -> (!gpuos.tensor<128x256xf32>)
-// CHECK: gpuos.task "tiles_t4_concat" {{.+}} tile [1, 256] -> (!gpuos.tensor<2x2048xf32>)
-// CHECK: gpuos.task "tiles_t5_reduce" {{.+}} tile [] -> (!gpuos.tensor<f32>)
-// CHECK: gpuos.task "tiles_t6_neg" {{.+}} tile [1024, 8] -> (!gpuos.tensor<?x8xf32>)
-// CHECK: gpuos.task "tiles_t7_rms_norm" {{.+}} tile [1, 2147483647] -> (!gpuos.tensor<2x?xf32>)
+// CHECK: gpuos.task "tiles_t7_concat" {{.+}} tile [1, 256] -> (!gpuos.tensor<2x2048xf32>)
+// CHECK: gpuos.task "tiles_t4_reduce" {{.+}} tile [] -> (!gpuos.tensor<f32>)
+// CHECK: gpuos.task "tiles_t5_neg" {{.+}} tile [1024, 8] -> (!gpuos.tensor<?x8xf32>)
+// CHECK: gpuos.task "tiles_t6_rms_norm" {{.+}} tile [1, 2147483647] -> (!gpuos.tensor<2x?xf32>)
 gpuos.graph @tiles(%a : !gpuos.tensor<32x1024xf32>, %b : !gpuos.tensor<64x8xf32>, %c : !gpuos.tensor<16x512xf32>,
                    %d : !gpuos.tensor<128x64xf32>, %e : !gpuos.tensor<64x256xf32>, %f : !gpuos.tensor<2x1024xf32>,
                    %g : !gpuos.tensor<?x8xf32>, %h : !gpuos.tensor<2x?xf32>)
@@ -143,4 +143,31 @@ gpuos.graph @matmul_long_k(%x : !gpuos.tensor<512x256xf32>, %w : !gpuos.tensor<2
 gpuos.graph @matmul_longer_k(%x : !gpuos.tensor<64x1024xf32>, %w : !gpuos.tensor<1024x128xf32>) -> (y : !gpuos.tensor<64x128xf32>) {
   %y = gpuos.matmul %x, %w : !gpuos.tensor<64x1024xf32>, !gpuos.tensor<1024x128xf32>
   gpuos.yield %y : !gpuos.tensor<64x128xf32>
+}
+
+// A concat of two inputs is an index map: tasks that read it clone it (a
+// decode step's KV cache append becomes part of the attention matmul, not
+// a task copying the cache). Of three inputs, it stays a task of its own:
+// every consumer would read all three per element.
+// CHECK-LABEL: gpuos.graph @kv_append
+// CHECK-NEXT: %[[S:.+]] = gpuos.task "kv_append_t0_matmul" ins(%[[Q:.+]] = %q : {{.+}}, %[[C:.+]] = %cache : {{.+}}, %[[K:.+]] = %k : {{.+}})
+// CHECK-NEXT: %[[KEYS:.+]] = gpuos.concat %[[C]], %[[K]] axis 1
+// CHECK-NEXT: gpuos.matmul %[[Q]], %[[KEYS]] transpose_rhs
+// CHECK-NOT: gpuos.task
+// CHECK: gpuos.yield %[[S]]
+gpuos.graph @kv_append(%q : !gpuos.tensor<4x1x64xf32>, %cache : !gpuos.tensor<4x32x64xf32>, %k : !gpuos.tensor<4x1x64xf32>)
+    -> (s : !gpuos.tensor<4x1x33xf32>) {
+  %keys = gpuos.concat %cache, %k axis 1 : !gpuos.tensor<4x32x64xf32>, !gpuos.tensor<4x1x64xf32>
+  %s = gpuos.matmul %q, %keys transpose_rhs : !gpuos.tensor<4x1x64xf32>, !gpuos.tensor<4x33x64xf32>
+  gpuos.yield %s : !gpuos.tensor<4x1x33xf32>
+}
+
+// CHECK-LABEL: gpuos.graph @three_way
+// CHECK: %[[J:.+]] = gpuos.task "three_way_t0_concat"
+// CHECK: gpuos.task "three_way_t1_exp" ins(%{{.+}} = %[[J]]
+gpuos.graph @three_way(%a : !gpuos.tensor<2x8xf32>, %b : !gpuos.tensor<2x8xf32>, %c : !gpuos.tensor<2x8xf32>)
+    -> (y : !gpuos.tensor<2x24xf32>) {
+  %j = gpuos.concat %a, %b, %c axis 1 : !gpuos.tensor<2x8xf32>, !gpuos.tensor<2x8xf32>, !gpuos.tensor<2x8xf32>
+  %y = gpuos.exp %j : !gpuos.tensor<2x24xf32>
+  gpuos.yield %y : !gpuos.tensor<2x24xf32>
 }

@@ -15,22 +15,23 @@
 
 // A norm, two micro-batches through one weight, a concat, a bias + silu +
 // residual chain and a softmax. Canonicalize drops the identity transpose;
-// the slices go into the matmul task; the bias add, silu and residual add
-// fuse; every task takes the graph's priority and the body runs longest
-// path first.
+// the slices go into the matmul task; the concat (an index map of two
+// inputs) goes into the task that reads it, where the bias add, silu and
+// residual add fuse; every task takes the graph's priority and the body
+// runs longest path first.
 // CHECK-LABEL: gpuos.graph @block
-// CHECK-NEXT: %[[N:.+]] = gpuos.task "block_t2_rms_norm" ins({{.+}}) tile [4, 64] priority #gpuos.priority<urgent> -> (!gpuos.tensor<8x64xf32>) attributes {gpuos.critical_path = 35328 : i64}
+// CHECK-NEXT: %[[N:.+]] = gpuos.task "block_t2_rms_norm" ins({{.+}}) tile [4, 64] priority #gpuos.priority<urgent> -> (!gpuos.tensor<8x64xf32>) attributes {gpuos.critical_path = 34816 : i64}
 // CHECK: %[[M:.+]]:2 = gpuos.task "block_t1_matmul" ins(%[[NA:.+]] = %[[N]] : !gpuos.tensor<8x64xf32>, %[[W:.+]] = %w : !gpuos.tensor<64x64xf32>) tile [4, 8] priority #gpuos.priority<urgent>
 // CHECK-NEXT: %[[S0:.+]] = gpuos.slice %[[NA]] starts [0, 0]
 // CHECK-NEXT: gpuos.matmul %[[S0]], %[[W]]
 // CHECK-NEXT: %[[S1:.+]] = gpuos.slice %[[NA]] starts [4, 0]
 // CHECK-NEXT: gpuos.matmul %[[S1]], %[[W]]
-// CHECK: %[[C:.+]] = gpuos.task "block_t3_concat" ins(%{{.+}} = %[[M]]#0 : {{.+}}, %{{.+}} = %[[M]]#1 : {{.+}})
-// CHECK: %[[Y:.+]] = gpuos.task "block_t0_add_silu" ins(%{{.+}} = %[[C]] : !gpuos.tensor<8x64xf32>, %{{.+}} = %b : !gpuos.tensor<64xf32>, %{{.+}} = %x : !gpuos.tensor<8x64xf32>)
+// CHECK: %[[Y:.+]] = gpuos.task "block_t0_add_silu" ins(%[[A0:.+]] = %[[M]]#0 : !gpuos.tensor<4x64xf32>, %[[A1:.+]] = %[[M]]#1 : !gpuos.tensor<4x64xf32>, %{{.+}} = %b : !gpuos.tensor<64xf32>, %{{.+}} = %x : !gpuos.tensor<8x64xf32>)
+// CHECK-NEXT: gpuos.concat %[[A0]], %[[A1]] axis 0
 // CHECK-NEXT: gpuos.add
 // CHECK-NEXT: gpuos.silu
 // CHECK-NEXT: gpuos.add
-// CHECK: %[[P:.+]] = gpuos.task "block_t4_softmax" ins(%{{.+}} = %[[M]]#1 : !gpuos.tensor<4x64xf32>)
+// CHECK: %[[P:.+]] = gpuos.task "block_t3_softmax" ins(%{{.+}} = %[[M]]#1 : !gpuos.tensor<4x64xf32>)
 // CHECK: gpuos.yield %[[Y]], %[[P]]
 // CHECK-NOT: gpuos.transpose
 gpuos.graph @block(%x : !gpuos.tensor<8x64xf32>, %g : !gpuos.tensor<64xf32>, %w : !gpuos.tensor<64x64xf32>, %b : !gpuos.tensor<64xf32>)
