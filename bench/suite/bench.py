@@ -50,10 +50,12 @@ import torch  # noqa: E402
 import common  # noqa: E402
 from workloads import WORKLOADS, BY_NAME  # noqa: E402
 
-MODES = ["gpuos", "gpuos_python", "eager", "graph", "compile", "compile_ro"]
+MODES = ["gpuos", "gpuos_python", "gpuos_jit", "eager", "graph", "compile", "compile_ro"]
 TORCH_MODES = ["eager", "graph", "compile", "compile_ro"]
-MODE_LABEL = {"gpuos": "gpuos C++", "gpuos_python": "gpuos Python", "eager": "eager",
-              "graph": "CUDA graph", "compile": "compile", "compile_ro": "compile RO"}
+# The Python front-end's modes (--python-path): torch.compile and gpuos.jit.
+PYTHON_MODES = ["gpuos_python", "gpuos_jit"]
+MODE_LABEL = {"gpuos": "gpuos C++", "gpuos_python": "gpuos Python", "gpuos_jit": "gpuos Python (jit)",
+              "eager": "eager", "graph": "CUDA graph", "compile": "compile", "compile_ro": "compile RO"}
 TARGET_VS_EAGER, TARGET_VS_BEST = 15.0, 3.0
 TARGET_URGENT_P99_RATIO, TARGET_BG_FRACTION, TARGET_BANDWIDTH = 1.05, 0.5, 0.8
 CHECK_SETS = 2
@@ -160,6 +162,11 @@ def compiled(w, mode):
         import gpuos  # noqa: F401  (registers the backend)
         return torch.compile(w.fn, backend="gpuos", dynamic=False,
                              options={"priority": "urgent"})
+    if mode == "gpuos_jit":
+        # The same front-end without Dynamo: gpuos.jit records the function
+        # once per input signature and replays the graph behind a guard.
+        import gpuos
+        return gpuos.jit(w.fn, priority="urgent")
     if mode == "compile":
         return torch.compile(w.fn, dynamic=False)
     return torch.compile(w.fn, mode="reduce-overhead", dynamic=False)
@@ -226,18 +233,18 @@ def run_torch_mode(mode, w, sig, inputs, refs, budget_s, device):
             fn(*inputs[0])
         sync()
         extra["rel_err"] = torch_err(sig, out, refs[0])
-        if mode == "gpuos_python":
+        if mode in PYTHON_MODES:
             extra["correct"] = common.check_outputs(sig, [o.detach() for o in out], refs[0])[0]
 
         def call(k):
             fn(*inputs[k])
-    if mode == "gpuos_python":
+    if mode in PYTHON_MODES:
         # Each call returns finished tensors; a device-wide synchronize would
         # also wait for the resident kernel (on its own stream) to park.
         sync = torch.cuda.current_stream().synchronize if device == "cuda" else sync
     res = time_calls(call, sets, budget_s, sync)
     res.update(extra)
-    if mode == "gpuos_python":
+    if mode in PYTHON_MODES:
         import gpuos
         gpuos.park()  # free the SMs before the next mode is timed
         res["front_end_stats"] = gpuos.stats()
@@ -594,20 +601,23 @@ def markdown(rows, sharing, bw, meta):
         meta["command"], meta["versions"]["torch"], meta["versions"]["cuda"], meta["versions"]["triton"],
         meta["versions"].get("driver"), (meta["versions"].get("commit") or "?")[:12]))
     L.append("### Pipelined time per call (us, median; many calls back to back)\n")
-    L.append("| workload | gpuos C++ | gpuos Python | eager | CUDA graph | compile | compile RO | vs eager | vs best | rel err |")
-    L.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    L.append("| workload | gpuos C++ | gpuos Python | gpuos Python (jit) | eager | CUDA graph | compile | compile RO "
+             "| vs eager | vs best | rel err |")
+    L.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for r in rows:
-        L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            r["name"], fmt(r["gpuos_us"]), fmt(r["gpuos_python_us"]), fmt(r["eager_us"]), fmt(r["graph_us"]),
+        L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["name"], fmt(r["gpuos_us"]), fmt(r["gpuos_python_us"]), fmt(r.get("gpuos_jit_us")),
+            fmt(r["eager_us"]), fmt(r["graph_us"]),
             fmt(r["compile_us"]),
             fmt(r["compile_ro_us"]), fmt(r["speedup_vs_eager"], "%.2fx"), fmt(r["speedup_vs_best"], "%.2fx"),
             fmt(r["max_rel_err"], "%.1e")))
     L.append("\n### Synchronous latency (us, p50 / p99; one call, host waits for the result)\n")
-    L.append("| workload | gpuos C++ | gpuos Python | eager | CUDA graph | compile | compile RO | vs eager | vs best |")
-    L.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    L.append("| workload | gpuos C++ | gpuos Python | gpuos Python (jit) | eager | CUDA graph | compile | compile RO "
+             "| vs eager | vs best |")
+    L.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for r in rows:
-        cells = ["%s / %s" % (fmt(r[m + "_sync_p50"]), fmt(r[m + "_sync_p99"]))
-                 for m in ("gpuos", "gpuos_python", "eager", "graph", "compile", "compile_ro")]
+        cells = ["%s / %s" % (fmt(r.get(m + "_sync_p50")), fmt(r.get(m + "_sync_p99")))
+                 for m in ("gpuos", "gpuos_python", "gpuos_jit", "eager", "graph", "compile", "compile_ro")]
         L.append("| %s | %s | %s | %s |" % (r["name"], " | ".join(cells), fmt(r["sync_speedup_vs_eager"], "%.2fx"),
                                            fmt(r["sync_speedup_vs_best"], "%.2fx")))
     L.append("\nTargets: >= %.0fx eager and >= %.0fx the best PyTorch mode, both figures.\n" % (
@@ -827,21 +837,21 @@ def cmd_run(args):
             log("   %-10s %9.1f us/call pipelined, sync p50 %8.1f p99 %8.1f%s" % (
                 m, r["pipelined_us"]["p50"], r["sync_us"]["p50"], r["sync_us"]["p99"],
                 ("  (first call %.1f s)" % r["first_call_s"]) if "first_call_s" in r else ""))
-        if args.python_path:
+        for pm in (PYTHON_MODES if args.python_path else []):
             try:
-                r, why = run_torch_mode("gpuos_python", w, sig, inputs, refs, args.budget_s, ctx.device)
+                r, why = run_torch_mode(pm, w, sig, inputs, refs, args.budget_s, ctx.device)
             except Exception as e:
                 r, why = None, "%s: %s" % (type(e).__name__, str(e).split("\n")[0][:300])
                 traceback.print_exc(limit=3)
             if r is None:
-                ctx.note("%s: gpuos_python unavailable: %s" % (n, why))
+                ctx.note("%s: %s unavailable: %s" % (n, pm, why))
             else:
-                tres["gpuos_python"] = r
+                tres[pm] = r
                 if not r.get("correct"):
-                    ctx.fail("%s: gpuos_python results wrong (rel err %s)" % (n, r.get("rel_err")))
+                    ctx.fail("%s: %s results wrong (rel err %s)" % (n, pm, r.get("rel_err")))
                 log("   %-10s %9.1f us/call pipelined, sync p50 %8.1f p99 %8.1f, rel err %s" % (
-                    "gpuos_py", r["pipelined_us"]["p50"], r["sync_us"]["p50"], r["sync_us"]["p99"],
-                    r.get("rel_err")))
+                    {"gpuos_python": "gpuos_py", "gpuos_jit": "gpuos_jit"}[pm], r["pipelined_us"]["p50"],
+                    r["sync_us"]["p50"], r["sync_us"]["p99"], r.get("rel_err")))
         row = make_row(w, gres, gerr, gok, tres)
         rows.append(row)
         raw[n] = {"gpuos": gres, **tres, "sets": sets}
@@ -948,7 +958,8 @@ def main():
     r.add_argument("--sets", type=int, default=0, help="rotated input sets (default: by size)")
     r.add_argument("--budget-s", type=float, default=1.0, help="seconds per mode and workload (both figures)")
     r.add_argument("--python-path", action="store_true",
-                   help="also time the Python front-end (needs the gpuos package and compiler tools)")
+                   help="also time the Python front-end, torch.compile and gpuos.jit (needs the gpuos "
+                        "package and compiler tools)")
     r.add_argument("--deadline-s", type=float, default=520.0, help="skip compile modes past this")
     r.add_argument("--reserve-s", type=float, default=60.0, help="time kept for sharing and the report")
     r.add_argument("--warm-deadline-s", type=float, default=300.0, help="stop compile warmers at this")

@@ -1,11 +1,14 @@
 """gpuos: run PyTorch micro-ops fused on the resident-kernel runtime.
 
-Two entry points (docs/python.md):
+Three entry points (docs/python.md):
 
     with gpuos.capture(priority="urgent"):      # eager code, recorded lazily
         y = torch.relu(x * w + b).sum(-1)
 
     fast = torch.compile(model, backend="gpuos")  # FX graphs, split where needed
+
+    step = gpuos.jit(fn, priority="urgent")       # recorded once per signature,
+    y = step(x, w)                                # replayed without Dynamo
 
 gpuos.stats() counts compiles, cache hits, flushes, fallbacks and splits.
 """
@@ -14,6 +17,7 @@ from ._capture import capture
 from ._compiler import CompileError, cache_dir, clear_memory_cache
 from ._executor import ExecutionError
 from ._graph import Unsupported
+from ._jit import jit
 from . import _stats
 
 
@@ -46,5 +50,5 @@ def _register_backend() -> None:
 
 _register_backend()
 
-__all__ = ["capture", "stats", "reset_stats", "park", "CompileError", "ExecutionError",
+__all__ = ["capture", "jit", "stats", "reset_stats", "park", "CompileError", "ExecutionError",
            "Unsupported", "cache_dir", "clear_memory_cache"]

@@ -18,6 +18,7 @@ from typing import Any, Callable, Dict, List, Sequence
 import torch
 
 from ._graph import DTYPES, FLOAT_DTYPES, GraphBuilder, TensorType, Unsupported, Value
+from ._patterns import emit_norm, emit_softmax, fuse
 
 aten = torch.ops.aten
 
@@ -58,14 +59,15 @@ class Ctx:
         if v.type.dtype == dtype:
             return v
         return self.b.op(f"gpuos.cast {v.name} : {v.type} to {dtype}",
-                         v.type.with_dtype(dtype), [v])
+                         v.type.with_dtype(dtype), [v], kind="cast", attrs=(dtype,))
 
     def copy(self, v: Value) -> Value:
         """A contiguous copy of a strided view (a same-dtype cast)."""
         if v.type.contiguous:
             return v
         return self.b.op(f"gpuos.cast {v.name} : {v.type} to {v.type.dtype}",
-                         v.type.with_dtype(v.type.dtype), [v])
+                         v.type.with_dtype(v.type.dtype), [v], kind="cast",
+                         attrs=(v.type.dtype,))
 
     def operand(self, x: Any, dtype: str) -> Value:
         if isinstance(x, Value):
@@ -113,15 +115,20 @@ COMPARE = {
 def _binary(ctx: Ctx, name: str, lhs: Any, rhs: Any) -> Value:
     dtype = ctx.out_dtype
     a, b = ctx.operand(lhs, dtype), ctx.operand(rhs, dtype)
+    shape = _out_shape(ctx)
+    # A decomposed norm or softmax closes here: emit the fused op instead.
+    fused = fuse(ctx.b, name, a, b, tuple(shape))
+    if fused is not None:
+        return fused
     return ctx.b.op(f"gpuos.{name} {a.name}, {b.name} : {a.type}, {b.type}",
-                    ctx.result(_out_shape(ctx), dtype), [a, b])
+                    ctx.result(shape, dtype), [a, b], kind=name)
 
 
 def _unary(ctx: Ctx, name: str, x: Value) -> Value:
     dtype = ctx.out_dtype
     a = ctx.cast(x, dtype)
     return ctx.b.op(f"gpuos.{name} {a.name} : {a.type}",
-                    ctx.result(a.type.shape, dtype), [a])
+                    ctx.result(a.type.shape, dtype), [a], kind=name)
 
 
 def _common_dtype(lhs: Any, rhs: Any) -> str:
@@ -171,7 +178,7 @@ def _scaled(ctx: Ctx, x, alpha):
     dtype = ctx.out_dtype
     a, c = ctx.cast(x, dtype), ctx.b.constant(alpha, dtype)
     return ctx.b.op(f"gpuos.mul {a.name}, {c.name} : {a.type}, {c.type}",
-                    ctx.result(a.type.shape, dtype), [a, c])
+                    ctx.result(a.type.shape, dtype), [a, c], kind="mul")
 
 
 def _pow(ctx: Ctx, x, exponent) -> Value:
@@ -183,8 +190,10 @@ def _pow(ctx: Ctx, x, exponent) -> Value:
 
 
 def _gelu(ctx: Ctx, x, approximate="none") -> Value:
+    if approximate == "tanh":
+        return _gelu_tanh(ctx, x)
     if approximate != "none":
-        raise Unsupported(f"gelu(approximate={approximate!r}); gpuos.gelu is the erf form")
+        raise Unsupported(f"gelu(approximate={approximate!r})")
     return _unary(ctx, "gelu", x)
 
 
@@ -215,13 +224,14 @@ def check_same_device(op, kwargs, device: torch.device) -> None:
 # --- views -------------------------------------------------------------------
 
 def _view(ctx: Ctx, x: Value, shape=None) -> Value:
-    a = ctx.copy(x)
     target = _out_shape(ctx)
-    if list(a.type.shape) == target:
-        return a
+    if list(x.type.shape) == target:
+        return x  # the same view (matmul's expand + view of a transpose)
+    a = ctx.copy(x)
     dims = ", ".join(map(str, target))
     return ctx.b.op(f"gpuos.reshape {a.name} to [{dims}] : {a.type}",
-                    ctx.result(target, a.type.dtype), [a])
+                    ctx.result(target, a.type.dtype), [a], kind="reshape",
+                    attrs=(tuple(target),))
 
 
 def _permute(ctx: Ctx, x: Value, perm: Sequence[int]) -> Value:
@@ -234,7 +244,7 @@ def _permute(ctx: Ctx, x: Value, perm: Sequence[int]) -> Value:
                              [strides[p] for p in perm])
     return ctx.b.op(
         f"gpuos.transpose {x.name} [{', '.join(map(str, perm))}] : {x.type}",
-        result, [x])
+        result, [x], kind="transpose", attrs=(tuple(perm),))
 
 
 def _transpose(ctx: Ctx, x: Value, d0: int, d1: int) -> Value:
@@ -267,7 +277,7 @@ def _expand(ctx: Ctx, x: Value, sizes, implicit=False) -> Value:
     result = TensorType.make(target, x.type.dtype, out_strides)
     return ctx.b.op(
         f"gpuos.broadcast {x.name} to [{', '.join(map(str, target))}] : {x.type}",
-        result, [x])
+        result, [x], kind="broadcast", attrs=(tuple(target),))
 
 
 def _slice(ctx: Ctx, x: Value, dim=0, start=None, end=None, step=1) -> Value:
@@ -290,7 +300,8 @@ def _slice(ctx: Ctx, x: Value, dim=0, start=None, end=None, step=1) -> Value:
     fmt = lambda xs: "[" + ", ".join(map(str, xs)) + "]"
     return ctx.b.op(
         f"gpuos.slice {x.name} starts {fmt(starts)} sizes {fmt(sizes)} "
-        f"steps {fmt(steps)} : {x.type}", result, [x])
+        f"steps {fmt(steps)} : {x.type}", result, [x], kind="slice",
+        attrs=(tuple(starts), tuple(sizes), tuple(steps)))
 
 
 def _select_int(ctx: Ctx, x: Value, dim: int, index: int) -> Value:
@@ -338,7 +349,8 @@ def _reduce(kind: str):
         keep = " keepdim" if keepdim else ""
         return ctx.b.op(
             f"gpuos.reduce {kind} {a.name} axes [{', '.join(map(str, axes))}]{keep} : {a.type}",
-            ctx.result(_out_shape(ctx), a.type.dtype), [a])
+            ctx.result(_out_shape(ctx), a.type.dtype), [a], kind="reduce_" + kind,
+            attrs=(tuple(axes), bool(keepdim)))
     return lower
 
 
@@ -357,53 +369,149 @@ def _argmax(ctx: Ctx, x: Value, dim=None, keepdim=False) -> Value:
 
 
 def _softmax(ctx: Ctx, x: Value, dim: int, half_to_float=False) -> Value:
+    a = ctx.cast(x, ctx.out_dtype)
+    return emit_softmax(ctx.b, a, _axis(dim, len(a.type.shape)))
+
+
+def _log_softmax(ctx: Ctx, x: Value, dim: int, half_to_float=False) -> Value:
+    """x - max - log(sum(exp(x - max))) over dim."""
     dtype = ctx.out_dtype
     a = ctx.cast(x, dtype)
-    return ctx.b.op(
-        f"gpuos.softmax {a.name} axis {_axis(dim, len(a.type.shape))} : {a.type}",
-        ctx.result(a.type.shape, dtype), [a])
+    axis = _axis(dim, len(a.type.shape))
+    keep = list(a.type.shape)
+    keep[axis] = 1
+    b = ctx.b
+    m = b.op(f"gpuos.reduce max {a.name} axes [{axis}] keepdim : {a.type}",
+             ctx.result(keep, dtype), [a], kind="reduce_max", attrs=((axis,), True))
+    c = b.op(f"gpuos.sub {a.name}, {m.name} : {a.type}, {m.type}",
+             ctx.result(a.type.shape, dtype), [a, m], kind="sub")
+    e = b.op(f"gpuos.exp {c.name} : {c.type}", c.type, [c], kind="exp")
+    s = b.op(f"gpuos.reduce sum {e.name} axes [{axis}] keepdim : {e.type}",
+             ctx.result(keep, dtype), [e], kind="reduce_sum", attrs=((axis,), True))
+    ls = b.op(f"gpuos.log {s.name} : {s.type}", s.type, [s], kind="log")
+    return b.op(f"gpuos.sub {c.name}, {ls.name} : {c.type}, {ls.type}",
+                ctx.result(a.type.shape, dtype), [c, ls], kind="sub")
 
 
-def _norm_params(ctx: Ctx, normalized_shape, x: Value, params) -> List[str]:
+def _check_last_dim(normalized_shape) -> None:
     if len(normalized_shape) != 1:
         raise Unsupported(f"a norm over {len(normalized_shape)} trailing dims (gpuos normalizes the last one)")
-    parts = []
-    for label, p in params:
-        if p is None:
-            continue
-        v = ctx.copy(ctx.cast(p, x.type.dtype))
-        parts.append((label, v))
-    return parts
 
 
 def _layer_norm(ctx: Ctx, x: Value, normalized_shape, weight=None, bias=None,
                 eps=1e-5):
-    dtype = ctx.out_dtype
-    a = ctx.cast(x, dtype)
-    params = _norm_params(ctx, normalized_shape, a, [("weight", weight), ("bias", bias)])
-    text = f"gpuos.layer_norm {a.name}"
-    for label, v in params:
-        text += f" {label}({v.name} : {v.type})"
-    text += f" eps {float(eps):e} : {a.type}"
-    out = ctx.b.op(text, ctx.result(a.type.shape, dtype), [a] + [v for _, v in params])
-    return (out, None, None)
+    _check_last_dim(normalized_shape)
+    a = ctx.cast(x, ctx.out_dtype)
+    # The mean and rstd results stay None: a graph cannot give them (an
+    # output or a reader of them keeps the op in PyTorch).
+    return (emit_norm(ctx.b, "layer_norm", a, eps, weight, bias), None, None)
 
 
 def _rms_norm(ctx: Ctx, x: Value, normalized_shape, weight=None, eps=None):
+    _check_last_dim(normalized_shape)
     dtype = ctx.out_dtype
     if eps is None:
         eps = torch.finfo(torch_dtype(dtype)).eps
+    return emit_norm(ctx.b, "rms_norm", ctx.cast(x, dtype), eps, weight)
+
+
+def _var_mean(ctx: Ctx, x: Value, dims=None, correction=None, keepdim=False):
+    """(var, mean) over dims: mean((x - mean)^2) scaled by n / (n - correction),
+    built so a LayerNorm spelled with it is found (_patterns.py)."""
+    dtype = ctx.out_dtype
+    if dtype not in FLOAT_DTYPES:
+        raise Unsupported(f"var_mean of {dtype}")
     a = ctx.cast(x, dtype)
-    params = _norm_params(ctx, normalized_shape, a, [("weight", weight)])
-    text = f"gpuos.rms_norm {a.name}"
-    for label, v in params:
-        text += f" {label}({v.name} : {v.type})"
-    text += f" eps {float(eps):e} : {a.type}"
-    return ctx.b.op(text, ctx.result(a.type.shape, dtype), [a] + [v for _, v in params])
+    rank = len(a.type.shape)
+    if dims is None or (isinstance(dims, (list, tuple)) and len(dims) == 0):
+        axes = list(range(rank))
+    elif isinstance(dims, int):
+        axes = [_axis(dims, rank)]
+    else:
+        axes = sorted(_axis(d, rank) for d in dims)
+    if rank == 0:
+        raise Unsupported("var_mean of a scalar")
+    correction = 1 if correction is None else correction
+    n = 1
+    for ax in axes:
+        n *= a.type.shape[ax]
+    if n - correction <= 0:
+        raise Unsupported("var_mean with correction >= the element count")
+    b = ctx.b
+    kept = [1 if i in axes else d for i, d in enumerate(a.type.shape)]
+    spec = f"axes [{', '.join(map(str, axes))}]"
+    mean = b.op(f"gpuos.reduce mean {a.name} {spec} keepdim : {a.type}",
+                ctx.result(kept, dtype), [a], kind="reduce_mean", attrs=(tuple(axes), True))
+    c = b.op(f"gpuos.sub {a.name}, {mean.name} : {a.type}, {mean.type}",
+             ctx.result(a.type.shape, dtype), [a, mean], kind="sub")
+    sq = b.op(f"gpuos.mul {c.name}, {c.name} : {c.type}, {c.type}",
+              c.type, [c, c], kind="mul")
+    var = b.op(f"gpuos.reduce mean {sq.name} {spec} keepdim : {sq.type}",
+               ctx.result(kept, dtype), [sq], kind="reduce_mean", attrs=(tuple(axes), True))
+    if correction != 0:
+        k = b.constant(n / (n - correction), dtype)
+        var = b.op(f"gpuos.mul {var.name}, {k.name} : {var.type}, {k.type}",
+                   var.type, [var, k], kind="mul")
+    if not keepdim:
+        shape = [d for i, d in enumerate(a.type.shape) if i not in axes]
+        out = []
+        for v in (var, mean):
+            out.append(b.op(f"gpuos.reshape {v.name} to [{', '.join(map(str, shape))}] : {v.type}",
+                            ctx.result(shape, dtype), [v], kind="reshape", attrs=(tuple(shape),)))
+        var, mean = out
+    return (var, mean)
+
+
+def _var(ctx: Ctx, x: Value, dims=None, correction=None, keepdim=False) -> Value:
+    return _var_mean(ctx, x, dims, correction=correction, keepdim=keepdim)[0]
+
+
+def _max_dim(ctx: Ctx, x: Value, dim: int, keepdim=False):
+    """(values, indices) of the maximum over one axis."""
+    rank = len(x.type.shape)
+    if rank == 0 or x.type.dtype == "i1":
+        raise Unsupported(f"max(dim) of a {x.type}")
+    axis = _axis(dim, rank)
+    keep = " keepdim" if keepdim else ""
+    values = ctx.b.op(f"gpuos.reduce max {x.name} axes [{axis}]{keep} : {x.type}",
+                      ctx.result(ctx.out[0].shape, x.type.dtype), [x], kind="reduce_max",
+                      attrs=((axis,), bool(keepdim)))
+    index = ctx.b.op(f"gpuos.argmax {x.name} axis {axis}{keep} : {x.type}",
+                     ctx.result(ctx.out[1].shape, "i64"), [x], kind="argmax")
+    return (values, index)
+
+
+def _gelu_tanh(ctx: Ctx, x: Value) -> Value:
+    """0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), PyTorch's tanh form."""
+    dtype = ctx.out_dtype
+    a = ctx.cast(x, dtype)
+    b = ctx.b
+
+    def bin(name, p, q):
+        return b.op(f"gpuos.{name} {p.name}, {q.name} : {p.type}, {q.type}",
+                    a.type.with_dtype(dtype), [p, q], kind=name)
+    cube = bin("mul", bin("mul", a, a), a)
+    inner = bin("mul", bin("add", a, bin("mul", cube, b.constant(0.044715, dtype))),
+                b.constant(0.7978845608028654, dtype))
+    t = b.op(f"gpuos.tanh {inner.name} : {inner.type}", inner.type, [inner], kind="tanh")
+    return bin("mul", bin("mul", a, b.constant(0.5, dtype)), bin("add", t, b.constant(1.0, dtype)))
 
 
 def _fused_rms_norm(ctx: Ctx, x, normalized_shape, weight=None, eps=None):
     return (_rms_norm(ctx, x, normalized_shape, weight, eps), None)
+
+
+def _untransposed(b: GraphBuilder, v: Value):
+    """The source of v when v is a transpose of its last two axes only (a
+    matmul reads it with a transpose flag instead), else None."""
+    d = b.defn(v)
+    if d is None or d.kind != "transpose":
+        return None
+    perm = list(d.attrs[0])
+    rank = len(perm)
+    if rank < 2 or perm != list(range(rank - 2)) + [rank - 1, rank - 2]:
+        return None
+    return d.operands[0]
 
 
 def _matmul(ctx: Ctx, lhs: Value, rhs: Value) -> Value:
@@ -413,8 +521,15 @@ def _matmul(ctx: Ctx, lhs: Value, rhs: Value) -> Value:
     a, b = ctx.cast(lhs, dtype), ctx.cast(rhs, dtype)
     if len(a.type.shape) == 1 or len(b.type.shape) == 1:
         raise Unsupported("matmul of a 1-D operand")
-    return ctx.b.op(f"gpuos.matmul {a.name}, {b.name} : {a.type}, {b.type}",
-                    ctx.result(_out_shape(ctx), dtype), [a, b])
+    flags = ""
+    src = _untransposed(ctx.b, a)
+    if src is not None:
+        a, flags = src, flags + " transpose_lhs"
+    src = _untransposed(ctx.b, b)
+    if src is not None:
+        b, flags = src, flags + " transpose_rhs"
+    return ctx.b.op(f"gpuos.matmul {a.name}, {b.name}{flags} : {a.type}, {b.type}",
+                    ctx.result(_out_shape(ctx), dtype), [a, b], kind="matmul")
 
 
 def _addmm(ctx: Ctx, bias, lhs, rhs, beta=1, alpha=1) -> Value:
@@ -472,6 +587,10 @@ LOWERINGS.update({
     aten.amax.default: _reduce("max"), aten.amin.default: _reduce("min"),
     aten.argmax.default: _argmax,
     aten._softmax.default: _softmax, aten.softmax.int: _softmax,
+    aten._log_softmax.default: _log_softmax,
+    aten.var_mean.correction: _var_mean, aten.var.correction: _var,
+    aten.max.dim: _max_dim,
+    aten.reciprocal.default: lambda ctx, x: _binary(ctx, "div", 1, x),
     aten.native_layer_norm.default: _layer_norm,
     aten.layer_norm.default: lambda ctx, *a, **k: _layer_norm(ctx, *a, **{kk: vv for kk, vv in k.items() if kk != "cudnn_enable"})[0],
     aten.mm.default: _matmul, aten.bmm.default: _matmul,

@@ -103,13 +103,25 @@ class _Support(OperatorSupportBase):
         if node.op != "call_function":
             return False
         try:
+            if node.target is operator.getitem:
+                # An item of a supported op's results (native_layer_norm's
+                # output) joins its partition; a statistic gpuos does not
+                # compute stays out. Left unsupported, the getitem would cut
+                # a chain of norms into one subgraph per norm.
+                source = node.args[0]
+                if not isinstance(source, torch.fx.Node) or source.op != "call_function":
+                    raise Unsupported("an item of a non-op")
+                result = self._try(source)
+                if not isinstance(result, (tuple, list)) or result[node.args[1]] is None:
+                    raise Unsupported(f"item {node.args[1]} of {source.target} (gpuos does not compute it)")
+                return True
             self._try(node)
             return True
         except Unsupported as e:
             self.reasons[str(node.target)] = str(e)
             return False
 
-    def _try(self, node) -> None:
+    def _try(self, node):
         out = _val(node)
         if out is None:
             raise Unsupported("no shape information")
@@ -133,7 +145,7 @@ class _Support(OperatorSupportBase):
         for o in outs:
             if isinstance(o, torch.Tensor) and o.device.type != self.device_type:
                 raise Unsupported(f"a result on {o.device}")
-        trace.call(node.target, node.args, node.kwargs, _concrete(out), resolve)
+        return trace.call(node.target, node.args, node.kwargs, _concrete(out), resolve)
 
 
 def _structure(gm: torch.fx.GraphModule) -> str:

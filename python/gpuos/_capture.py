@@ -134,9 +134,15 @@ class capture(TorchDispatchMode):
                 return self._record(func, args, kwargs)
             except Unsupported as e:
                 reason = str(e)
+        return self._eager(func, args, kwargs, reason, touches_pending, bool(tensors))
+
+    def _eager(self, func, args, kwargs, reason: str, touches_pending: bool,
+               has_tensors: bool):
+        """Runs an op that is not recorded in PyTorch, after a flush of what
+        it reads (gpuos.jit's recorder ends the recording here instead)."""
         if touches_pending or _mutates(func):
             self.flush()
-        if touches_pending or tensors:
+        if touches_pending or has_tensors:
             self._fallback(func, reason)
         return func(*args, **kwargs)
 
@@ -154,11 +160,14 @@ class capture(TorchDispatchMode):
             if not isinstance(x, torch.Tensor):
                 return x
             if self._is_pending(x):
-                return self.trace.values[id(x)]
+                return self._pending_value(x)
             self.inputs_keepalive.append(x)
             return self.trace.input(("in", id(x)), x, tensor_type(x))
 
-        device = next(t.device for t in tree_flatten((args, kwargs))[0] if isinstance(t, torch.Tensor))
+        device = next((t.device for t in tree_flatten((args, kwargs))[0]
+                       if isinstance(t, torch.Tensor)), None)
+        if device is None:  # a factory (gpuos.jit records full, scalar_tensor)
+            device = torch.device(kwargs.get("device") or "cpu")
         check_same_device(func, kwargs, device)
         result = self.trace.call(func, args, kwargs, out_meta, resolve)
         replay = tree_map(lambda x: _Pending(id(x)) if self._is_pending(x) else x, (args, kwargs))
@@ -177,6 +186,9 @@ class capture(TorchDispatchMode):
         if self.trace.num_calls >= self.max_ops:
             self.flush()
         return type(out_meta)(placeholders) if isinstance(out_meta, (tuple, list)) else placeholders[0]
+
+    def _pending_value(self, t: torch.Tensor):
+        return self.trace.values[id(t)]
 
     def _adopt(self, placeholder: torch.Tensor, value) -> None:
         self.pending[id(placeholder)] = weakref.ref(placeholder)

@@ -127,10 +127,11 @@ def compile_graph(source: str, name: str, inputs, outputs,
 
 
 def clear_memory_cache() -> None:
-    """Forgets compiled graphs and torch.compile variants of this process
-    (the disk cache stays)."""
+    """Forgets compiled graphs, torch.compile variants and gpuos.jit
+    recordings of this process (the disk cache stays)."""
     with _lock:
         _memory.clear()
-    from . import _backend
+    from . import _backend, _jit
     _backend._VARIANTS.clear()
     _backend._WARNED.clear()
+    _jit.clear_all()

@@ -84,6 +84,17 @@ class Value:
     type: TensorType
 
 
+@dataclass(frozen=True)
+class Def:
+    """What produced a Value, for the importer's peepholes (_patterns.py):
+    the op's kind ("mul", "reduce_mean", "transpose", "rms_norm", ...), its
+    operands and its attributes (axes, eps, a constant's number, ...)."""
+
+    kind: str
+    operands: Tuple[Value, ...] = ()
+    attrs: Tuple = ()
+
+
 def _float_literal(value: float) -> str:
     if value != value:
         return "0x7FC00000"  # NaN is spelled by its bits in MLIR
@@ -106,6 +117,8 @@ class GraphBuilder:
     outputs: List[Tuple[str, Value]] = field(default_factory=list)
     # (result name, operand names, text) per op, in order.
     ops: List[Tuple[str, Tuple[str, ...], str]] = field(default_factory=list)
+    # result name -> Def, for ops built with a kind.
+    defs: Dict[str, Def] = field(default_factory=dict)
     _count: int = 0
     _constants: Dict[Tuple[str, str], Value] = field(default_factory=dict)
 
@@ -126,11 +139,18 @@ class GraphBuilder:
 
     # --- ops ---------------------------------------------------------------
     def op(self, text: str, result: TensorType, operands: Sequence[Value] = (),
-           hint: str = "v") -> Value:
-        """`text` is everything after `%r = `; `result` its inferred type."""
+           hint: str = "v", kind: Optional[str] = None, attrs: Tuple = ()) -> Value:
+        """`text` is everything after `%r = `; `result` its inferred type;
+        `kind` and `attrs` describe the op to later peepholes."""
         name = self._fresh(hint)
         self.ops.append((name, tuple(v.name for v in operands), text))
+        if kind is not None:
+            self.defs[name] = Def(kind, tuple(operands), tuple(attrs))
         return Value(name, result)
+
+    def defn(self, v) -> Optional[Def]:
+        """The Def of a Value built here with a kind, else None."""
+        return self.defs.get(v.name) if isinstance(v, Value) else None
 
     def constant(self, value, dtype: str) -> Value:
         """A rank-0 constant, shared by every use of the same value."""
@@ -145,7 +165,7 @@ class GraphBuilder:
             self._constants[key] = self.op(
                 f"gpuos.constant dense<{literal}> : tensor<{dtype}>",
                 TensorType((), dtype),
-                hint="c",
+                hint="c", kind="constant", attrs=(value,),
             )
         return self._constants[key]
 

@@ -18,6 +18,8 @@ calls, as other load on the machine only adds) of each layer:
     full      fn(*args): Dynamo + aot_autograd + gpuos
     backend   what the gpuos backend returned to Dynamo (aot + gpuos)
     gpuos     what gpuos gave aot_autograd (the forward), called boxed
+    jit       gpuos.jit(fn)(*args): the Dynamo-free entry point (guard,
+              outputs, one launch)
     stub      one call of the stubbed native launch alone (subtract it)
 
 Differences between rows are the outer layers' share. With --device cuda
@@ -230,8 +232,13 @@ def main(argv=None):
             via_gpuos = timed(lambda: gpuos_fn(list(fw_args)))
         else:
             via_gpuos = timed(lambda: gpuos_fn(*fw_args))
+        # The launch alone: the graph torch.compile made (gpuos.jit's may be
+        # another one, its inputs in the function's order).
+        launch = native_launch(before) if real and has_launchers else None
+        jitted = gpuos.jit(fn, priority="urgent")
+        assert all(isinstance(o, torch.Tensor) for o in jitted(*args))
+        via_jit = timed(lambda: jitted(*args))
         if real:
-            launch = native_launch(before) if has_launchers else None
             native = timed(launch) if launch else float("nan")
             eager = timed(lambda: fn(*args))
             last = f"launch {native:7.0f}  eager {eager:8.0f}"
@@ -241,6 +248,7 @@ def main(argv=None):
             last = f"stub {timed(lambda: launcher(tensors, 0)):5.0f}"
         s = _stats.snapshot()
         print(f"{name:14s} full {full:8.0f}  backend {via_backend:8.0f}  gpuos {via_gpuos:8.0f}  "
+              f"jit {via_jit:7.0f}  "
               f"{last}   (dynamo {full - via_backend:6.0f}, aot {via_backend - via_gpuos:6.0f})"
               f"  graphs_run {s.get('graphs_run', 0)}")
         if a.profile:

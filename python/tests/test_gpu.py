@@ -1,4 +1,4 @@
-"""Both entry points on the GPU, through the resident runtime, against a
+"""The entry points on the GPU, through the resident runtime, against a
 float64 PyTorch reference. Skipped (visibly) without a GPU."""
 
 import pytest
@@ -102,3 +102,74 @@ def test_rotating_buffers_reuse_bound_graphs_and_survive_image_reloads():
         assert_close(g(x), torch.sigmoid(x.double()) * 3, torch.float32)
     s = gpuos.stats()
     assert s["graphs_run"] == 17 and s["bound_graph_hits"] >= 8
+
+
+# --- gpuos.jit and the importer's fused norms on the device ---------------------------
+
+def _rms(x, w, eps=1e-6):
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * w
+
+
+def test_jit_rmsnorm_chain_replays_on_the_runtime():
+    def chain(x, d, w):
+        h = x
+        for i in range(d.shape[0]):
+            h = _rms(h + d[i:i + 1], w[i])
+        return h
+    g = gpuos.jit(chain, priority="urgent")
+    for _ in range(4):
+        x, d, w = cuda(1, 4096), cuda(32, 4096), torch.rand(32, 4096, device="cuda") + 0.5
+        assert_close(g(x, d, w), chain(x.double(), d.double(), w.double()), torch.float32)
+    s = gpuos.stats()
+    assert s["jit_records"] == 1 and s["graphs_run"] == 4
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_jit_layernorm_chain_and_closure_weights(dtype):
+    w = torch.rand(4, 512, device="cuda").to(dtype) + 0.5
+
+    def f(x, d, b):
+        h = x
+        for i in range(d.shape[0]):
+            h = F.layer_norm(h + d[i], (512,), w[i], b[i], eps=1e-5)
+        return h, torch.softmax(h, -1)
+    g = gpuos.jit(f)
+    for step in range(3):
+        x, d, b = cuda(8, 512, dtype=dtype), cuda(4, 8, 512, dtype=dtype), cuda(4, 512, dtype=dtype)
+        out = g(x, d, b)
+        wd = w.double()
+        h = x.double()
+        for i in range(4):
+            h = F.layer_norm(h + d[i].double(), (512,), wd[i], b[i].double(), eps=1e-5)
+        assert_close(out[0], h, dtype)
+        assert_close(out[1], torch.softmax(h, -1), dtype)
+        w.mul_(1.01)  # by reference: the next call reads the new values
+    assert gpuos.stats()["jit_records"] == 1
+
+
+def test_jit_waits_for_the_stream_and_falls_back_visibly(caplog):
+    g = gpuos.jit(lambda x, w: torch.tanh(x * w) + x)
+    base, w, m = cuda(256, 1024), cuda(1024), cuda(1024, 1024) / 32
+    for i in range(10):
+        x = (base @ m) * (i + 1)  # still running when g starts
+        assert_close(g(x, w), torch.tanh(x.double() * w.double()) + x.double(), torch.float32)
+    bad = gpuos.jit(lambda x: torch.cumsum(x, 0) * 2)
+    x = cuda(64)
+    assert_close(bad(x), torch.cumsum(x.double(), 0) * 2, torch.float32)
+    s = gpuos.stats()
+    assert s["graphs_run"] == 10 and s["jit_fallbacks"] == 1
+
+
+def test_backend_imports_norm_chains_as_fused_ops():
+    def chain(x, d, w, b):
+        h = x
+        for i in range(d.shape[0]):
+            h = _rms(h + d[i], w[i])
+            h = F.layer_norm(h, (h.shape[-1],), w[i], b[i])
+        return h
+    x, d = cuda(8, 1024), cuda(6, 8, 1024)
+    w, b = torch.rand(6, 1024, device="cuda") + 0.5, cuda(6, 1024) * 0.1
+    out = torch.compile(chain, backend="gpuos", dynamic=False)(x, d, w, b)
+    assert_close(out, chain(x.double(), d.double(), w.double(), b.double()), torch.float32)
+    s = gpuos.stats()
+    assert s["variants"] == 1 and s.get("splits", 0) == 0

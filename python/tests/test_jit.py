@@ -1,0 +1,262 @@
+"""gpuos.jit on the CPU: the code CUDA tensors take (the generated runner,
+the guard, the one-call launch) with gpuos._C replaced by the stand-in that
+evaluates each launch with the interpreter (stub_runtime.py), and the
+interpreter executor. Values against float64 PyTorch."""
+
+import logging
+import warnings
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import gpuos
+import stub_runtime
+from conftest import assert_close
+
+
+@pytest.fixture(autouse=True)
+def runtime(monkeypatch):
+    return stub_runtime.install(monkeypatch)
+
+
+def ref(fn, *args, **kwargs):
+    double = lambda a: a.double() if isinstance(a, torch.Tensor) and a.is_floating_point() else a
+    return fn(*[double(a) for a in args], **{k: double(v) for k, v in kwargs.items()})
+
+
+def check(out, expected):
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    refs = expected if isinstance(expected, (tuple, list)) else (expected,)
+    assert len(outs) == len(refs)
+    for o, r in zip(outs, refs):
+        assert_close(o, r, computed_in=torch.float32)
+
+
+def chain(x, scale, bias):
+    return torch.sigmoid(torch.tanh(x * scale + bias) - x) * x
+
+
+def test_records_once_and_replays_without_dynamo():
+    g = gpuos.jit(chain, priority="urgent")
+    for _ in range(3):
+        args = (torch.randn(8, 32), torch.randn(32), torch.randn(32))
+        check(g(*args), ref(chain, *args))
+    s = gpuos.stats()
+    assert s["jit_records"] == 1 and s["graphs_run"] == 3
+    assert s.get("compiles", 0) + s.get("disk_cache_hits", 0) == 1
+    # Later calls are the generated runner: a guard and the launch.
+    assert "launch(" in g.gpuos_jit.fast.gpuos_source
+    assert g.__name__ == "chain"
+
+
+def test_a_new_signature_records_again():
+    g = gpuos.jit(chain)
+    for n in (8, 16, 8, 16):
+        args = (torch.randn(n, 32), torch.randn(32), torch.randn(32))
+        check(g(*args), ref(chain, *args))
+    # a transposed layout is another signature too
+    x = torch.randn(32, 8).t()
+    args = (x, torch.randn(32), torch.randn(32))
+    check(g(*args), ref(chain, *args))
+    s = gpuos.stats()
+    assert s["jit_records"] == 3 and s["graphs_run"] == 5
+
+
+def test_non_tensor_arguments_are_guarded_by_type_and_value():
+    def f(x, k, flag=False):
+        y = x * k
+        return torch.relu(y) if flag else torch.tanh(y)
+    g = gpuos.jit(f)
+    x = torch.randn(4, 8)
+    for k, flag in ((2.0, False), (3.0, False), (2.0, True), (2, False), (2.0, False)):
+        check(g(x, k, flag=flag), ref(f, x, k, flag=flag))
+    assert gpuos.stats()["jit_records"] == 4
+
+
+def test_the_same_tensor_twice_is_part_of_the_signature():
+    def f(a, b):
+        return a * 2 + b
+    g = gpuos.jit(f)
+    x, y = torch.randn(16), torch.randn(16)
+    check(g(x, x), ref(f, x, x))
+    check(g(x, y), ref(f, x, y))
+    check(g(y, y), ref(f, y, y))
+    assert gpuos.stats()["jit_records"] == 2
+
+
+def test_closure_tensors_are_bound_by_reference_python_values_are_baked():
+    w = torch.rand(64) + 0.5
+    scale = 2.0
+
+    def f(x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w * scale
+    g = gpuos.jit(f)
+    x = torch.randn(4, 64)
+    check(g(x), ref(f, x))
+    w.mul_(3)  # seen: the graph reads w's current values
+    check(g(x), ref(f, x))
+    scale = 5.0  # not seen: baked at record time (docs/python.md)
+    out = g(x)
+    scale = 2.0
+    check(out, ref(f, x))
+    assert gpuos.stats()["jit_records"] == 1
+
+
+def test_unsupported_op_runs_the_signature_in_pytorch(caplog):
+    def f(x):
+        return torch.cumsum(torch.exp(x), 0) + 1
+    g = gpuos.jit(f)
+    with caplog.at_level(logging.WARNING, logger="gpuos"):
+        for _ in range(3):
+            x = torch.randn(8)
+            check(g(x), ref(f, x))
+    assert "cumsum" in caplog.text and "runs in PyTorch" in caplog.text
+    s = gpuos.stats()
+    assert s["jit_fallbacks"] == 1 and s["jit_records"] == 1 and s.get("graphs_run", 0) == 0
+
+
+def test_inplace_ops_run_in_pytorch_exactly_once():
+    def f(x):
+        x.add_(1)
+        return x * 2
+    g = gpuos.jit(f)
+    x = torch.zeros(4)
+    out = g(x)
+    assert torch.equal(x, torch.ones(4)) and torch.equal(out, torch.full((4,), 2.0))
+    g(x)
+    assert torch.equal(x, torch.full((4,), 2.0))
+    assert gpuos.stats()["jit_fallbacks"] == 1
+
+
+def test_an_abort_caught_by_fn_is_still_an_abort():
+    def f(x):
+        try:
+            torch.cumsum(x, 0)
+        except Exception:
+            pass
+        return x + 1
+    g = gpuos.jit(f)
+    x = torch.randn(4)
+    check(g(x), ref(f, x))
+    assert gpuos.stats()["jit_fallbacks"] == 1
+
+
+def test_requires_grad_calls_fn_in_pytorch():
+    g = gpuos.jit(chain)
+    x = torch.randn(4, 8, requires_grad=True)
+    out = g(x, torch.randn(8), torch.randn(8))
+    assert out.grad_fn is not None
+    with torch.no_grad():
+        out = g(x, torch.randn(8), torch.randn(8))
+    assert out.grad_fn is None
+    s = gpuos.stats()
+    assert s["autograd_fallbacks"] == 1 and s["graphs_run"] == 1
+
+
+def test_a_closure_parameter_that_requires_grad_falls_back():
+    lin = torch.nn.Linear(16, 8)
+    g = gpuos.jit(lambda x: torch.relu(lin(x)))
+    x = torch.randn(4, 16)
+    assert g(x).grad_fn is not None  # recorded with grad on: PyTorch
+    assert gpuos.stats()["jit_fallbacks"] == 1
+    with torch.no_grad():
+        for _ in range(2):
+            check(g(x), torch.relu(x.double() @ lin.weight.double().t() + lin.bias.double()))
+    assert gpuos.stats()["graphs_run"] == 2
+
+
+def test_a_closure_tensor_that_starts_requiring_grad_falls_back():
+    w = torch.randn(8)
+    g = gpuos.jit(lambda x: x * w)
+    x = torch.randn(8)
+    check(g(x), x.double() * w.double())
+    w.requires_grad_(True)
+    assert g(x).grad_fn is not None
+    assert gpuos.stats()["autograd_fallbacks"] == 1
+
+
+def test_returned_structure_and_aliasing_follow_eager():
+    def f(x, y):
+        h = torch.exp(x) + y
+        return h, h[1:, :2], x, x.t(), y.clone(), 3, None, y.detach()
+    g = gpuos.jit(f)
+    for _ in range(2):
+        x, y = torch.randn(4, 8), torch.randn(4, 8)
+        h, v, same, xt, yc, three, none, yd = g(x, y)
+        check((h, v, xt, yc), ref(lambda a, b: f(a, b)[:2] + (a.t(), b), x, y))
+        assert v._base is h and v.data_ptr() == h[1:, :2].data_ptr()
+        assert same is x and xt.data_ptr() == x.data_ptr() and xt.stride() == (1, 8)
+        assert yc.data_ptr() != y.data_ptr() and three == 3 and none is None
+        assert yd.data_ptr() == y.data_ptr() and torch.equal(yd, y)
+    assert isinstance(gpuos.jit(lambda x: [x * 2])(torch.randn(3)), list)
+
+
+def test_views_of_arguments_are_recorded_not_baked():
+    def f(d, w):
+        return d[0] * w[1] + d[1:2]
+    g = gpuos.jit(f)
+    for _ in range(3):
+        d, w = torch.randn(3, 16), torch.randn(2, 16)
+        check(g(d, w), ref(f, d, w))
+
+
+def test_factories_and_scalar_operands_are_constants():
+    def f(s, mask):
+        s = torch.where(mask, s, -1e30)
+        return torch.softmax(s, -1) + torch.full((4, 4), 0.5)
+    g = gpuos.jit(f)
+    mask = torch.ones(4, 4, dtype=torch.bool).tril()
+    for _ in range(2):
+        s = torch.randn(4, 4)
+        check(g(s, mask), ref(f, s, mask))
+    assert gpuos.stats().get("jit_fallbacks", 0) == 0
+
+
+def test_variant_cap_warns_and_falls_back():
+    g = gpuos.jit(lambda x: x * 2, max_variants=2)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for n in (1, 2, 3, 4):
+            x = torch.randn(n)
+            check(g(x), x.double() * 2)
+    assert any("max_variants=2" in str(w.message) for w in caught)
+    assert gpuos.stats()["variant_cap_hits"] == 2
+
+
+def test_fused_norms_through_jit():
+    def f(x, d, w, b):
+        h = x
+        for i in range(d.shape[0]):
+            h = F.layer_norm(h + d[i], (h.shape[-1],), w[i], b[i])
+        return h
+    g = gpuos.jit(f, priority="urgent")
+    args = (torch.randn(8, 64), torch.randn(4, 8, 64), torch.rand(4, 64) + 0.5, torch.randn(4, 64))
+    check(g(*args), ref(f, *args))
+    from gpuos import _compiler
+    (graph,) = [c for c in _compiler._memory.values() if c.name != "union"]
+    assert graph.source.count("gpuos.layer_norm") == 4
+
+
+def test_an_argument_that_is_not_guardable_runs_in_pytorch(caplog):
+    g = gpuos.jit(lambda xs: xs[0] + xs[1])
+    a, b = torch.randn(3), torch.randn(3)
+    with caplog.at_level(logging.INFO, logger="gpuos"):
+        check(g([a, b]), a.double() + b.double())
+    assert "cannot be guarded" in caplog.text and gpuos.stats()["jit_fallbacks"] == 1
+
+
+def test_interpreter_executor_and_options():
+    g = gpuos.jit(chain, executor="interpreter")
+    args = (torch.randn(4, 8), torch.randn(8), torch.randn(8))
+    check(g(*args), ref(chain, *args))
+    assert gpuos.stats()["graphs_run_interpreter"] == 1
+    with pytest.raises(ValueError):
+        gpuos.jit(chain, priority="soon")
+    with pytest.raises(ValueError):
+        gpuos.jit(chain, executor="tpu")
+
+    @gpuos.jit(priority="background")
+    def h(x):
+        return x + 1
+    check(h(torch.ones(2)), torch.full((2,), 2.0, dtype=torch.float64))
