@@ -44,6 +44,13 @@ def check_priority(priority: str) -> str:
     return priority
 
 
+def check_executor(executor: str) -> str:
+    """The executor argument of capture() and jit(), checked."""
+    if executor not in ("cuda", "interpreter"):
+        raise ValueError(f"executor {executor!r}: use 'cuda' or 'interpreter'")
+    return executor
+
+
 def _check_inputs(graph: CompiledGraph, tensors: Sequence[torch.Tensor]) -> None:
     if len(tensors) != len(graph.inputs):
         raise ExecutionError(f"graph @{graph.name} takes {len(graph.inputs)} inputs, got {len(tensors)}")

@@ -43,7 +43,7 @@ from . import _executor, _stats
 from ._aten import supports
 from ._capture import _mutates, capture
 from ._compiler import CompileError
-from ._executor import ExecutionError, check_priority, device_for, run_interpreter
+from ._executor import ExecutionError, check_executor, check_priority, device_for, run_interpreter
 from ._graph import Unsupported
 from ._trace import tensor_type
 
@@ -156,11 +156,9 @@ class _Jit:
         self.fn = fn
         self.name = getattr(fn, "__qualname__", None) or type(fn).__name__
         self.priority = check_priority(priority)
-        if executor not in ("cuda", "interpreter"):
-            raise ValueError(f"executor {executor!r}: use 'cuda' or 'interpreter'")
         if max_variants < 1:
             raise ValueError(f"max_variants must be positive, got {max_variants}")
-        self.executor = executor
+        self.executor = check_executor(executor)
         self.max_variants = max_variants
         self.arch = arch
         self.lock = threading.RLock()

@@ -133,28 +133,27 @@ def emit_softmax(b: GraphBuilder, x: Value, axis: int) -> Value:
 
 # --- the patterns ----------------------------------------------------------------
 
-def _rms_norm(b, op, p, q) -> Optional[Value]:
-    """p * rsqrt(mean(p*p) + eps), or p / sqrt(...)."""
+def _scaled_by_mean_square(b, op, v, q) -> Optional[float]:
+    """eps when q is rsqrt(mean(v*v) + eps) (or op divides by its sqrt)."""
     found = _scale(b, op, q)
     if found is None:
         return None
     s, eps = found
     sq = _row_stat(b, s, "mean")
     x = _square(b, sq) if sq is not None else None
-    if x is None or not _same(b, x, p):
-        return None
-    return emit_norm(b, "rms_norm", p, eps)
+    return eps if x is not None and _same(b, x, v) else None
+
+
+def _rms_norm(b, op, p, q) -> Optional[Value]:
+    """p * rsqrt(mean(p*p) + eps), or p / sqrt(...)."""
+    eps = _scaled_by_mean_square(b, op, p, q)
+    return None if eps is None else emit_norm(b, "rms_norm", p, eps)
 
 
 def _layer_norm(b, op, c, q) -> Optional[Value]:
     """c * rsqrt(mean(c*c) + eps), or c / sqrt(...), c = x - mean(x)."""
-    found = _scale(b, op, q)
-    if found is None:
-        return None
-    s, eps = found
-    sq = _row_stat(b, s, "mean")
-    c2 = _square(b, sq) if sq is not None else None
-    if c2 is None or not _same(b, c2, c):
+    eps = _scaled_by_mean_square(b, op, c, q)
+    if eps is None:
         return None
     d = _of(b, c, "sub")
     if d is None:
