@@ -372,44 +372,34 @@ LogicalResult RowEmitter::computeStats(Operation *op) {
                                 },
                                 add));
   }
-  if (auto norm = dyn_cast<LayerNormOp>(op)) {
-    FailureOr<Value> sum = rowReduce(zero, x, add);
-    if (failed(sum))
-      return failure();
-    Value mean = arith::DivFOp::create(b, *sum, n);
-    t.stats[{op, 0}] = mean;
+  // The norms' scale: rsqrt(mean((x - center)^2) + eps), center null for
+  // rms_norm.
+  auto inverseRms = [&](Value center, APFloat epsilon) -> FailureOr<Value> {
     FailureOr<Value> squares = rowReduce(
         zero,
         [&](const Index &index) {
           return map(index, [&](Value v) -> Value {
-            Value d = arith::SubFOp::create(b, v, mean);
+            Value d = center ? Value(arith::SubFOp::create(b, v, center)) : v;
             return arith::MulFOp::create(b, d, d);
           });
         },
         add);
     if (failed(squares))
       return failure();
-    Value eps = floatConstant(b, type, norm.getEpsilon().convertToDouble());
-    t.stats[{op, 1}] = emitRsqrt(
+    Value eps = floatConstant(b, type, epsilon.convertToDouble());
+    return emitRsqrt(
         b, arith::AddFOp::create(b, arith::DivFOp::create(b, *squares, n), eps));
-    return success();
-  }
-  if (auto norm = dyn_cast<RmsNormOp>(op)) {
-    FailureOr<Value> squares = rowReduce(
-        zero,
-        [&](const Index &index) {
-          return map(index, [&](Value v) -> Value {
-            return arith::MulFOp::create(b, v, v);
-          });
-        },
-        add);
-    if (failed(squares))
+  };
+  if (auto norm = dyn_cast<LayerNormOp>(op)) {
+    FailureOr<Value> sum = rowReduce(zero, x, add);
+    if (failed(sum))
       return failure();
-    Value eps = floatConstant(b, type, norm.getEpsilon().convertToDouble());
-    t.stats[{op, 0}] = emitRsqrt(
-        b, arith::AddFOp::create(b, arith::DivFOp::create(b, *squares, n), eps));
-    return success();
+    Value mean = arith::DivFOp::create(b, *sum, n);
+    t.stats[{op, 0}] = mean;
+    return setStat(1, inverseRms(mean, norm.getEpsilon()));
   }
+  if (auto norm = dyn_cast<RmsNormOp>(op))
+    return setStat(0, inverseRms(Value(), norm.getEpsilon()));
   if (auto reduce = dyn_cast<ReduceOp>(op)) {
     ReductionKind kind = reduce.getKind();
     FailureOr<Value> result = rowReduce(
