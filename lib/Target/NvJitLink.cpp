@@ -1,88 +1,29 @@
 //===- NvJitLink.cpp - nvJitLink, loaded at run time ----------------------===//
 //
-// The entry points are declared here with the C ABI of nvJitLink.h (CUDA
-// 13), so building gpuos needs no CUDA headers. nvJitLink.h maps its API
-// names to versioned symbols (__nvJitLinkCreate_13_0 ...); those are
-// looked up first, the plain names second.
+// The entry points come from gpuos/runtime/NvJitLinkApi.h (the C ABI of
+// nvJitLink.h, CUDA 13), so building gpuos needs no CUDA headers.
 //
 //===----------------------------------------------------------------------===//
 
 #include "gpuos/Target/NvJitLink.h"
 #include "gpuos/Target/CudaLibrary.h"
+#include "gpuos/runtime/NvJitLinkApi.h"
 #include "llvm/Support/FormatVariadic.h"
 #include <cstdint>
 #include <cstdlib>
 #include <dlfcn.h>
 
 using namespace gpuos;
+using namespace gpuos::nvjitlink;
 
-namespace {
-using Handle = void *;
-using Result = int; // nvJitLinkResult; 0 is NVJITLINK_SUCCESS
-// nvJitLinkInputType (nvJitLink.h, CUDA 13).
-constexpr int kInputCubin = 1, kInputPTX = 2, kInputFatbin = 4,
-              kInputObject = 5, kInputLibrary = 6;
-
-const char *resultName(Result result) {
-  static const char *names[] = {
-      "NVJITLINK_SUCCESS", "NVJITLINK_ERROR_UNRECOGNIZED_OPTION",
-      "NVJITLINK_ERROR_MISSING_ARCH", "NVJITLINK_ERROR_INVALID_INPUT",
-      "NVJITLINK_ERROR_PTX_COMPILE", "NVJITLINK_ERROR_NVVM_COMPILE",
-      "NVJITLINK_ERROR_INTERNAL", "NVJITLINK_ERROR_THREADPOOL",
-      "NVJITLINK_ERROR_UNRECOGNIZED_INPUT", "NVJITLINK_ERROR_FINALIZE",
-      "NVJITLINK_ERROR_NULL_INPUT", "NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS",
-      "NVJITLINK_ERROR_INCORRECT_INPUT_TYPE", "NVJITLINK_ERROR_ARCH_MISMATCH",
-      "NVJITLINK_ERROR_OUTDATED_LIBRARY", "NVJITLINK_ERROR_MISSING_FATBIN",
-      "NVJITLINK_ERROR_UNRECOGNIZED_ARCH", "NVJITLINK_ERROR_UNSUPPORTED_ARCH",
-      "NVJITLINK_ERROR_LTO_NOT_ENABLED"};
-  if (result >= 0 && result < int(std::size(names)))
-    return names[result];
-  return "unknown nvJitLink error";
-}
-} // namespace
-
-struct NvJitLink::Api {
-  Result (*create)(Handle *, uint32_t, const char **) = nullptr;
-  Result (*destroy)(Handle *) = nullptr;
-  Result (*addData)(Handle, int, const void *, size_t, const char *) = nullptr;
-  Result (*complete)(Handle) = nullptr;
-  Result (*cubinSize)(Handle, size_t *) = nullptr;
-  Result (*cubin)(Handle, void *) = nullptr;
-  Result (*errorLogSize)(Handle, size_t *) = nullptr;
-  Result (*errorLog)(Handle, char *) = nullptr;
-  Result (*infoLogSize)(Handle, size_t *) = nullptr;
-  Result (*infoLog)(Handle, char *) = nullptr;
-  Result (*version)(unsigned *, unsigned *) = nullptr;
-};
-
-template <typename Fn>
-static bool resolve(void *library, const char *name, Fn &slot) {
-  std::string versioned = std::string("__") + name + "_13_0";
-  void *symbol = dlsym(library, versioned.c_str());
-  if (!symbol)
-    symbol = dlsym(library, name);
-  slot = reinterpret_cast<Fn>(symbol);
-  return symbol != nullptr;
-}
+// The entry-point table (runtime/include/gpuos/runtime/NvJitLinkApi.h,
+// shared with the runtime's gpuos-link).
+struct NvJitLink::Api : nvjitlink::Api {};
 
 llvm::Expected<NvJitLink> NvJitLink::load(llvm::StringRef path) {
   // One table per process: the library stays loaded.
   auto *api = new Api;
-  auto accept = [&](void *library) {
-    *api = Api();
-    bool ok = resolve(library, "nvJitLinkCreate", api->create) &&
-              resolve(library, "nvJitLinkDestroy", api->destroy) &&
-              resolve(library, "nvJitLinkAddData", api->addData) &&
-              resolve(library, "nvJitLinkComplete", api->complete) &&
-              resolve(library, "nvJitLinkGetLinkedCubinSize", api->cubinSize) &&
-              resolve(library, "nvJitLinkGetLinkedCubin", api->cubin) &&
-              resolve(library, "nvJitLinkGetErrorLogSize", api->errorLogSize) &&
-              resolve(library, "nvJitLinkGetErrorLog", api->errorLog) &&
-              resolve(library, "nvJitLinkGetInfoLogSize", api->infoLogSize) &&
-              resolve(library, "nvJitLinkGetInfoLog", api->infoLog);
-    resolve(library, "nvJitLinkVersion", api->version); // optional
-    return ok;
-  };
+  auto accept = [&](void *library) { return api->resolveFrom(library); };
   llvm::Expected<void *> library =
       openCudaLibrary("libnvJitLink.so.13", path, "GPUOS_NVJITLINK", "", accept,
                       "(nvJitLink of CUDA 13) to link the image");
@@ -102,18 +43,6 @@ std::string NvJitLink::version() const {
   return "unknown";
 }
 
-static std::string readLog(Result (*sizeFn)(Handle, size_t *),
-                           Result (*logFn)(Handle, char *), Handle handle) {
-  size_t size = 0;
-  if (sizeFn(handle, &size) != 0 || size <= 1)
-    return "";
-  std::string log(size, '\0');
-  if (logFn(handle, log.data()) != 0)
-    return "";
-  log.resize(log.find('\0') == std::string::npos ? size : log.find('\0'));
-  return log;
-}
-
 LinkInput::Kind LinkInput::kindOfFile(llvm::StringRef path) {
   if (path.ends_with(".a"))
     return Library;
@@ -129,7 +58,7 @@ LinkInput::Kind LinkInput::kindOfFile(llvm::StringRef path) {
 static int inputType(LinkInput::Kind kind) {
   switch (kind) {
   case LinkInput::PTX:
-    return kInputPTX;
+    return kInputPtx;
   case LinkInput::Object:
     return kInputObject;
   case LinkInput::Library:
@@ -176,7 +105,7 @@ NvJitLink::Session::~Session() {
 }
 
 llvm::Error NvJitLink::Session::fail(llvm::StringRef what, int result) {
-  std::string log = handle ? readLog(api->errorLogSize, api->errorLog, handle)
+  std::string log = handle ? api->log(handle)
                            : std::string();
   if (handle)
     api->destroy(&handle);
@@ -208,7 +137,7 @@ llvm::Expected<LinkResult> NvJitLink::Session::complete() {
   result.cubin.resize(size);
   if (Result r = api->cubin(handle, result.cubin.data()))
     return fail("nvJitLinkGetLinkedCubin", r);
-  result.infoLog = readLog(api->infoLogSize, api->infoLog, handle);
+  result.infoLog = api->log(handle, /*error=*/false);
   api->destroy(&handle);
   handle = nullptr;
   return result;

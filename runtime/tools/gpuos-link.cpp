@@ -11,6 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "gpuos/runtime/NvJitLinkApi.h"
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -21,35 +23,9 @@
 #include <string>
 #include <vector>
 
+using namespace gpuos::nvjitlink;
+
 namespace {
-
-using Handle = void *;
-using Result = int;
-// nvJitLinkInputType (nvJitLink.h, CUDA 13).
-constexpr int kInputCubin = 1, kInputPtx = 2, kInputFatbin = 4,
-              kInputObject = 5, kInputLibrary = 6;
-
-struct Api {
-  Result (*create)(Handle *, uint32_t, const char **) = nullptr;
-  Result (*destroy)(Handle *) = nullptr;
-  Result (*addData)(Handle, int, const void *, size_t, const char *) = nullptr;
-  Result (*complete)(Handle) = nullptr;
-  Result (*cubinSize)(Handle, size_t *) = nullptr;
-  Result (*cubin)(Handle, void *) = nullptr;
-  Result (*errorLogSize)(Handle, size_t *) = nullptr;
-  Result (*errorLog)(Handle, char *) = nullptr;
-  Result (*infoLogSize)(Handle, size_t *) = nullptr;
-  Result (*infoLog)(Handle, char *) = nullptr;
-};
-
-// nvJitLink.h maps the API names to versioned symbols; try those first.
-template <typename Fn> bool resolve(void *lib, const char *name, Fn &slot) {
-  void *sym = dlsym(lib, (std::string("__") + name + "_13_0").c_str());
-  if (!sym)
-    sym = dlsym(lib, name);
-  slot = reinterpret_cast<Fn>(sym);
-  return sym != nullptr;
-}
 
 bool loadApi(Api &api, std::string &tried) {
   std::vector<std::string> paths;
@@ -65,32 +41,11 @@ bool loadApi(Api &api, std::string &tried) {
       tried += "\n  " + path + ": " + dlerror();
       continue;
     }
-    if (resolve(lib, "nvJitLinkCreate", api.create) &&
-        resolve(lib, "nvJitLinkDestroy", api.destroy) &&
-        resolve(lib, "nvJitLinkAddData", api.addData) &&
-        resolve(lib, "nvJitLinkComplete", api.complete) &&
-        resolve(lib, "nvJitLinkGetLinkedCubinSize", api.cubinSize) &&
-        resolve(lib, "nvJitLinkGetLinkedCubin", api.cubin) &&
-        resolve(lib, "nvJitLinkGetErrorLogSize", api.errorLogSize) &&
-        resolve(lib, "nvJitLinkGetErrorLog", api.errorLog) &&
-        resolve(lib, "nvJitLinkGetInfoLogSize", api.infoLogSize) &&
-        resolve(lib, "nvJitLinkGetInfoLog", api.infoLog))
+    if (api.resolveFrom(lib))
       return true;
     tried += "\n  " + path + ": missing nvJitLink entry points";
   }
   return false;
-}
-
-std::string readLog(Result (*sizeFn)(Handle, size_t *),
-                    Result (*logFn)(Handle, char *), Handle h) {
-  size_t size = 0;
-  if (sizeFn(h, &size) != 0 || size <= 1)
-    return "";
-  std::string log(size, '\0');
-  if (logFn(h, log.data()) != 0)
-    return "";
-  log.resize(std::strlen(log.c_str()));
-  return log;
 }
 
 bool endsWith(const std::string &s, const char *suffix) {
@@ -146,7 +101,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   auto fail = [&](const std::string &what, Result r) {
-    std::string log = readLog(api.errorLogSize, api.errorLog, h);
+    std::string log = api.log(h);
     std::fprintf(stderr, "gpuos-link: %s failed (nvJitLink error %d)\n%s\n",
                  what.c_str(), r, log.c_str());
     api.destroy(&h);
@@ -179,7 +134,7 @@ int main(int argc, char **argv) {
   if (Result r = api.cubin(h, cubin.data()))
     return fail("nvJitLinkGetLinkedCubin", r);
   if (verbose)
-    std::fprintf(stderr, "%s", readLog(api.infoLogSize, api.infoLog, h).c_str());
+    std::fprintf(stderr, "%s", api.log(h, /*error=*/false).c_str());
   api.destroy(&h);
   std::ofstream out(output, std::ios::binary);
   out.write(cubin.data(), cubin.size());
