@@ -531,21 +531,8 @@ LogicalResult MatvecEmitter::emit() {
   warpId = arith::ShRUIOp::create(b, tid, i32(5));
   numWarps = arith::ShRUIOp::create(b, NVVM::BlockDimXOp::create(b, i32Type), i32(5));
 
-  Block *body = b.getInsertionBlock();
-  size_t opsBefore = body->getOperations().size();
-  LogicalResult result = emitAll(/*vectors=*/true);
-  if (succeeded(result) && llvm::is_contained(t.vectorized, true)) {
-    SmallVector<Operation *> ops;
-    for (Operation &op : llvm::drop_begin(body->getOperations(), opsBefore))
-      ops.push_back(&op);
-    Value aligned = t.alignmentCheck();
-    auto ifOp = scf::IfOp::create(b, aligned, /*withElseRegion=*/true);
-    for (Operation *op : ops)
-      op->moveBefore(ifOp.thenBlock()->getTerminator());
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
-    result = emitAll(/*vectors=*/false);
-  }
+  LogicalResult result =
+      t.emitVectorOrScalar([&](bool vectors) { return emitAll(vectors); });
   // The next tile of this block reuses shared memory.
   barrier();
   return result;

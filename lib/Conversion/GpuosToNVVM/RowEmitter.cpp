@@ -560,27 +560,7 @@ LogicalResult RowEmitter::emitRows(bool vectors) {
 LogicalResult RowEmitter::emitAligned() {
   if (rowLanes == 1)
     return emitRows(/*vectors=*/false);
-  Block *body = b.getInsertionBlock();
-  Block::iterator before = b.getInsertionPoint();
-  bool atStart = before == body->begin();
-  Operation *previous = atStart ? nullptr : &*std::prev(before);
-  if (failed(emitRows(/*vectors=*/true)))
-    return failure();
-  if (!llvm::is_contained(t.vectorized, true))
-    return success();
-  // Move what emitRows made into the aligned branch of a check.
-  SmallVector<Operation *> rowsOps;
-  for (Operation &op : llvm::make_range(
-           atStart ? body->begin() : std::next(previous->getIterator()),
-           b.getInsertionPoint()))
-    rowsOps.push_back(&op);
-  Value aligned = t.alignmentCheck();
-  auto ifOp = scf::IfOp::create(b, aligned, /*withElseRegion=*/true);
-  for (Operation *op : rowsOps)
-    op->moveBefore(ifOp.thenBlock()->getTerminator());
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
-  return emitRows(/*vectors=*/false);
+  return t.emitVectorOrScalar([&](bool vectors) { return emitRows(vectors); });
 }
 
 int64_t RowEmitter::rowGroupSize() const {

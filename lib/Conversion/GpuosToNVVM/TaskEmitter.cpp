@@ -134,6 +134,30 @@ LogicalResult TaskEmitter::chooseLanes() {
   return success();
 }
 
+LogicalResult
+TaskEmitter::emitVectorOrScalar(function_ref<LogicalResult(bool)> emit) {
+  // The vector version first: it tells which buffers need alignment.
+  Block *body = b.getInsertionBlock();
+  Block::iterator before = b.getInsertionPoint();
+  Operation *previous = before == body->begin() ? nullptr : &*std::prev(before);
+  if (failed(emit(/*vectors=*/true)))
+    return failure();
+  if (!llvm::is_contained(vectorized, true))
+    return success();
+  // Move what it made into the then-branch of the alignment check.
+  SmallVector<Operation *> emitted;
+  for (Operation &op : llvm::make_range(
+           previous ? std::next(previous->getIterator()) : body->begin(),
+           b.getInsertionPoint()))
+    emitted.push_back(&op);
+  auto ifOp = scf::IfOp::create(b, alignmentCheck(), /*withElseRegion=*/true);
+  for (Operation *op : emitted)
+    op->moveBefore(ifOp.thenBlock()->getTerminator());
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+  return emit(/*vectors=*/false);
+}
+
 Value TaskEmitter::alignmentCheck() {
   Value bits;
   for (auto [index, leaf] : llvm::enumerate(buffers)) {
@@ -407,23 +431,8 @@ LogicalResult TaskEmitter::emit() {
   } else if (matvec) {
     result = MatvecEmitter(*this).emit();
   } else if (maxLanes > 1) {
-    // Emit the vector version first: it tells which buffers need alignment.
-    Block *body = b.getInsertionBlock();
-    size_t opsBefore = body->getOperations().size();
-    result = emitElementLoop(/*vectors=*/true);
-    if (succeeded(result) && llvm::is_contained(vectorized, true)) {
-      // Move the loop into the then-branch of the alignment check.
-      SmallVector<Operation *> loopOps;
-      for (Operation &op : llvm::drop_begin(body->getOperations(), opsBefore))
-        loopOps.push_back(&op);
-      Value aligned = alignmentCheck();
-      auto ifOp = scf::IfOp::create(b, aligned, /*withElseRegion=*/true);
-      for (Operation *op : loopOps)
-        op->moveBefore(ifOp.thenBlock()->getTerminator());
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
-      result = emitElementLoop(/*vectors=*/false);
-    }
+    result = emitVectorOrScalar(
+        [&](bool vectors) { return emitElementLoop(vectors); });
   } else {
     result = emitElementLoop(/*vectors=*/false);
   }

@@ -74,6 +74,11 @@ private:
   Index iterationIndex(llvm::ArrayRef<mlir::Value> global);
   mlir::LogicalResult emitElement(llvm::ArrayRef<mlir::Value> global);
   mlir::Value alignmentCheck();
+  /// emit(true) (vector accesses), then, if it made any, moves what it
+  /// emitted under `if (alignmentCheck())` and emits emit(false) (scalar
+  /// accesses, any element-aligned address) in the else branch.
+  mlir::LogicalResult
+  emitVectorOrScalar(llvm::function_ref<mlir::LogicalResult(bool)> emit);
 
   // --- Evaluation of values at an index (Evaluate.cpp) -------------------
   mlir::FailureOr<Lanes> eval(mlir::Value value, const Index &index);
