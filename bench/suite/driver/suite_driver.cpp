@@ -684,7 +684,8 @@ struct StreamsEngine : Engine {
   void bindThread() override { check(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent"); }
   void launch(const std::vector<StreamTask> &tasks, suite::CUstream s) {
     for (const StreamTask &t : tasks) {
-      void *params[] = {(void *)&t.args};
+      // cuLaunchKernel reads the parameters; its signature is not const.
+      void *params[] = {const_cast<CUdeviceptr *>(&t.args)};
       check(cu.cuLaunchKernel(t.fn, t.blocks, 1, 1, t.threads, 1, 1, t.shared, s, params, nullptr),
             "cuLaunchKernel");
     }
