@@ -334,15 +334,20 @@ def _cat(ctx: Ctx, tensors: Sequence[Value], dim=0) -> Value:
 
 # --- reductions, norms, matmul -----------------------------------------------
 
+def _reduced_axes(dims, rank: int) -> List[int]:
+    """aten's dim argument of a reduction: None or [] for every axis, an int,
+    or a list; sorted and non-negative."""
+    if dims is None or (isinstance(dims, (list, tuple)) and len(dims) == 0):
+        return list(range(rank))
+    if isinstance(dims, int):
+        return [_axis(dims, rank)]
+    return sorted(_axis(d, rank) for d in dims)
+
+
 def _reduce(kind: str):
     def lower(ctx: Ctx, x: Value, dims=None, keepdim=False, dtype=None) -> Value:
         rank = len(x.type.shape)
-        if dims is None or (isinstance(dims, (list, tuple)) and len(dims) == 0):
-            axes = list(range(rank))
-        elif isinstance(dims, int):
-            axes = [_axis(dims, rank)]
-        else:
-            axes = sorted(_axis(d, rank) for d in dims)
+        axes = _reduced_axes(dims, rank)
         if rank == 0:
             return ctx.cast(x, ctx.out_dtype)
         a = ctx.cast(x, ctx.out_dtype)
@@ -423,12 +428,7 @@ def _var_mean(ctx: Ctx, x: Value, dims=None, correction=None, keepdim=False):
         raise Unsupported(f"var_mean of {dtype}")
     a = ctx.cast(x, dtype)
     rank = len(a.type.shape)
-    if dims is None or (isinstance(dims, (list, tuple)) and len(dims) == 0):
-        axes = list(range(rank))
-    elif isinstance(dims, int):
-        axes = [_axis(dims, rank)]
-    else:
-        axes = sorted(_axis(d, rank) for d in dims)
+    axes = _reduced_axes(dims, rank)
     if rank == 0:
         raise Unsupported("var_mean of a scalar")
     correction = 1 if correction is None else correction
