@@ -816,6 +816,18 @@ def cmd_run(args):
                 gres["pipelined_us"]["p50"], gres["sync_us"]["p50"], gres["sync_us"]["p99"], gerr,
                 "" if gok else "  WRONG"))
         tres = {}
+
+        def timed(mode):
+            """run_torch_mode; a failure is noted, not raised (None then)."""
+            try:
+                r, why = run_torch_mode(mode, w, sig, inputs, refs, args.budget_s, ctx.device)
+            except Exception as e:
+                r, why = None, "%s: %s" % (type(e).__name__, str(e).split("\n")[0][:300])
+                traceback.print_exc(limit=3)
+            if r is None:
+                ctx.note("%s: %s unavailable: %s" % (n, mode, why))
+            return r
+
         for m in TORCH_MODES:
             if m in ("compile", "compile_ro"):
                 if args.no_compile or (ctx.device != "cuda" and not args.cpu_compile):
@@ -825,27 +837,16 @@ def cmd_run(args):
                     continue
             if m == "graph" and args.no_graph:
                 continue
-            try:
-                r, why = run_torch_mode(m, w, sig, inputs, refs, args.budget_s, ctx.device)
-            except Exception as e:
-                r, why = None, "%s: %s" % (type(e).__name__, str(e).split("\n")[0][:300])
-                traceback.print_exc(limit=3)
+            r = timed(m)
             if r is None:
-                ctx.note("%s: %s unavailable: %s" % (n, m, why))
                 continue
             tres[m] = r
             log("   %-10s %9.1f us/call pipelined, sync p50 %8.1f p99 %8.1f%s" % (
                 m, r["pipelined_us"]["p50"], r["sync_us"]["p50"], r["sync_us"]["p99"],
                 ("  (first call %.1f s)" % r["first_call_s"]) if "first_call_s" in r else ""))
         for pm in (PYTHON_MODES if args.python_path else []):
-            try:
-                r, why = run_torch_mode(pm, w, sig, inputs, refs, args.budget_s, ctx.device)
-            except Exception as e:
-                r, why = None, "%s: %s" % (type(e).__name__, str(e).split("\n")[0][:300])
-                traceback.print_exc(limit=3)
-            if r is None:
-                ctx.note("%s: %s unavailable: %s" % (n, pm, why))
-            else:
+            r = timed(pm)
+            if r is not None:
                 tres[pm] = r
                 if not r.get("correct"):
                     ctx.fail("%s: %s results wrong (rel err %s)" % (n, pm, r.get("rel_err")))

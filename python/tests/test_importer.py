@@ -12,6 +12,7 @@ import torch.nn.functional as F
 import gpuos
 from gpuos import _compiler
 from conftest import assert_close
+from suite_workloads import layernorm_chain, rmsnorm_chain
 
 CPU = {"executor": "interpreter"}
 
@@ -39,24 +40,6 @@ def run(fn, *args, mode="compile"):
     for o, r in zip(outs, refs):
         assert_close(o, r, computed_in=o.dtype if o.is_floating_point() else None)
     return graphs()
-
-
-def rms(x, w, eps=1e-6):
-    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * w
-
-
-def rmsnorm_chain(x, d, w):
-    h = x
-    for i in range(d.shape[0]):
-        h = rms(h + d[i:i + 1], w[i])
-    return (h,)
-
-
-def layernorm_chain(x, d, w, b):
-    h = x
-    for i in range(d.shape[0]):
-        h = F.layer_norm(h + d[i], (h.shape[-1],), w[i], b[i], eps=1e-5)
-    return (h,)
 
 
 @pytest.mark.parametrize("mode", ["compile", "capture"])

@@ -143,6 +143,26 @@ Value MatvecEmitter::sharedPtr(Value byteOffset) {
                              ValueRange{byteOffset});
 }
 
+FailureOr<MatvecEmitter::KStep>
+MatvecEmitter::operandsAt(MatmulOp op, const DimIndex &column, const DimIndex &k,
+                          unsigned lhsLanes, unsigned rhsLanes) {
+  KStep step;
+  t.lanes = lhsLanes;
+  for (int64_t row = 0; row < m; ++row) {
+    FailureOr<Lanes> value =
+        t.eval(op.getLhs(), operandIndex(op, true, t.constDim(row), k));
+    if (failed(value))
+      return failure();
+    step.lhsRows.push_back(std::move(*value));
+  }
+  t.lanes = rhsLanes;
+  FailureOr<Lanes> w = t.eval(op.getRhs(), operandIndex(op, false, column, k));
+  if (failed(w))
+    return failure();
+  step.rhs = std::move(*w);
+  return step;
+}
+
 Index MatvecEmitter::operandIndex(MatmulOp op, bool isLhs, const DimIndex &outer,
                                   const DimIndex &kDim) {
   StridedTensorType type = typeOf(isLhs ? op.getLhs() : op.getRhs());
@@ -258,33 +278,23 @@ LogicalResult MatvecEmitter::emitNLanes(const Plan &plan) {
   auto body = [&](ArrayRef<Value> ks,
                   ArrayRef<Value> accs) -> FailureOr<SmallVector<Value>> {
     t.pushScope();
-    SmallVector<Lanes> as, bs;
+    SmallVector<KStep> steps;
     for (Value kValue : ks) {
       DimIndex kDim;
       kDim.base = kValue;
-      t.lanes = 1;
-      Lanes a;
-      for (int64_t row = 0; row < m; ++row) {
-        FailureOr<Lanes> value =
-            t.eval(op.getLhs(), operandIndex(op, true, t.constDim(row), kDim));
-        if (failed(value))
-          return failure();
-        a.push_back(value->front());
-      }
-      t.lanes = v;
-      FailureOr<Lanes> w = t.eval(op.getRhs(), operandIndex(op, false, nDim, kDim));
-      if (failed(w))
+      FailureOr<KStep> step = operandsAt(op, nDim, kDim, 1, v);
+      if (failed(step))
         return failure();
-      as.push_back(a);
-      bs.push_back(*w);
+      steps.push_back(std::move(*step));
     }
     t.popScope();
     SmallVector<Value> out(accs);
-    for (size_t copy = 0; copy < ks.size(); ++copy)
+    for (const KStep &step : steps)
       for (int64_t row = 0; row < m; ++row)
         for (unsigned lane = 0; lane < v; ++lane) {
           Value &acc = out[row * v + lane];
-          acc = LLVM::FMAOp::create(b, as[copy][row], bs[copy][lane], acc);
+          acc = LLVM::FMAOp::create(b, step.lhsRows[row].front(),
+                                    step.rhs[lane], acc);
         }
     return out;
   };
@@ -380,34 +390,24 @@ LogicalResult MatvecEmitter::emitKLanes(const Plan &plan) {
   auto body = [&](ArrayRef<Value> ks,
                   ArrayRef<Value> accs) -> FailureOr<SmallVector<Value>> {
     t.pushScope();
-    t.lanes = v;
-    SmallVector<SmallVector<Lanes>> as;
-    SmallVector<Lanes> bs;
+    SmallVector<KStep> steps;
     for (Value kValue : ks) {
       DimIndex kDim;
       kDim.base = kValue;
       kDim.coef = 1;
       kDim.divisor = v; // kLane * V + j * Lk * V
-      SmallVector<Lanes> a;
-      for (int64_t row = 0; row < m; ++row) {
-        FailureOr<Lanes> value =
-            t.eval(op.getLhs(), operandIndex(op, true, t.constDim(row), kDim));
-        if (failed(value))
-          return failure();
-        a.push_back(*value);
-      }
-      FailureOr<Lanes> w = t.eval(op.getRhs(), operandIndex(op, false, nDim, kDim));
-      if (failed(w))
+      FailureOr<KStep> step = operandsAt(op, nDim, kDim, v, v);
+      if (failed(step))
         return failure();
-      as.push_back(a);
-      bs.push_back(*w);
+      steps.push_back(std::move(*step));
     }
     t.popScope();
     SmallVector<Value> out(accs);
-    for (size_t copy = 0; copy < ks.size(); ++copy)
+    for (const KStep &step : steps)
       for (int64_t row = 0; row < m; ++row)
         for (unsigned l = 0; l < v; ++l)
-          out[row] = LLVM::FMAOp::create(b, as[copy][row][l], bs[copy][l], out[row]);
+          out[row] = LLVM::FMAOp::create(b, step.lhsRows[row][l], step.rhs[l],
+                                         out[row]);
     return out;
   };
   Value lower = t.idxMul(kLane, v);

@@ -70,6 +70,15 @@ private:
   mlir::FailureOr<llvm::SmallVector<mlir::Value>>
   kLoop(int64_t kSize, mlir::Value lower, mlir::Value step, unsigned unroll,
         llvm::ArrayRef<mlir::Value> accs, Body body);
+  /// One K step's operands: the M lhs rows at `k` (`lhsLanes` lanes each)
+  /// and the rhs at (`column`, `k`) (`rhsLanes` lanes).
+  struct KStep {
+    llvm::SmallVector<Lanes> lhsRows;
+    Lanes rhs;
+  };
+  mlir::FailureOr<KStep> operandsAt(MatmulOp op, const DimIndex &column,
+                                    const DimIndex &k, unsigned lhsLanes,
+                                    unsigned rhsLanes);
   unsigned unrollFor(const Plan &plan) const;
   mlir::Value shuffleXor(mlir::Value value, int offset);
   mlir::Value sharedPtr(mlir::Value byteOffset);

@@ -103,7 +103,6 @@ RowEmitter::RowEmitter(TaskEmitter &task) : t(task), b(task.b) {
   // A warp per row: short rows (straight-line chunks at any block size),
   // or a tile of at least a row per warp (rows in parallel beat a block
   // that walks them one by one, two barriers each).
-  int64_t rowsPerTile = 1;
   for (size_t axis = 0; axis < rowShape.size(); ++axis)
     rowsPerTile *= t.abi.tile[axis];
   warpRows = rowLength <= 32 * kMaxStraightElements ||
@@ -512,9 +511,6 @@ LogicalResult RowEmitter::emitRows(bool vectors) {
   t.allowVector = vectors;
   t.lanes = rowLanes;
   nextSlot = 0;
-  int64_t rowsPerTile = 1;
-  for (size_t axis = 0; axis < rowShape.size(); ++axis)
-    rowsPerTile *= t.abi.tile[axis];
   // Warp mode: warp w takes rows w, w + numWarps, ...
   auto loop = warpRows ? scf::ForOp::create(b, rowWarp, t.idxConst(rowsPerTile),
                                             rowWarps)

@@ -99,6 +99,7 @@ private:
   llvm::SmallVector<mlir::Operation *> rowOps;
   llvm::SmallVector<int64_t> rowShape; // L: the leading dims of the rows
   int64_t rowLength = 0;               // N
+  int64_t rowsPerTile = 1;             // rows a tile holds
   unsigned rowLanes = 1;
   mlir::Value sharedBase, laneId, warpId, numWarps;
   llvm::SmallVector<mlir::Value> currentRow;
