@@ -18,7 +18,9 @@
 #   bash bench/suite/run.sh build-driver     only the driver (run calls it)
 #   bash bench/suite/run.sh profile decode rmsnorm_chain ...
 #     each task of a workload's graph alone, sync latency p50/p99 per task
-#     (where a graph's latency goes); JSON in $OUT/profile-<name>.json.
+#     (where a graph's latency goes); JSON in $OUT/profile-<name>.json;
+#     then the same tasks as plain kernel launches (profile-launch: the
+#     tasks' own time without the runtime), $OUT/launch-<name>.json.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -144,6 +146,9 @@ profile() {
     "$driver" profile --image "$bench_dir/images/$name.cubin" \
       --manifest "$bench_dir/images/$name.manifest.json" --graph "$name" \
       --reps "${REPS:-100}" --json "${OUT:-/tmp}/profile-$name.json"
+    "$driver" profile-launch --image "$bench_dir/images/$name.cubin" \
+      --manifest "$bench_dir/images/$name.manifest.json" --graph "$name" \
+      --reps "${REPS:-100}" --json "${OUT:-/tmp}/launch-$name.json"
   done
 }
 

@@ -9,6 +9,9 @@
 // CHECK: call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 // libdevice's expf is linked and inlined: no call to it is left.
 // CHECK-NOT: call float @__nv_expf
+// silu's division is div.full.f32 (2 ulp, full range; docs/codegen.md).
+// CHECK: call float @llvm.nvvm.div.full(float
+// CHECK-NOT: fdiv float
 // CHECK: define ptx_kernel void @gpuos_launch_silu(ptr {{.*}}%0)
 // CHECK: call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
 

@@ -54,6 +54,7 @@ struct CudaApi {
   CUresult (*cuEventRecord)(CUevent, CUstream) = nullptr;
   CUresult (*cuEventQuery)(CUevent) = nullptr;
   CUresult (*cuEventSynchronize)(CUevent) = nullptr;
+  CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent) = nullptr;
   CUresult (*cuGetErrorString)(CUresult, const char **) = nullptr;
 
   std::string error; // why loading failed
@@ -89,6 +90,7 @@ struct CudaApi {
            get(lib, "cuEventRecord", cuEventRecord) &&
            get(lib, "cuEventQuery", cuEventQuery) &&
            get(lib, "cuEventSynchronize", cuEventSynchronize) &&
+           get(lib, "cuEventElapsedTime_v2", cuEventElapsedTime) &&
            get(lib, "cuGetErrorString", cuGetErrorString);
   }
 

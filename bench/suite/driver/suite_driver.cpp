@@ -34,6 +34,12 @@
 //     its own, as a one-task graph over zero-filled buffers (one per
 //     manifest buffer name, shared between tasks), submitted and waited
 //     for R times; p50/p99 per task in manifest order, and their sum.
+//     --workers-per-sm W sets RuntimeOptions::workersPerSM (bench too).
+//
+//   suite-driver profile-launch --image --manifest --graph [--reps R]
+//     The same tasks as plain kernel launches (gpuos_launch_<kind>, one
+//     block per tile, no resident kernel): R launches back to back timed
+//     with events, per launch (the task's own time, without the runtime).
 //
 //   suite-driver validate --manifest I.manifest.json --spec S.txt
 //     No GPU: binds the spec's buffers to the manifest's graph as the runtime
@@ -317,6 +323,7 @@ struct BoundSet {
 
 std::unique_ptr<Runtime> openRuntime(const Args &args) {
   RuntimeOptions opts;
+  opts.workersPerSM = (uint32_t)args.num("workers-per-sm", 0);
   std::unique_ptr<Runtime> rt;
 #ifdef SUITE_SIM
   // suite-driver-sim --sim 1: the runtime's CPU simulator with its test
@@ -672,6 +679,7 @@ struct StreamsEngine : Engine {
   suite::CudaApi &cu;
   suite::CUcontext ctx = nullptr;
   suite::CUstream hi = nullptr, lo = nullptr;
+  int hiPriority = 0, loPriority = 0;
   std::vector<std::vector<StreamTask>> urgent; // per set
   std::vector<StreamTask> bg[2];
   suite::CUevent urgentDone = nullptr, bgDone[2] = {nullptr, nullptr};
@@ -732,6 +740,45 @@ CUdeviceptr cuAlloc(StreamsEngine &e, uint64_t bytes) {
   return p;
 }
 
+/// Bytes a manifest buffer's view spans.
+uint64_t viewExtent(const ManifestBuffer &b) {
+  uint64_t extent = (uint64_t)b.elemBytes;
+  for (size_t d = 0; d < b.shape.size(); ++d)
+    extent += (uint64_t)(b.shape[d] - 1) * (uint64_t)b.strides[d] * (uint64_t)b.elemBytes;
+  return extent;
+}
+
+/// The launch of task `t`'s gpuos_launch_<kind> kernel (one block per
+/// tile) over `buffers` by manifest name; an intermediate not there yet
+/// gets a fresh device buffer.
+StreamTask makeStreamTask(StreamsEngine &e, suite::CUmodule mod, const ManifestTask &t,
+                          std::map<std::string, CUdeviceptr> &buffers) {
+  std::vector<uint64_t> block;
+  for (const ManifestBuffer &b : t.buffers) {
+    auto it = buffers.find(b.name);
+    if (it == buffers.end()) // an intermediate
+      it = buffers.emplace(b.name, cuAlloc(e, viewExtent(b))).first;
+    block.push_back(it->second);
+  }
+  if (!t.dynamic.empty())
+    die("task " + t.kind + " has dynamic sizes (not supported by the streams baseline)");
+  StreamTask st;
+  std::string launcher = "gpuos_launch_" + t.kind;
+  e.check(e.cu.cuModuleGetFunction(&st.fn, mod, launcher.c_str()),
+          ("cuModuleGetFunction(" + launcher + ")").c_str());
+  st.blocks = (unsigned)t.numTiles;
+  st.threads = (unsigned)t.blockSize;
+  st.shared = (unsigned)t.sharedBytes;
+  if (st.shared > 48 * 1024)
+    e.check(e.cu.cuFuncSetAttribute(st.fn, suite::kFuncAttrMaxDynamicShared, (int)st.shared),
+            "cuFuncSetAttribute");
+  if (st.blocks == 0)
+    die("task " + t.kind + ": num_tiles is 0");
+  st.args = cuAlloc(e, block.size() * 8);
+  e.check(e.cu.cuMemcpyHtoD(st.args, block.data(), block.size() * 8), "cuMemcpyHtoD");
+  return st;
+}
+
 std::vector<StreamTask> buildStreamGraph(StreamsEngine &e, suite::CUmodule mod,
                                          const ImageManifest &man, const Spec &spec,
                                          const std::string &dataDir, int set,
@@ -750,38 +797,9 @@ std::vector<StreamTask> buildStreamGraph(StreamsEngine &e, suite::CUmodule mod,
     buffers[sb.name] = p;
   }
   std::vector<StreamTask> tasks;
-  for (const ManifestTask &t : man.tasks) {
-    if (t.graph != spec.graph)
-      continue;
-    std::vector<uint64_t> block;
-    for (const ManifestBuffer &b : t.buffers) {
-      auto it = buffers.find(b.name);
-      if (it == buffers.end()) { // an intermediate
-        uint64_t extent = (uint64_t)b.elemBytes;
-        for (size_t d = 0; d < b.shape.size(); ++d)
-          extent += (uint64_t)(b.shape[d] - 1) * (uint64_t)b.strides[d] * (uint64_t)b.elemBytes;
-        it = buffers.emplace(b.name, cuAlloc(e, extent)).first;
-      }
-      block.push_back(it->second);
-    }
-    if (!t.dynamic.empty())
-      die("task " + t.kind + " has dynamic sizes (not supported by the streams baseline)");
-    StreamTask st;
-    std::string launcher = "gpuos_launch_" + t.kind;
-    e.check(e.cu.cuModuleGetFunction(&st.fn, mod, launcher.c_str()),
-            ("cuModuleGetFunction(" + launcher + ")").c_str());
-    st.blocks = (unsigned)t.numTiles;
-    st.threads = (unsigned)t.blockSize;
-    st.shared = (unsigned)t.sharedBytes;
-    if (st.shared > 48 * 1024)
-      e.check(e.cu.cuFuncSetAttribute(st.fn, suite::kFuncAttrMaxDynamicShared, (int)st.shared),
-              "cuFuncSetAttribute");
-    if (st.blocks == 0)
-      die("task " + t.kind + ": num_tiles is 0");
-    st.args = cuAlloc(e, block.size() * 8);
-    e.check(e.cu.cuMemcpyHtoD(st.args, block.data(), block.size() * 8), "cuMemcpyHtoD");
-    tasks.push_back(st);
-  }
+  for (const ManifestTask &t : man.tasks)
+    if (t.graph == spec.graph)
+      tasks.push_back(makeStreamTask(e, mod, t, buffers));
   if (tasks.empty())
     die("the image has no graph '" + spec.graph + "'");
   return tasks;
@@ -806,11 +824,12 @@ void poisonStream(StreamsEngine &e, const Spec &spec, const std::map<std::string
     }
 }
 
-int cmdShareStreams(const Args &args) {
-  suite::CudaApi cu;
+/// The streams engine on device 0's primary context, with the image
+/// loaded as a plain module (no resident kernel) and its manifest.
+suite::CUmodule openStreams(const Args &args, StreamsEngine &e, ImageManifest &man) {
+  suite::CudaApi &cu = e.cu;
   if (!cu.load())
     die(cu.error);
-  StreamsEngine e(cu);
   e.check(cu.cuInit(0), "cuInit");
   suite::CUdevice dev = 0;
   e.check(cu.cuDeviceGet(&dev, 0), "cuDeviceGet");
@@ -820,18 +839,26 @@ int cmdShareStreams(const Args &args) {
   e.check(cu.cuCtxGetStreamPriorityRange(&least, &greatest), "cuCtxGetStreamPriorityRange");
   e.check(cu.cuStreamCreateWithPriority(&e.hi, suite::kStreamNonBlocking, greatest), "stream");
   e.check(cu.cuStreamCreateWithPriority(&e.lo, suite::kStreamNonBlocking, least), "stream");
+  e.hiPriority = greatest;
+  e.loPriority = least;
   e.check(cu.cuEventCreate(&e.urgentDone, suite::kEventDisableTiming), "cuEventCreate");
   e.check(cu.cuEventCreate(&e.bgDone[0], suite::kEventDisableTiming), "cuEventCreate");
   e.check(cu.cuEventCreate(&e.bgDone[1], suite::kEventDisableTiming), "cuEventCreate");
-
   std::vector<char> cubin;
   need(readFile(args.get("image"), cubin), "read image");
   std::vector<char> manText;
   need(readFile(args.get("manifest"), manText), "read manifest");
-  ImageManifest man;
   need(parseManifest(std::string_view(manText.data(), manText.size()), man), "parse manifest");
   suite::CUmodule mod = nullptr;
   e.check(cu.cuModuleLoadData(&mod, cubin.data()), "cuModuleLoadData");
+  return mod;
+}
+
+int cmdShareStreams(const Args &args) {
+  suite::CudaApi cu;
+  StreamsEngine e(cu);
+  ImageManifest man;
+  suite::CUmodule mod = openStreams(args, e, man);
 
   Spec us = readSpec(args.get("urgent-spec")), bs = readSpec(args.get("bg-spec"));
   int sets = std::max(1, (int)args.num("urgent-sets", 4));
@@ -853,8 +880,8 @@ int cmdShareStreams(const Args &args) {
 
   ShareResult r = runSharing(e, sets, args.num("period-us", 250), args.num("duration-s", 1.5) * 1e6);
   e.check(cu.cuCtxSynchronize(), "cuCtxSynchronize");
-  std::string extra = ", \"stream_priorities\": {\"urgent\": " + std::to_string(greatest) +
-                      ", \"background\": " + std::to_string(least) + "}";
+  std::string extra = ", \"stream_priorities\": {\"urgent\": " + std::to_string(e.hiPriority) +
+                      ", \"background\": " + std::to_string(e.loPriority) + "}";
   emitJson(args, shareJson("streams", r, extra));
   return 0;
 }
@@ -863,12 +890,21 @@ int cmdShareStreams(const Args &args) {
 // profile: per-task synchronous latency of one graph
 //===----------------------------------------------------------------------===//
 
-/// Bytes a manifest buffer's view spans.
-uint64_t viewExtent(const ManifestBuffer &b) {
-  uint64_t extent = (uint64_t)b.elemBytes;
-  for (size_t d = 0; d < b.shape.size(); ++d)
-    extent += (uint64_t)(b.shape[d] - 1) * (uint64_t)b.strides[d] * (uint64_t)b.elemBytes;
-  return extent;
+/// The runtime's per-SM statistics, summed over the SMs.
+struct SmTotals {
+  uint64_t tiles = 0, busy = 0, active = 0;
+};
+
+SmTotals smTotals(Runtime &rt) {
+  Stats s;
+  need(rt.stats(s), "stats");
+  SmTotals t;
+  for (const Stats::SM &sm : s.perSM) {
+    t.tiles += sm.tiles;
+    t.busy += sm.busyCycles;
+    t.active += sm.activeCycles;
+  }
+  return t;
 }
 
 int cmdProfile(const Args &args) {
@@ -879,7 +915,8 @@ int cmdProfile(const Args &args) {
   std::map<std::string, Buffer> buffers;
   std::ostringstream js;
   js << "{\"graph\": \"" << graph << "\", \"reps\": " << reps << ", \"tasks\": [";
-  std::printf("%-36s %6s %10s %10s\n", "task", "tiles", "p50 us", "p99 us");
+  std::printf("%-36s %6s %10s %10s %8s %12s\n", "task", "tiles", "p50 us", "p99 us", "busy",
+              "cycles/tile");
   double sum = 0;
   int count = 0;
   for (const ManifestTask &t : man.tasks) {
@@ -904,24 +941,93 @@ int cmdProfile(const Args &args) {
     GraphId g = 0;
     need(rt->createGraph(gs, g), "createGraph(" + t.kind + ")");
     std::vector<double> lat;
-    for (int i = 0; i < reps + 3; ++i) {
+    for (int i = 0; i < 3; ++i)
+      runOnce(*rt, g, t.priority);
+    SmTotals before = smTotals(*rt);
+    for (int i = 0; i < reps; ++i) {
       auto t0 = Clock::now();
       runOnce(*rt, g, t.priority);
-      if (i >= 3)
-        lat.push_back(usBetween(t0, Clock::now()));
+      lat.push_back(usBetween(t0, Clock::now()));
     }
+    SmTotals after = smTotals(*rt);
     need(rt->destroyGraph(g), "destroyGraph");
     Dist d = distOf(lat);
-    std::printf("%-36s %6llu %10.2f %10.2f\n", t.kind.c_str(), (unsigned long long)t.numTiles,
-                d.p50, d.p99);
+    // The blocks' own clocks over the timed runs: inside tiles / resident,
+    // and the cycles of one tile (the rest of a block's time is the
+    // runtime's: picking, counting, idling between runs).
+    double busy = (double)(after.busy - before.busy), active = (double)(after.active - before.active);
+    double tiles = (double)(after.tiles - before.tiles);
+    double busyFraction = active > 0 ? busy / active : 0, tileCycles = tiles > 0 ? busy / tiles : 0;
+    std::printf("%-36s %6llu %10.2f %10.2f %8.3f %12.0f\n", t.kind.c_str(),
+                (unsigned long long)t.numTiles, d.p50, d.p99, busyFraction, tileCycles);
     js << (count++ ? ", " : "") << "{\"kind\": \"" << t.kind << "\", \"tiles\": " << t.numTiles
-       << ", \"sync_us\": " << jsonDist(d) << "}";
+       << ", \"sync_us\": " << jsonDist(d) << ", \"busy_fraction\": " << busyFraction
+       << ", \"cycles_per_tile\": " << tileCycles << "}";
     sum += d.p50;
   }
   if (!count)
     die("the manifest has no graph '" + graph + "'");
   std::printf("%-36s %6s %10.2f\n", "sum of p50", "", sum);
   js << "], \"sum_p50_us\": " << sum << "}";
+  emitJson(args, js.str());
+  return 0;
+}
+
+/// The profile's second view: each task of the graph as a plain kernel
+/// launch of its gpuos_launch_<kind> function (one block per tile, no
+/// resident kernel), so a task's own time separates from the runtime's.
+/// Pipelined: `reps` launches back to back between two events, per launch;
+/// median over 5 batches.
+int cmdProfileLaunch(const Args &args) {
+  std::string graph = args.get("graph");
+  int reps = std::max(3, (int)args.num("reps", 200));
+  suite::CudaApi cu;
+  StreamsEngine e(cu);
+  ImageManifest man;
+  suite::CUmodule mod = openStreams(args, e, man);
+  suite::CUevent t0 = nullptr, t1 = nullptr;
+  e.check(cu.cuEventCreate(&t0, 0), "cuEventCreate");
+  e.check(cu.cuEventCreate(&t1, 0), "cuEventCreate");
+  std::map<std::string, CUdeviceptr> buffers;
+  std::ostringstream js;
+  js << "{\"graph\": \"" << graph << "\", \"reps\": " << reps << ", \"tasks\": [";
+  std::printf("%-36s %6s %12s\n", "task (plain launch)", "tiles", "us/launch");
+  double sum = 0;
+  int count = 0;
+  for (const ManifestTask &t : man.tasks) {
+    if (t.graph != graph)
+      continue;
+    for (const ManifestBuffer &b : t.buffers)
+      if (!buffers.count(b.name)) {
+        uint64_t bytes = std::max<uint64_t>(viewExtent(b), 16);
+        CUdeviceptr p = cuAlloc(e, bytes);
+        std::vector<char> zero(bytes, 0);
+        e.check(cu.cuMemcpyHtoD(p, zero.data(), bytes), "cuMemcpyHtoD");
+        buffers[b.name] = p;
+      }
+    std::vector<StreamTask> one{makeStreamTask(e, mod, t, buffers)};
+    e.launch(one, e.hi); // warm-up
+    std::vector<double> batches;
+    for (int k = 0; k < 5; ++k) {
+      e.check(cu.cuEventRecord(t0, e.hi), "cuEventRecord");
+      for (int i = 0; i < reps; ++i)
+        e.launch(one, e.hi);
+      e.check(cu.cuEventRecord(t1, e.hi), "cuEventRecord");
+      e.check(cu.cuEventSynchronize(t1), "cuEventSynchronize");
+      float ms = 0;
+      e.check(cu.cuEventElapsedTime(&ms, t0, t1), "cuEventElapsedTime");
+      batches.push_back(ms * 1000.0 / reps);
+    }
+    double us = distOf(batches).p50;
+    std::printf("%-36s %6llu %12.2f\n", t.kind.c_str(), (unsigned long long)t.numTiles, us);
+    js << (count++ ? ", " : "") << "{\"kind\": \"" << t.kind << "\", \"tiles\": " << t.numTiles
+       << ", \"launch_us\": " << us << "}";
+    sum += us;
+  }
+  if (!count)
+    die("the manifest has no graph '" + graph + "'");
+  std::printf("%-36s %6s %12.2f\n", "sum", "", sum);
+  js << "], \"sum_us\": " << sum << "}";
   emitJson(args, js.str());
   return 0;
 }
@@ -1036,6 +1142,8 @@ int main(int argc, char **argv) {
     return cmdValidate(args);
   if (cmd == "profile")
     return cmdProfile(args);
+  if (cmd == "profile-launch")
+    return cmdProfileLaunch(args);
   if (cmd == "share-gpuos")
     return cmdShareGpuos(args);
   if (cmd == "share-streams")

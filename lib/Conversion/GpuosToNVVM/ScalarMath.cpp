@@ -118,6 +118,22 @@ static Value onePlusExpNeg(ImplicitLocOpBuilder &b, Value x) {
   return arith::AddFOp::create(b, one, emitExp(b, arith::NegFOp::create(b, x)));
 }
 
+/// The division of sigmoid and silu. In f32, PTX div.full.f32: full range
+/// (subnormals, inf and NaN as IEEE division gives them), at most 2 ulp,
+/// the same order as expf's own 2 ulp before it. The correctly rounded
+/// div.rn.f32 is a subroutine with a slow path; with one per element it
+/// made the bench's 8-op bandwidth chain, which has a sigmoid, run 237 us
+/// instead of 169 as a plain kernel (H200; docs/codegen.md). f64 keeps
+/// div.rn: the user's own `/` is correctly rounded in every type.
+static Value divideAfterExp(ImplicitLocOpBuilder &b, Value num, Value den) {
+  if (!num.getType().isF32())
+    return arith::DivFOp::create(b, num, den);
+  return LLVM::CallIntrinsicOp::create(b, num.getType(),
+                                       b.getStringAttr("llvm.nvvm.div.full"),
+                                       ValueRange{num, den})
+      .getResult(0);
+}
+
 static Value emitUnaryFloat(ImplicitLocOpBuilder &b, Operation *op, Value x) {
   Type type = x.getType();
   return llvm::TypeSwitch<Operation *, Value>(op)
@@ -134,10 +150,10 @@ static Value emitUnaryFloat(ImplicitLocOpBuilder &b, Operation *op, Value x) {
       .Case([&](TanhOp) { return callLibdevice(b, "tanh", x); })
       .Case([&](ErfOp) { return callLibdevice(b, "erf", x); })
       .Case([&](SigmoidOp) {
-        return arith::DivFOp::create(b, floatConstant(b, type, 1.0),
-                                     onePlusExpNeg(b, x));
+        return divideAfterExp(b, floatConstant(b, type, 1.0),
+                              onePlusExpNeg(b, x));
       })
-      .Case([&](SiluOp) { return arith::DivFOp::create(b, x, onePlusExpNeg(b, x)); })
+      .Case([&](SiluOp) { return divideAfterExp(b, x, onePlusExpNeg(b, x)); })
       .Case([&](GeluOp) {
         // x * (1 + erf(x / sqrt 2)) / 2, the interpreter's erf form.
         Value scaled =

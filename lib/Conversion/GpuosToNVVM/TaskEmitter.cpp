@@ -341,6 +341,83 @@ LogicalResult TaskEmitter::emitUnrolledLoop(unsigned unroll) {
   return emitSimpleLoop(main.getResult(0), tileElements);
 }
 
+/// Input bytes of a tile from which the tile's streamed inputs are
+/// prefetched in bulk (below that the threads' own loads are as early).
+static constexpr int64_t kMinPrefetchBytes = 16384;
+
+void TaskEmitter::emitTilePrefetch() {
+  if (abi.iterShape.empty())
+    return;
+  int64_t tileElements = 1, space = 1;
+  for (auto [size, tile] : llvm::zip(abi.iterShape, abi.tile)) {
+    tileElements *= tile;
+    space *= size;
+  }
+  // Tile t covers elements [t T, (t + 1) T) of a dense row-major buffer of
+  // the iteration shape when every axis after the first one the tile cuts
+  // is whole (tiles are numbered row-major, docs/abi.md).
+  size_t first = 0;
+  while (first + 1 < abi.tile.size() && abi.tile[first] == 1)
+    ++first;
+  for (size_t k = first + 1; k < abi.tile.size(); ++k)
+    if (abi.tile[k] != abi.iterShape[k])
+      return;
+  // Streams: inputs of the iteration shape, dense and row-major (a
+  // broadcast row or a strided view is not one chunk per tile).
+  SmallVector<unsigned> streams;
+  int64_t bytes = 0;
+  for (unsigned i = 0; i < abi.numInputs; ++i) {
+    if (abi.buffers[i].getShape() != ArrayRef<int64_t>(abi.iterShape))
+      continue;
+    int64_t dense = 1;
+    bool rowMajor = true;
+    for (int64_t k = int64_t(abi.iterShape.size()) - 1; k >= 0; --k) {
+      rowMajor = rowMajor &&
+                 (abi.iterShape[k] == 1 || buffers[i].strides[k] == dense);
+      dense *= abi.iterShape[k];
+    }
+    if (!rowMajor)
+      continue;
+    streams.push_back(i);
+    bytes += tileElements * storageBytes(abi.buffers[i].getElementType());
+  }
+  if (bytes < kMinPrefetchBytes)
+    return;
+  // Thread 0 asks for each stream's chunk with one cp.async.bulk.prefetch
+  // (to L2, no registers, no completion to wait for): the tile's whole
+  // input is requested at once, not 16 bytes per thread and copy as the
+  // loop's loads ask. The chunk is widened to 16-byte boundaries (never
+  // past a page the buffer's first or last byte is on) and clipped at the
+  // buffer's end.
+  Type i64 = b.getI64Type();
+  auto i64Const = [&](int64_t v) { return intConstant(b, i64, v); };
+  Value lead = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, threadId,
+                                     idxConst(0));
+  auto ifOp = scf::IfOp::create(b, lead, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  Value tile = idxTy.isInteger(64)
+                   ? tileArg
+                   : Value(arith::ExtUIOp::create(b, i64, tileArg));
+  auto globalPtr = LLVM::LLVMPointerType::get(b.getContext(), 1);
+  for (unsigned i : streams) {
+    int64_t elem = storageBytes(abi.buffers[i].getElementType());
+    Value base = LLVM::PtrToIntOp::create(b, i64, buffers[i].ptr);
+    Value begin = arith::AddIOp::create(
+        b, base, arith::MulIOp::create(b, tile, i64Const(tileElements * elem)));
+    Value end = arith::MinUIOp::create(
+        b, arith::AddIOp::create(b, begin, i64Const(tileElements * elem)),
+        arith::AddIOp::create(b, base, i64Const(space * elem)));
+    begin = arith::AndIOp::create(b, begin, i64Const(~int64_t(15)));
+    end = arith::AndIOp::create(b, arith::AddIOp::create(b, end, i64Const(15)),
+                                i64Const(~int64_t(15)));
+    Value size = arith::TruncIOp::create(b, b.getI32Type(),
+                                         arith::SubIOp::create(b, end, begin));
+    NVVM::CpAsyncBulkPrefetchOp::create(
+        b, LLVM::IntToPtrOp::create(b, globalPtr, begin), size, Value());
+  }
+}
+
 LogicalResult TaskEmitter::emitElementLoop(bool vectors) {
   allowVector = vectors;
   // The scalar fallback of a vectorized loop runs one lane (see the top).
@@ -431,6 +508,7 @@ LogicalResult TaskEmitter::emit() {
   } else if (matvec) {
     result = MatvecEmitter(*this).emit();
   } else if (maxLanes > 1) {
+    emitTilePrefetch();
     result = emitVectorOrScalar(
         [&](bool vectors) { return emitElementLoop(vectors); });
   } else {

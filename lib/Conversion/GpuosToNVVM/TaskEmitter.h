@@ -63,6 +63,8 @@ private:
   void loadArguments(mlir::Value args);
   mlir::LogicalResult chooseLanes();
   mlir::LogicalResult emitElementLoop(bool allowVector);
+  /// Bulk L2 prefetch of the tile's streamed inputs (thread 0).
+  void emitTilePrefetch();
   /// Copies of the element loop body per iteration (unroll-and-jam; 1 when
   /// the task is not a pure elementwise one, see TaskEmitter.cpp).
   unsigned chooseUnroll();

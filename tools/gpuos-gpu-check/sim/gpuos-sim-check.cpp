@@ -125,6 +125,24 @@ extern "C" void simCheckAlign(void *address, uint32_t alignment) {
     std::_Exit(4);
   }
 }
+/// The task's buffers as bytes [begin, end) (runTask sets them): a bulk
+/// prefetch must be 16-byte aligned and stay inside one of them, widened
+/// to 16-byte boundaries (it would touch an unmapped page otherwise).
+std::vector<std::pair<uintptr_t, uintptr_t>> views;
+std::atomic<long long> prefetches{0};
+extern "C" void simPrefetch(void *address, uint32_t bytes) {
+  ++prefetches;
+  uintptr_t begin = reinterpret_cast<uintptr_t>(address), end = begin + bytes;
+  bool inside = false;
+  for (auto [viewBegin, viewEnd] : views)
+    inside = inside || (begin >= (viewBegin & ~uintptr_t(15)) &&
+                        end <= ((viewEnd + 15) & ~uintptr_t(15)));
+  if (begin % 16 != 0 || bytes % 16 != 0 || bytes == 0 || !inside) {
+    std::fprintf(stderr, "gpuos-sim-check: bad bulk prefetch of %u bytes at %p "
+                         "(16-byte multiples inside a buffer)\n", bytes, address);
+    std::_Exit(4);
+  }
+}
 extern "C" uint32_t simShflI32(uint32_t value, uint32_t offset) {
   unsigned warp = threadId / 32, lane = threadId % 32;
   block->exchange[threadId] = value;
@@ -187,7 +205,20 @@ static OwningOpRef<ModuleOp> hostModule(gpu::GPUModuleOp gpuModule) {
       call("simCtaid", i32, {});
     else if (isa<NVVM::Barrier0Op>(op))
       call("simBarrier", voidType, {});
-    else if (auto shfl = dyn_cast<NVVM::ShflOp>(op))
+    else if (auto prefetch = dyn_cast<NVVM::CpAsyncBulkPrefetchOp>(op)) {
+      // Declared on host pointers, as simCheckAlign below.
+      auto callee = declare(*host, "simPrefetch", voidType, {hostPtr, i32});
+      LLVM::CallOp::create(builder, op->getLoc(), callee,
+                           ValueRange{prefetch.getSrcMem(), prefetch.getSize()});
+      toErase.push_back(op);
+    } else if (auto intrinsic = dyn_cast<LLVM::CallIntrinsicOp>(op);
+             intrinsic && intrinsic.getIntrin() == "llvm.nvvm.div.full") {
+      // The device's 2-ulp division; the host's is exact (the tolerance
+      // covers both).
+      op->getResult(0).replaceAllUsesWith(LLVM::FDivOp::create(
+          builder, op->getLoc(), op->getOperand(0), op->getOperand(1)));
+      toErase.push_back(op);
+    } else if (auto shfl = dyn_cast<NVVM::ShflOp>(op))
       call(shfl.getVal().getType().isF32() ? "simShflF32" : "simShflI32",
            shfl.getVal().getType(), {shfl.getVal(), shfl.getOffset()});
     else if (isa<LLVM::LoadOp, LLVM::StoreOp>(op)) {
@@ -265,6 +296,10 @@ static bool runTask(TaskFn fn, const check::Task &task, unsigned threads,
     args.push_back(reinterpret_cast<uint64_t>(allocations.back().bytes.data() +
                                               allocations.back().offset));
   }
+  views.clear();
+  for (size_t i = 0; i < task.buffers.size(); ++i)
+    views.emplace_back(args[i], args[i] + uint64_t(task.buffers[i].span) *
+                                              task.buffers[i].elemBytes);
   for (unsigned tile = 0; tile < task.tiles; ++tile) {
     SimBlock sim(threads);
     block = &sim;
@@ -334,6 +369,7 @@ int main(int argc, char **argv) {
     add("simShflI32", reinterpret_cast<void *>(&simShflI32));
     add("simCheckAlign", reinterpret_cast<void *>(&simCheckAlign));
     add("simShflF32", reinterpret_cast<void *>(&simShflF32));
+    add("simPrefetch", reinterpret_cast<void *>(&simPrefetch));
     add("__gpuos_shared", sharedMemory);
     // libdevice names on the host's libm.
     add("__nv_expf", reinterpret_cast<void *>(static_cast<float (*)(float)>(&expf)));
@@ -374,7 +410,8 @@ int main(int argc, char **argv) {
     std::printf("\n");
     (outcome.ok ? passed : failed)++;
   }
-  std::printf("sim-check: %d passed, %d failed (%lld vector accesses, all aligned)\n",
-              passed, failed, vectorAccesses.load());
+  std::printf("sim-check: %d passed, %d failed (%lld vector accesses, all aligned; "
+              "%lld bulk prefetches, all inside their buffers)\n",
+              passed, failed, vectorAccesses.load(), prefetches.load());
   return failed ? 1 : 0;
 }
