@@ -44,6 +44,12 @@ sys.path.insert(0, HERE)
 # One compile-worker budget for the main process and the warmers alike, so
 # inductor's cache keys agree and the warmers do not oversubscribe the CPUs.
 os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", str(max(1, (os.cpu_count() or 4) // 4)))
+# Workloads are timed one after the other in one process: the Python
+# front-end's image holds the last two graphs only (docs/python.md,
+# "Images"), so a workload's first call compiles its own graphs, not a
+# union with every earlier workload's (that cost 15-47 s per workload).
+# Per-call times do not depend on it.
+os.environ.setdefault("GPUOS_UNION_GRAPHS", "2")
 
 import torch  # noqa: E402
 

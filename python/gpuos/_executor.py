@@ -2,10 +2,14 @@
 CPU through the reference interpreter (a testing and debugging mode).
 
 The GPU path keeps one runtime per device and one image per device holding
-every graph compiled so far in this process: a new graph recompiles the
-union (cached like any graph) and installs it at a safe point, because the
-resident kernel can only call task functions linked into its own image
-(PLATFORM-FACTS: cross-module calls fault).
+the graphs used most recently in this process (at most UNION_GRAPHS): a new
+graph recompiles the union (cached like any graph) and installs it at a
+safe point, because the resident kernel can only call task functions linked
+into its own image (PLATFORM-FACTS: cross-module calls fault). The union is
+bounded because compiling it costs every member's compile again (seconds
+for a decode step): without a bound, the 20th graph of a process took
+tens of seconds. The graph added longest ago leaves first; calling it
+again adds it back (a union seen before is a cache hit).
 
 A run is one native call (a launcher of gpuos._C per graph and priority):
 it reads the tensors' pointers, waits for the PyTorch stream that wrote
@@ -20,6 +24,7 @@ import os
 import subprocess
 import tempfile
 import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import Dict, List, Sequence
 
@@ -36,6 +41,9 @@ class ExecutionError(RuntimeError):
 
 
 PRIORITIES = {"urgent": 0, "normal": 1, "background": 2}
+
+#: Most graphs in one device's image (GPUOS_UNION_GRAPHS; at least 1).
+UNION_GRAPHS = max(1, int(os.environ.get("GPUOS_UNION_GRAPHS", "8")))
 
 
 def check_priority(priority: str) -> str:
@@ -127,7 +135,8 @@ class _Device:
         idle = int(os.environ.get("GPUOS_IDLE_PARK_US", "1000"))
         self.index = ordinal
         self.runtime = _C.Runtime(ordinal, idle)
-        self.graphs: Dict[str, CompiledGraph] = {}
+        # The graphs in the installed image, oldest first (name -> graph).
+        self.graphs: "OrderedDict[str, CompiledGraph]" = OrderedDict()
         self.image_key = None
         self.lock = threading.Lock()
         # One launcher per (graph, priority); each caches its runtime graphs
@@ -138,25 +147,34 @@ class _Device:
 
     def ensure_loaded(self, graph: CompiledGraph, arch: str) -> None:
         """Installs an image holding `graph` (with self.lock held)."""
-        if graph.name in self.graphs and self.graphs[graph.name].key == graph.key:
+        current = self.graphs.get(graph.name)
+        if current is not None and current.key == graph.key:
             return
+        self.graphs.pop(graph.name, None)
+        while len(self.graphs) >= UNION_GRAPHS:
+            self.graphs.popitem(last=False)
+            _stats.bump("union_evictions")
         self.graphs[graph.name] = graph
         if len(self.graphs) == 1:
             image = graph
         else:
             # One module with every graph: kinds carry their graph's name.
-            source = "\n".join(g.source for g in self.graphs.values())
-            image = compile_graph(source, "union", [], [], arch=arch)
+            # Sorted by name, so the same set is the same source (a cache
+            # hit) in whatever order the graphs came back.
+            members = sorted(self.graphs.values(), key=lambda g: g.name)
+            image = compile_graph("\n".join(g.source for g in members), "union", [], [],
+                                  arch=arch)
         # Runtime graphs already bound survive: the runtime rebinds them to
-        # the new image, which has every kind of the old one.
+        # the new image (those of graphs that left it until they return).
         self.runtime.load_image_files(str(image.cubin), str(image.manifest))
         self.image_key = image.key
         _stats.bump("image_loads")
 
     def launcher(self, graph: CompiledGraph, priority: str, arch: str):
-        """The native launcher of `graph`: called with the input tensors
-        then the output tensors and a raw stream, it binds, submits and
-        waits in one call (the image is loaded here, once)."""
+        """The launcher of `graph`: called with the input tensors then the
+        output tensors and a raw stream, it binds, submits and waits in one
+        native call. The image holding `graph` is installed here, and again
+        on a call after the graph left the union."""
         key = (graph.key, priority)
         found = self.launchers.get(key)
         if found is not None:
@@ -166,11 +184,26 @@ class _Device:
             found = self.launchers.get(key)
             if found is None:
                 buffers = list(graph.inputs) + list(graph.outputs)
-                found = self.runtime.launcher(graph.name, [n for n, _ in buffers],
-                                              [extent_bytes(t) for _, t in buffers],
-                                              PRIORITIES[priority])
+                native = self.runtime.launcher(graph.name, [n for n, _ in buffers],
+                                               [extent_bytes(t) for _, t in buffers],
+                                               PRIORITIES[priority])
+                found = self._resident_launch(graph, arch, native)
                 self.launchers[key] = found
         return found
+
+    def _resident_launch(self, graph: CompiledGraph, arch: str, native):
+        """`native` behind a check that `graph` is still in the image (one
+        dict lookup per call)."""
+        graphs, name, key = self.graphs, graph.name, graph.key
+
+        def launch(tensors, stream):
+            g = graphs.get(name)
+            if g is None or g.key != key:
+                with self.lock:
+                    self.ensure_loaded(graph, arch)
+            native(tensors, stream)
+        launch.native = native
+        return launch
 
 
 _devices: Dict[int, _Device] = {}

@@ -129,4 +129,8 @@ def install(monkeypatch=None, compute: bool = True):
             monkeypatch.setitem(target, name, value)
         else:
             monkeypatch.setattr(target, name, value, raising=False)
+    # The extension's counters (graphs_run, ...) now come from the stub's
+    # devices: count from here (a GPU test earlier in the process left the
+    # baseline at the real runtime's counts).
+    gpuos.reset_stats()
     return stub

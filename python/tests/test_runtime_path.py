@@ -199,3 +199,25 @@ def test_capture_takes_the_same_launch():
         y = torch.relu(x * w).sum(-1)
     assert_close(y, torch.relu(x.double() * w.double()).sum(-1), torch.float32)
     assert gpuos.stats()["graphs_run"] == 1
+
+
+def test_the_union_image_is_bounded_and_an_evicted_graph_comes_back(monkeypatch):
+    # At most two graphs in the device's image: a third pushes the oldest
+    # out, and calling the evicted one installs an image with it again
+    # (the stub asserts that a launched graph is in the loaded image).
+    from gpuos import _executor
+    monkeypatch.setattr(_executor, "UNION_GRAPHS", 2)
+    fns = [gpuos.jit(lambda x, k=k: torch.tanh(x * (k + 2)) - k) for k in range(3)]
+    x = torch.randn(4, 8)
+    for k, f in enumerate(fns):
+        check(f(x), ref(lambda v: torch.tanh(v * (k + 2)) - k, x))
+    dev = _executor.device_for(0)
+    assert len(dev.graphs) == 2
+    assert gpuos.stats()["union_evictions"] == 1
+    loads = gpuos.stats()["image_loads"]
+    check(fns[0](x), ref(lambda v: torch.tanh(v * 2), x))  # evicted: back in
+    assert gpuos.stats()["image_loads"] == loads + 1
+    assert gpuos.stats()["union_evictions"] == 2
+    check(fns[0](x), ref(lambda v: torch.tanh(v * 2), x))  # resident now
+    assert gpuos.stats()["image_loads"] == loads + 1
+    assert len(dev.graphs) == 2

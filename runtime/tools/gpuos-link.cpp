@@ -7,7 +7,10 @@
 // library depends on it; the runtime loads the finished cubin with the
 // driver alone.
 //
-//   gpuos-link [-arch=sm_90] [-O3] -o image.cubin input.o lib.a k.ptx ...
+//   gpuos-link [-arch=sm_90] [-O3] [-maxrregcount=N] -o image.cubin
+//              input.o lib.a k.ptx ...
+// (-maxrregcount: the register limit gpuos-jit links with, 128 by default
+// there, so an image linked here from its PTX matches gpuos-jit's.)
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,7 +58,7 @@ bool endsWith(const std::string &s, const char *suffix) {
 
 int usage() {
   std::fprintf(stderr,
-               "usage: gpuos-link [-arch=sm_XX] [-O<n>] [-v] -o out.cubin "
+               "usage: gpuos-link [-arch=sm_XX] [-O<n>] [-maxrregcount=N] [-v] -o out.cubin "
                "inputs...\n  inputs: .o (nvcc -rdc=true -c), .a, .cubin, "
                ".fatbin, .ptx\n");
   return 2;
@@ -64,7 +67,7 @@ int usage() {
 } // namespace
 
 int main(int argc, char **argv) {
-  std::string arch = "-arch=sm_90", opt = "-O3", output;
+  std::string arch = "-arch=sm_90", opt = "-O3", registers, output;
   bool verbose = false;
   std::vector<std::string> inputs;
   for (int i = 1; i < argc; ++i) {
@@ -73,6 +76,8 @@ int main(int argc, char **argv) {
       arch = a;
     else if (a.rfind("-O", 0) == 0)
       opt = a;
+    else if (a.rfind("-maxrregcount=", 0) == 0)
+      registers = a;
     else if (a == "-v")
       verbose = true;
     else if (a == "-o" && i + 1 < argc)
@@ -93,6 +98,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   std::vector<const char *> options = {arch.c_str(), opt.c_str()};
+  if (!registers.empty())
+    options.push_back(registers.c_str());
   if (verbose)
     options.push_back("-verbose");
   Handle h = nullptr;

@@ -34,7 +34,8 @@
 //     its own, as a one-task graph over zero-filled buffers (one per
 //     manifest buffer name, shared between tasks), submitted and waited
 //     for R times; p50/p99 per task in manifest order, and their sum.
-//     --workers-per-sm W sets RuntimeOptions::workersPerSM (bench too).
+//     --workers-per-sm W sets RuntimeOptions::workersPerSM, --priority P
+//     overrides the tasks' priority (bench too).
 //
 //   suite-driver profile-launch --image --manifest --graph [--reps R]
 //     The same tasks as plain kernel launches (gpuos_launch_<kind>, one
@@ -321,6 +322,15 @@ struct BoundSet {
   GraphId graph = 0;
 };
 
+/// --priority urgent|normal|background overrides the graph's own.
+Priority priorityOption(const Args &args, Priority own) {
+  std::string name = args.get("priority", "");
+  Priority p = own;
+  if (!name.empty() && !parsePriority(name, p))
+    die("--priority: '" + name + "' is not urgent, normal or background");
+  return p;
+}
+
 std::unique_ptr<Runtime> openRuntime(const Args &args) {
   RuntimeOptions opts;
   opts.workersPerSM = (uint32_t)args.num("workers-per-sm", 0);
@@ -413,6 +423,7 @@ int cmdBench(const Args &args) {
         best = t.priority;
     prio = best;
   }
+  prio = priorityOption(args, prio);
 
   // Correctness: poisoned outputs, one call per checked set.
   for (int k = 0; k < checkSets; ++k) {
@@ -890,6 +901,18 @@ int cmdShareStreams(const Args &args) {
 // profile: per-task synchronous latency of one graph
 //===----------------------------------------------------------------------===//
 
+/// A profile's last row (the sum over the graph's tasks) and its JSON;
+/// fails when the manifest had no task of `graph`.
+int endProfile(const Args &args, std::ostringstream &js, const std::string &graph, int count,
+               const char *label, const char *key, double sum) {
+  if (!count)
+    die("the manifest has no graph '" + graph + "'");
+  std::printf("%-36s %6s %10.2f\n", label, "", sum);
+  js << "], \"" << key << "\": " << sum << "}";
+  emitJson(args, js.str());
+  return 0;
+}
+
 /// The runtime's per-SM statistics, summed over the SMs.
 struct SmTotals {
   uint64_t tiles = 0, busy = 0, active = 0;
@@ -942,11 +965,11 @@ int cmdProfile(const Args &args) {
     need(rt->createGraph(gs, g), "createGraph(" + t.kind + ")");
     std::vector<double> lat;
     for (int i = 0; i < 3; ++i)
-      runOnce(*rt, g, t.priority);
+      runOnce(*rt, g, priorityOption(args, t.priority));
     SmTotals before = smTotals(*rt);
     for (int i = 0; i < reps; ++i) {
       auto t0 = Clock::now();
-      runOnce(*rt, g, t.priority);
+      runOnce(*rt, g, priorityOption(args, t.priority));
       lat.push_back(usBetween(t0, Clock::now()));
     }
     SmTotals after = smTotals(*rt);
@@ -965,12 +988,7 @@ int cmdProfile(const Args &args) {
        << ", \"cycles_per_tile\": " << tileCycles << "}";
     sum += d.p50;
   }
-  if (!count)
-    die("the manifest has no graph '" + graph + "'");
-  std::printf("%-36s %6s %10.2f\n", "sum of p50", "", sum);
-  js << "], \"sum_p50_us\": " << sum << "}";
-  emitJson(args, js.str());
-  return 0;
+  return endProfile(args, js, graph, count, "sum of p50", "sum_p50_us", sum);
 }
 
 /// The profile's second view: each task of the graph as a plain kernel
@@ -1024,12 +1042,7 @@ int cmdProfileLaunch(const Args &args) {
        << ", \"launch_us\": " << us << "}";
     sum += us;
   }
-  if (!count)
-    die("the manifest has no graph '" + graph + "'");
-  std::printf("%-36s %6s %12.2f\n", "sum", "", sum);
-  js << "], \"sum_us\": " << sum << "}";
-  emitJson(args, js.str());
-  return 0;
+  return endProfile(args, js, graph, count, "sum", "sum_us", sum);
 }
 
 //===----------------------------------------------------------------------===//
