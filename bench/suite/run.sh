@@ -21,6 +21,8 @@
 #     (where a graph's latency goes); JSON in $OUT/profile-<name>.json;
 #     then the same tasks as plain kernel launches (profile-launch: the
 #     tasks' own time without the runtime), $OUT/launch-<name>.json.
+#     PROFILE_FLAGS: more driver options for the first, e.g.
+#     "--trace-tiles 64 --priority urgent".
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -143,9 +145,10 @@ profile() {
   [[ -x $driver ]] || build_driver >/dev/null
   for name in "$@"; do
     echo "=== profile $name"
+    # shellcheck disable=SC2086
     "$driver" profile --image "$bench_dir/images/$name.cubin" \
       --manifest "$bench_dir/images/$name.manifest.json" --graph "$name" \
-      --reps "${REPS:-100}" --json "${OUT:-/tmp}/profile-$name.json"
+      --reps "${REPS:-100}" --json "${OUT:-/tmp}/profile-$name.json" ${PROFILE_FLAGS:-}
     "$driver" profile-launch --image "$bench_dir/images/$name.cubin" \
       --manifest "$bench_dir/images/$name.manifest.json" --graph "$name" \
       --reps "${REPS:-100}" --json "${OUT:-/tmp}/launch-$name.json"

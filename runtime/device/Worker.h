@@ -134,11 +134,12 @@ struct BlockCounters {
 /// clock at each step of its continuation hops into this block's
 /// kHopTraceSlots trace slots (after the poller's ring, Protocol.h), from
 /// the end of a tile to the end of the kept successor it ran (cycles 0..7
-/// as HopTraceRecord lists them). Plain stores nothing waits for; off, one
-/// register test per step.
+/// as HopTraceRecord lists them); with traceAllTiles, of every tile. Plain
+/// stores nothing waits for; off, one register test per step.
 struct HopTrace {
   TraceSlot *slots; // this block's, or null
   uint32_t n;       // hops recorded
+  bool all;         // every tile, not only continuations
 
   GPUOS_DEV void open(const DeviceControl *c, uint32_t blockId) {
     slots = c->trace ? reinterpret_cast<TraceSlot *>(c->trace) +
@@ -146,21 +147,24 @@ struct HopTrace {
                            (uint64_t)blockId * kHopTraceSlots
                      : nullptr;
     n = 0;
+    all = c->traceAllTiles != 0;
   }
   GPUOS_DEV void stamp(uint32_t step) {
     if (slots)
       slots[n % kHopTraceSlots].cycles[step] = cycles();
   }
-  /// The tile that just ended (after its barrier) was a continuation:
-  /// close its record; then the next one starts at this tile's end.
+  /// The tile that just ended (after its barrier) was a continuation (or
+  /// any tile, with `all`): close its record; then the next one starts at
+  /// this tile's end.
   GPUOS_DEV void tileEnded(bool continuation, uint32_t task) {
     if (!slots)
       return;
     uint64_t now = cycles();
-    if (continuation) {
+    if (continuation || all) {
       TraceSlot &t = slots[n % kHopTraceSlots];
       t.cycles[7] = now;
       t.epoch = task;
+      t.run = continuation ? 1u : 0u;
       t.seenNs = nowNs();
       ++n;
     }

@@ -571,6 +571,7 @@ Status Runtime::readHopTrace(std::vector<HopTraceRecord> &out) {
     HopTraceRecord r;
     r.block = (uint32_t)(k / kHopTraceSlots);
     r.task = t.epoch;
+    r.continuation = t.run != 0;
     r.endNs = t.seenNs;
     r.tileEnd = t.cycles[0];
     r.finished = t.cycles[1];

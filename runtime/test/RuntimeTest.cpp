@@ -193,6 +193,58 @@ TEST_P(RuntimeTest, UrgentOvertakesBackground) {
   EXPECT_EQ(std::count(bgStamps.begin(), bgStamps.end(), 0u), 0);
 }
 
+// Diagnostics: with traceRecords and traceAllTiles every tile a worker
+// runs is stamped (readHopTrace: one record per tile, its steps in order
+// but for a worker's first tile after the launch, whose record opened at
+// no tile end); with traceRecords alone only continuation hops are, and a
+// one-task graph has none.
+TEST_P(RuntimeTest, TracesEveryTileWhenAsked) {
+  for (bool all : {false, true}) {
+    rt.reset();
+    RuntimeOptions options;
+    options.traceRecords = 16;
+    options.traceAllTiles = all;
+    open(options);
+    Buffer x = alloc(4096 * 4);
+    GraphSpec g;
+    g.tasks.push_back({"iota4k", {x.arg()}, {}, {}});
+    GraphId id;
+    ASSERT_OK(rt->createGraph(g, id));
+    for (int round = 0; round < 2; ++round) {
+      Submission s;
+      ASSERT_OK(rt->submit(id, Priority::Normal, s));
+      ASSERT_OK(rt->wait(s, kWaitUs));
+    }
+    std::vector<HopTraceRecord> recs;
+    ASSERT_OK(rt->readHopTrace(recs));
+    if (!all) {
+      EXPECT_TRUE(recs.empty()) << recs.size() << " records without traceAllTiles";
+      continue;
+    }
+    Stats st;
+    ASSERT_OK(rt->stats(st));
+    ASSERT_EQ(recs.size(), 32u); // 2 runs x 16 tiles
+    size_t ordered = 0;
+    for (const HopTraceRecord &r : recs) {
+      EXPECT_EQ(r.task, 0u);
+      EXPECT_FALSE(r.continuation);
+      EXPECT_NE(r.endNs, 0u);
+      EXPECT_LE(r.tileStart, r.dispatched);
+      EXPECT_LE(r.dispatched, r.nextTileEnd);
+      if (r.tileEnd == 0)
+        continue; // the worker's first tile
+      uint64_t at[] = {r.tileEnd, r.finished, r.finishDone, r.decided,
+                       r.started, r.tileStart, r.dispatched, r.nextTileEnd};
+      bool inOrder = true;
+      for (int k = 1; k < 8; ++k)
+        inOrder = inOrder && at[k] >= at[k - 1];
+      ordered += inOrder;
+    }
+    // Every tile but each worker's first has a full record.
+    EXPECT_GE(ordered, 32u - st.workers);
+  }
+}
+
 // Park and relaunch: the kernel parks after idleParkUs without work and on
 // park(); each next submission relaunches it and completes.
 TEST_P(RuntimeTest, ParksWhenIdleAndRelaunches) {

@@ -35,7 +35,9 @@
 //     manifest buffer name, shared between tasks), submitted and waited
 //     for R times; p50/p99 per task in manifest order, and their sum.
 //     --workers-per-sm W sets RuntimeOptions::workersPerSM, --priority P
-//     overrides the tasks' priority (bench too).
+//     overrides the tasks' priority (bench too). --trace-tiles N traces
+//     every tile (RuntimeOptions::traceAllTiles) and prints, per task, where
+//     the workers' time between its tiles goes (p50 cycles per step).
 //
 //   suite-driver profile-launch --image --manifest --graph [--reps R]
 //     The same tasks as plain kernel launches (gpuos_launch_<kind>, one
@@ -334,6 +336,10 @@ Priority priorityOption(const Args &args, Priority own) {
 std::unique_ptr<Runtime> openRuntime(const Args &args) {
   RuntimeOptions opts;
   opts.workersPerSM = (uint32_t)args.num("workers-per-sm", 0);
+  if (uint32_t n = (uint32_t)args.num("trace-tiles", 0)) {
+    opts.traceRecords = n;
+    opts.traceAllTiles = true;
+  }
   std::unique_ptr<Runtime> rt;
 #ifdef SUITE_SIM
   // suite-driver-sim --sim 1: the runtime's CPU simulator with its test
@@ -901,6 +907,47 @@ int cmdShareStreams(const Args &args) {
 // profile: per-task synchronous latency of one graph
 //===----------------------------------------------------------------------===//
 
+/// Where a worker's time between two tiles goes (--trace-tiles): p50 over
+/// the traced tiles of thread 0's SM cycles per step (HopTraceRecord) of
+/// the records that ended after `sinceNs`, as a line and as JSON; advances
+/// `sinceNs`. Records
+/// whose stamps are not in order (a worker's first tile after a launch)
+/// are left out.
+std::pair<std::string, std::string> traceSteps(Runtime &rt, uint64_t &sinceNs) {
+  std::vector<HopTraceRecord> recs;
+  need(rt.readHopTrace(recs), "readHopTrace");
+  const char *names[] = {"finish", "stats", "decide", "start", "barrier", "tile", "end"};
+  std::vector<double> steps[7], gap;
+  uint64_t latest = sinceNs;
+  for (const HopTraceRecord &r : recs) {
+    if (r.endNs <= sinceNs)
+      continue;
+    latest = std::max(latest, r.endNs);
+    uint64_t at[8] = {r.tileEnd, r.finished, r.finishDone, r.decided,
+                      r.started, r.tileStart, r.dispatched, r.nextTileEnd};
+    bool ordered = at[0] != 0;
+    for (int k = 1; k < 8; ++k)
+      ordered = ordered && at[k] >= at[k - 1];
+    if (!ordered)
+      continue;
+    for (int k = 0; k < 7; ++k)
+      steps[k].push_back((double)(at[k + 1] - at[k]));
+    gap.push_back((double)((at[7] - at[0]) - (at[6] - at[5])));
+  }
+  sinceNs = latest;
+  std::ostringstream text, js;
+  text << "    between tiles, thread 0's cycles (p50 of " << gap.size() << " tiles):";
+  js << "{\"tiles\": " << gap.size();
+  for (int k = 0; k < 7; ++k) {
+    double v = distOf(steps[k]).p50;
+    text << " " << names[k] << " " << (uint64_t)v;
+    js << ", \"" << names[k] << "\": " << v;
+  }
+  text << "; outside the tile " << (uint64_t)distOf(gap).p50;
+  js << ", \"outside\": " << distOf(gap).p50 << "}";
+  return {text.str(), js.str()};
+}
+
 /// A profile's last row (the sum over the graph's tasks) and its JSON;
 /// fails when the manifest had no task of `graph`.
 int endProfile(const Args &args, std::ostringstream &js, const std::string &graph, int count,
@@ -936,6 +983,7 @@ int cmdProfile(const Args &args) {
   std::unique_ptr<Runtime> rt = openRuntime(args);
   const ImageManifest &man = *rt->manifest();
   std::map<std::string, Buffer> buffers;
+  uint64_t traceSince = 0; // --trace-tiles: records of earlier tasks end before
   std::ostringstream js;
   js << "{\"graph\": \"" << graph << "\", \"reps\": " << reps << ", \"tasks\": [";
   std::printf("%-36s %6s %10s %10s %8s %12s\n", "task", "tiles", "p50 us", "p99 us", "busy",
@@ -973,6 +1021,9 @@ int cmdProfile(const Args &args) {
       lat.push_back(usBetween(t0, Clock::now()));
     }
     SmTotals after = smTotals(*rt);
+    std::pair<std::string, std::string> steps{"", "null"};
+    if (args.num("trace-tiles", 0))
+      steps = traceSteps(*rt, traceSince);
     need(rt->destroyGraph(g), "destroyGraph");
     Dist d = distOf(lat);
     // The blocks' own clocks over the timed runs: inside tiles / resident,
@@ -985,7 +1036,9 @@ int cmdProfile(const Args &args) {
                 (unsigned long long)t.numTiles, d.p50, d.p99, busyFraction, tileCycles);
     js << (count++ ? ", " : "") << "{\"kind\": \"" << t.kind << "\", \"tiles\": " << t.numTiles
        << ", \"sync_us\": " << jsonDist(d) << ", \"busy_fraction\": " << busyFraction
-       << ", \"cycles_per_tile\": " << tileCycles << "}";
+       << ", \"cycles_per_tile\": " << tileCycles << ", \"tile_steps\": " << steps.second << "}";
+    if (!steps.first.empty())
+      std::printf("%s\n", steps.first.c_str());
     sum += d.p50;
   }
   return endProfile(args, js, graph, count, "sum of p50", "sum_p50_us", sum);

@@ -315,8 +315,9 @@ static_assert(sizeof(BlockStats) == 32, "BlockStats layout");
 /// One traced inline singleton (RuntimeOptions::traceRecords): block 0's
 /// SM cycles at each step of the inline path (Poller.h). The same slots,
 /// kHopTraceSlots per block after the poller's ring, hold the workers'
-/// continuation hops (Worker.h HopTrace: epoch = the task, seenNs = the
-/// globaltimer at the hop's end, cycles = its steps).
+/// continuation hops, or every tile with traceAllTiles (Worker.h HopTrace:
+/// epoch = the task, run = 1 for a continuation, seenNs = the globaltimer
+/// at the tile's end, cycles = its steps).
 constexpr uint32_t kHopTraceSlots = 64;
 struct TraceSlot {
   uint32_t run, epoch;
@@ -350,7 +351,8 @@ struct DeviceControl {
   uint64_t trace;      // TraceSlot[traceMask + 1] in device memory, or 0;
                        // then kHopTraceSlots per block (hop traces)
   uint32_t settleAfterInline; // poll again once the completion performed
-  uint32_t reserved2;
+  uint32_t traceAllTiles; // with trace: workers record every tile, not
+                          // only continuation hops (Worker.h HopTrace)
 
   // Device state, each word on its own line.
   PaddedU64 ringHead;     // the poller's position, kept across launches

@@ -104,6 +104,10 @@ struct RuntimeOptions {
   /// then also stamp each step of their last 64 continuation hops
   /// (readHopTrace; a few stores per hop).
   uint32_t traceRecords = 0;
+  /// With traceRecords: workers stamp every tile they run, not only
+  /// continuation hops (readHopTrace then shows where a worker's time
+  /// between tiles goes; suite-driver profile --trace-tiles).
+  bool traceAllTiles = false;
 };
 
 /// One traced inline singleton (RuntimeOptions::traceRecords): SM cycles
@@ -121,11 +125,13 @@ struct TraceRecord {
   uint64_t performed = 0;    // a fence.sc.sys after it returned
 };
 
-/// One traced continuation hop of a worker (RuntimeOptions::traceRecords):
-/// thread 0's SM cycles from the end of a tile (after its barrier) to the
-/// end of the successor it kept and ran (Worker.h, HopTrace).
+/// One traced continuation hop of a worker (RuntimeOptions::traceRecords),
+/// or with traceAllTiles any tile: thread 0's SM cycles from the end of the
+/// block's previous tile (after its barrier) to the end of this one
+/// (Worker.h, HopTrace).
 struct HopTraceRecord {
-  uint32_t block = 0, task = 0; // the worker; the successor's task index
+  uint32_t block = 0, task = 0; // the worker; the (successor's) task index
+  bool continuation = false;    // a successor this block kept
   uint64_t endNs = 0;           // %globaltimer at the hop's end
   uint64_t tileEnd = 0;         // previous tile ended (after its barrier)
   uint64_t finished = 0;        // finishTile returned
