@@ -516,16 +516,27 @@ Status Runtime::park() {
   return st;
 }
 
+/// Trace slots [first, first + count) from the device (RuntimeOptions::
+/// traceRecords; none when tracing is off): the poller's ring, then
+/// kHopTraceSlots per block (Protocol.h). With the lock held.
+static Status readTraceSlots(Runtime::Impl &m, uint64_t first, size_t count,
+                             std::vector<TraceSlot> &slots) {
+  GPUOS_RETURN_IF_ERROR(m.usable());
+  slots.clear();
+  if (!m.traceDev)
+    return Status::success();
+  slots.resize(count);
+  return m.backend->copyFromDevice(slots.data(),
+                                   m.traceDev + first * sizeof(TraceSlot),
+                                   count * sizeof(TraceSlot));
+}
+
 Status Runtime::readTrace(std::vector<TraceRecord> &out) {
   Impl &m = *impl_;
   std::lock_guard<std::mutex> lock(m.mutex);
-  GPUOS_RETURN_IF_ERROR(m.usable());
   out.clear();
-  if (!m.traceDev)
-    return Status::success();
-  std::vector<TraceSlot> slots(m.traceCount);
-  GPUOS_RETURN_IF_ERROR(m.backend->copyFromDevice(
-      slots.data(), m.traceDev, slots.size() * sizeof(TraceSlot)));
+  std::vector<TraceSlot> slots;
+  GPUOS_RETURN_IF_ERROR(readTraceSlots(m, 0, m.traceCount, slots));
   // Slot k holds record k mod count; the oldest is the one after the
   // newest (by the globaltimer stamp; empty slots have 0).
   size_t first = 0;
@@ -556,14 +567,10 @@ Status Runtime::readTrace(std::vector<TraceRecord> &out) {
 Status Runtime::readHopTrace(std::vector<HopTraceRecord> &out) {
   Impl &m = *impl_;
   std::lock_guard<std::mutex> lock(m.mutex);
-  GPUOS_RETURN_IF_ERROR(m.usable());
   out.clear();
-  if (!m.traceDev)
-    return Status::success();
-  std::vector<TraceSlot> slots((size_t)m.maxBlocks * kHopTraceSlots);
-  GPUOS_RETURN_IF_ERROR(m.backend->copyFromDevice(
-      slots.data(), m.traceDev + (uint64_t)m.traceCount * sizeof(TraceSlot),
-      slots.size() * sizeof(TraceSlot)));
+  std::vector<TraceSlot> slots;
+  GPUOS_RETURN_IF_ERROR(readTraceSlots(m, m.traceCount,
+                                       (size_t)m.maxBlocks * kHopTraceSlots, slots));
   for (size_t k = 0; k < slots.size(); ++k) {
     const TraceSlot &t = slots[k];
     if (!t.seenNs)

@@ -245,6 +245,37 @@ TEST_P(RuntimeTest, TracesEveryTileWhenAsked) {
   }
 }
 
+// Diagnostics: with traceRecords the poller stamps each urgent one-task
+// one-tile run it runs itself (readTrace: oldest first, steps in order).
+TEST_P(RuntimeTest, TracesInlineUrgentSingletons) {
+  rt.reset();
+  RuntimeOptions options;
+  options.traceRecords = 4;
+  open(options);
+  Buffer t = alloc(256 * 4);
+  GraphSpec g;
+  g.tasks.push_back({"tiny", {t.arg()}, {}, {}});
+  GraphId id;
+  ASSERT_OK(rt->createGraph(g, id));
+  for (int round = 0; round < 6; ++round) {
+    Submission s;
+    ASSERT_OK(rt->submit(id, Priority::Urgent, s));
+    ASSERT_OK(rt->wait(s, kWaitUs));
+  }
+  std::vector<TraceRecord> recs;
+  ASSERT_OK(rt->readTrace(recs));
+  ASSERT_EQ(recs.size(), 4u); // the last 4 of 6: the ring holds 4
+  for (size_t i = 0; i < recs.size(); ++i) {
+    const TraceRecord &r = recs[i];
+    if (i)
+      EXPECT_GT(r.seenNs, recs[i - 1].seenNs) << "not oldest first";
+    uint64_t at[] = {r.pollIssued, r.seen, r.acquired, r.rowRead,
+                     r.tileStart, r.tileEnd, r.completed, r.performed};
+    for (int k = 1; k < 8; ++k)
+      EXPECT_GE(at[k], at[k - 1]) << "record " << i << " step " << k;
+  }
+}
+
 // Park and relaunch: the kernel parks after idleParkUs without work and on
 // park(); each next submission relaunches it and completes.
 TEST_P(RuntimeTest, ParksWhenIdleAndRelaunches) {
