@@ -48,7 +48,9 @@ os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", str(max(1, (os.cpu_count(
 # front-end's image holds the last two graphs only (docs/python.md,
 # "Images"), so a workload's first call compiles its own graphs, not a
 # union with every earlier workload's (that cost 15-47 s per workload).
-# Per-call times do not depend on it.
+# Per-call times do not depend on it while a workload calls at most two
+# graphs (each suite workload does; union_evictions in the front-end
+# statistics would grow during timing otherwise).
 os.environ.setdefault("GPUOS_UNION_GRAPHS", "2")
 
 import torch  # noqa: E402

@@ -2,7 +2,8 @@
 CPU through the reference interpreter (a testing and debugging mode).
 
 The GPU path keeps one runtime per device and one image per device holding
-the graphs used most recently in this process (at most UNION_GRAPHS): a new
+the graphs added (or added back) most recently in this process (at most
+UNION_GRAPHS): a new
 graph recompiles the union (cached like any graph) and installs it at a
 safe point, because the resident kernel can only call task functions linked
 into its own image (PLATFORM-FACTS: cross-module calls fault). The union is
@@ -146,29 +147,37 @@ class _Device:
         self.launchers: Dict[tuple, object] = {}
 
     def ensure_loaded(self, graph: CompiledGraph, arch: str) -> None:
-        """Installs an image holding `graph` (with self.lock held)."""
+        """Installs an image holding `graph` (with self.lock held). The
+        member list changes only once the image is installed, so a failed
+        compile or load leaves it matching the image that runs."""
         current = self.graphs.get(graph.name)
         if current is not None and current.key == graph.key:
             return
-        self.graphs.pop(graph.name, None)
-        while len(self.graphs) >= UNION_GRAPHS:
-            self.graphs.popitem(last=False)
-            _stats.bump("union_evictions")
-        self.graphs[graph.name] = graph
-        if len(self.graphs) == 1:
+        members = OrderedDict(self.graphs)
+        members.pop(graph.name, None)
+        evicted = 0
+        while len(members) >= UNION_GRAPHS:
+            members.popitem(last=False)
+            evicted += 1
+        members[graph.name] = graph
+        if len(members) == 1:
             image = graph
         else:
             # One module with every graph: kinds carry their graph's name.
             # Sorted by name, so the same set is the same source (a cache
             # hit) in whatever order the graphs came back.
-            members = sorted(self.graphs.values(), key=lambda g: g.name)
-            image = compile_graph("\n".join(g.source for g in members), "union", [], [],
+            ordered = sorted(members.values(), key=lambda g: g.name)
+            image = compile_graph("\n".join(g.source for g in ordered), "union", [], [],
                                   arch=arch)
         # Runtime graphs already bound survive: the runtime rebinds them to
         # the new image (those of graphs that left it until they return).
         self.runtime.load_image_files(str(image.cubin), str(image.manifest))
+        self.graphs.clear()
+        self.graphs.update(members)
         self.image_key = image.key
         _stats.bump("image_loads")
+        if evicted:
+            _stats.bump("union_evictions", evicted)
 
     def launcher(self, graph: CompiledGraph, priority: str, arch: str):
         """The launcher of `graph`: called with the input tensors then the
@@ -193,15 +202,31 @@ class _Device:
 
     def _resident_launch(self, graph: CompiledGraph, arch: str, native):
         """`native` behind a check that `graph` is still in the image (one
-        dict lookup per call)."""
+        dict lookup per call). Another thread may install an image without
+        it between that check and the submission: the runtime then rejects
+        the call (nothing of it ran), and it is made once more after
+        installing an image with the graph."""
+        from . import _C
         graphs, name, key = self.graphs, graph.name, graph.key
 
-        def launch(tensors, stream):
+        def resident() -> bool:
             g = graphs.get(name)
-            if g is None or g.key != key:
+            return g is not None and g.key == key
+
+        def launch(tensors, stream):
+            if not resident():
                 with self.lock:
                     self.ensure_loaded(graph, arch)
-            native(tensors, stream)
+            try:
+                native(tensors, stream)
+            except _C.RuntimeError_:
+                # Under the lock the member list matches the installed image
+                # (ensure_loaded changes both together).
+                with self.lock:
+                    if resident():
+                        raise  # a failure of the graph itself
+                    self.ensure_loaded(graph, arch)
+                native(tensors, stream)
         launch.native = native
         return launch
 

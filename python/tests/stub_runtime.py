@@ -93,7 +93,9 @@ class _InterpreterLauncher:
         from gpuos._aten import meta_type
         from gpuos._executor import run_interpreter
         assert isinstance(stream, int)
-        assert self.graph.name in self.runtime.loaded, "the graph is not in the loaded image"
+        if self.graph.name not in self.runtime.loaded:
+            # As the runtime rejects a graph whose kinds the image lacks.
+            raise RuntimeError(f"graph {self.graph.name} cannot run on the current image")
         n = len(self.graph.inputs)
         assert len(tensors) == n + len(self.graph.outputs)
         ins, outs = tensors[:n], tensors[n:]

@@ -221,3 +221,55 @@ def test_the_union_image_is_bounded_and_an_evicted_graph_comes_back(monkeypatch)
     check(fns[0](x), ref(lambda v: torch.tanh(v * 2), x))  # resident now
     assert gpuos.stats()["image_loads"] == loads + 1
     assert len(dev.graphs) == 2
+
+
+def test_a_graph_evicted_during_its_call_is_reinstalled_and_run_once_more(monkeypatch):
+    # Another thread installs an image without g between g's residency
+    # check and its submission: the runtime rejects the call, and the
+    # launcher installs an image with g and makes the call again.
+    from gpuos import _executor
+    monkeypatch.setattr(_executor, "UNION_GRAPHS", 2)
+    fns = [gpuos.jit(lambda x, k=k: torch.tanh(x * (k + 2)) - k) for k in range(3)]
+    x = torch.randn(4, 8)
+    dev = _executor.device_for(0)
+    graphs = []
+    for f in fns:
+        f(x)
+        graphs.append(next(reversed(dev.graphs.values())))
+    assert [g.name for g in dev.graphs.values()] == [graphs[1].name, graphs[2].name]
+    fns[1](x)  # resident: no reload
+    launcher = stub_runtime._InterpreterLauncher
+    real = launcher.__call__
+    evict = {"pending": True}
+
+    def racing(self, tensors, stream):
+        if evict.pop("pending", False) and self.graph.name == graphs[1].name:
+            with dev.lock:
+                dev.ensure_loaded(graphs[0], "sm_90")  # g (graphs[1]) leaves
+        return real(self, tensors, stream)
+    monkeypatch.setattr(launcher, "__call__", racing)
+    loads = gpuos.stats()["image_loads"]
+    check(fns[1](x), ref(lambda v: torch.tanh(v * 3) - 1, x))
+    assert not evict  # the race happened
+    assert gpuos.stats()["image_loads"] == loads + 2  # graphs[0] in, then g back
+    assert graphs[1].name in dev.graphs
+
+
+def test_a_failed_image_load_leaves_the_members_as_installed(monkeypatch):
+    # The member list changes with the installed image only: after a failed
+    # load it still says what the runtime runs.
+    from gpuos import _executor
+    monkeypatch.setattr(_executor, "UNION_GRAPHS", 2)
+    f = gpuos.jit(lambda x: torch.tanh(x) + 1)
+    g = gpuos.jit(lambda x: torch.exp(x) - 1)
+    x = torch.randn(4, 8)
+    f(x)
+    dev = _executor.device_for(0)
+    before = list(dev.graphs)
+
+    def failing(cubin, manifest):
+        raise RuntimeError("load failed")
+    monkeypatch.setattr(dev.runtime, "load_image_files", failing)
+    with pytest.raises(RuntimeError, match="load failed"):
+        g(x)
+    assert list(dev.graphs) == before

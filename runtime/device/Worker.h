@@ -148,6 +148,12 @@ struct HopTrace {
                      : nullptr;
     n = 0;
     all = c->traceAllTiles != 0;
+    if (slots) {
+      // The first record opens at no tile end of this launch: leave its
+      // start 0 (readers skip it), not a stamp of a launch before a park.
+      slots[0].seenNs = 0;
+      slots[0].cycles[0] = 0;
+    }
   }
   GPUOS_DEV void stamp(uint32_t step) {
     if (slots)

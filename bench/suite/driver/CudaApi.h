@@ -59,6 +59,13 @@ struct CudaApi {
 
   std::string error; // why loading failed
 
+  /// A symbol newer drivers add (cuEventElapsedTime_v2, CUDA 12.8): its
+  /// absence is no error, the caller falls back to the older name.
+  template <typename Fn> bool getOptional(void *lib, const char *name, Fn &slot) {
+    slot = reinterpret_cast<Fn>(dlsym(lib, name));
+    return slot != nullptr;
+  }
+
   template <typename Fn> bool get(void *lib, const char *name, Fn &slot) {
     slot = reinterpret_cast<Fn>(dlsym(lib, name));
     if (!slot)
@@ -90,7 +97,8 @@ struct CudaApi {
            get(lib, "cuEventRecord", cuEventRecord) &&
            get(lib, "cuEventQuery", cuEventQuery) &&
            get(lib, "cuEventSynchronize", cuEventSynchronize) &&
-           get(lib, "cuEventElapsedTime_v2", cuEventElapsedTime) &&
+           (getOptional(lib, "cuEventElapsedTime_v2", cuEventElapsedTime) ||
+            get(lib, "cuEventElapsedTime", cuEventElapsedTime)) &&
            get(lib, "cuGetErrorString", cuGetErrorString);
   }
 

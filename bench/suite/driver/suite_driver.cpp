@@ -35,9 +35,11 @@
 //     manifest buffer name, shared between tasks), submitted and waited
 //     for R times; p50/p99 per task in manifest order, and their sum.
 //     --workers-per-sm W sets RuntimeOptions::workersPerSM, --priority P
-//     overrides the tasks' priority (bench too). --trace-tiles N traces
-//     every tile (RuntimeOptions::traceAllTiles) and prints, per task, where
-//     the workers' time between its tiles goes (p50 cycles per step).
+//     overrides the tasks' priority (bench too). --trace-tiles N (N > 0)
+//     traces every tile (RuntimeOptions::traceAllTiles; N sizes the
+//     poller's ring, each worker keeps its last 64 tiles) and prints, per
+//     task, where the workers' time between its tiles goes (p50 cycles per
+//     step).
 //
 //   suite-driver profile-launch --image --manifest --graph [--reps R]
 //     The same tasks as plain kernel launches (gpuos_launch_<kind>, one
@@ -910,9 +912,8 @@ int cmdShareStreams(const Args &args) {
 /// Where a worker's time between two tiles goes (--trace-tiles): p50 over
 /// the traced tiles of thread 0's SM cycles per step (HopTraceRecord) of
 /// the records that ended after `sinceNs`, as a line and as JSON; advances
-/// `sinceNs`. Records
-/// whose stamps are not in order (a worker's first tile after a launch)
-/// are left out.
+/// `sinceNs`. Records whose stamps are not in order (a worker's first tile
+/// after a launch starts at 0) are left out.
 std::pair<std::string, std::string> traceSteps(Runtime &rt, uint64_t &sinceNs) {
   std::vector<HopTraceRecord> recs;
   need(rt.readHopTrace(recs), "readHopTrace");
@@ -1012,12 +1013,13 @@ int cmdProfile(const Args &args) {
     GraphId g = 0;
     need(rt->createGraph(gs, g), "createGraph(" + t.kind + ")");
     std::vector<double> lat;
+    Priority prio = priorityOption(args, t.priority);
     for (int i = 0; i < 3; ++i)
-      runOnce(*rt, g, priorityOption(args, t.priority));
+      runOnce(*rt, g, prio);
     SmTotals before = smTotals(*rt);
     for (int i = 0; i < reps; ++i) {
       auto t0 = Clock::now();
-      runOnce(*rt, g, priorityOption(args, t.priority));
+      runOnce(*rt, g, prio);
       lat.push_back(usBetween(t0, Clock::now()));
     }
     SmTotals after = smTotals(*rt);

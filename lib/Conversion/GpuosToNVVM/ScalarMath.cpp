@@ -122,8 +122,8 @@ static Value onePlusExpNeg(ImplicitLocOpBuilder &b, Value x) {
 /// (subnormals, inf and NaN as IEEE division gives them), at most 2 ulp,
 /// the same order as expf's own 2 ulp before it. The correctly rounded
 /// div.rn.f32 is a subroutine with a slow path; with one per element it
-/// made the bench's 8-op bandwidth chain, which has a sigmoid, run 237 us
-/// instead of 169 as a plain kernel (H200; docs/codegen.md). f64 keeps
+/// made the bench's 8-op bandwidth chain, which has a sigmoid, run 247 us
+/// instead of 177 as a plain kernel (H200; docs/codegen.md). f64 keeps
 /// div.rn: the user's own `/` is correctly rounded in every type.
 static Value divideAfterExp(ImplicitLocOpBuilder &b, Value num, Value den) {
   if (!num.getType().isF32())

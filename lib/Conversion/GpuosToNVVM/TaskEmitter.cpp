@@ -355,19 +355,32 @@ void TaskEmitter::emitTilePrefetch() {
   }
   // Tile t covers elements [t T, (t + 1) T) of a dense row-major buffer of
   // the iteration shape when every axis after the first one the tile cuts
-  // is whole (tiles are numbered row-major, docs/abi.md).
+  // is whole and, unless that axis is the outermost, the tile divides it
+  // (tiles are numbered row-major over ceil(shape / tile), docs/abi.md: a
+  // partial tile inside would shift every later tile's start).
   size_t first = 0;
   while (first + 1 < abi.tile.size() && abi.tile[first] == 1)
     ++first;
   for (size_t k = first + 1; k < abi.tile.size(); ++k)
     if (abi.tile[k] != abi.iterShape[k])
       return;
-  // Streams: inputs of the iteration shape, dense and row-major (a
-  // broadcast row or a strided view is not one chunk per tile).
+  if (first > 0 && abi.iterShape[first] % abi.tile[first] != 0)
+    return;
+  // Streams: inputs of the iteration shape, dense and row-major, that the
+  // body reads only at the iteration index (elementwise ops, or yielded as
+  // they are). A broadcast row, a strided buffer or one read through a
+  // view (a transpose of a square input keeps its shape) is not one chunk
+  // per tile.
+  Block &body = task.getBodyBlock();
   SmallVector<unsigned> streams;
   int64_t bytes = 0;
   for (unsigned i = 0; i < abi.numInputs; ++i) {
     if (abi.buffers[i].getShape() != ArrayRef<int64_t>(abi.iterShape))
+      continue;
+    if (!llvm::all_of(body.getArgument(i).getUsers(), [](Operation *user) {
+          return isa<YieldOp>(user) ||
+                 user->hasTrait<gpuos::OpTrait::Elementwise>();
+        }))
       continue;
     int64_t dense = 1;
     bool rowMajor = true;
@@ -383,6 +396,8 @@ void TaskEmitter::emitTilePrefetch() {
   }
   if (bytes < kMinPrefetchBytes)
     return;
+  // Tile t < numTiles starts inside the buffer (t T < elements, by the
+  // rule above), so begin < end and the size is positive.
   // Thread 0 asks for each stream's chunk with one cp.async.bulk.prefetch
   // (to L2, no registers, no completion to wait for): the tile's whole
   // input is requested at once, not 16 bytes per thread and copy as the

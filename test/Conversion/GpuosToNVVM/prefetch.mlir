@@ -3,7 +3,8 @@
 // tile (tile t = elements [t T, (t + 1) T)) with one
 // cp.async.bulk.prefetch, widened to 16-byte boundaries and clipped at the
 // buffer's end, when the tile reads at least 16 KB. Broadcast inputs,
-// strided views, tiles that are not one chunk and small tiles get none.
+// strided buffers, inputs read through a view, tiles that are not one
+// chunk and small tiles get none.
 // The ranges are checked against the buffers by gpuos-sim-check
 // (test/Target/sim-check.mlir).
 // RUN: gpuos-opt %s --gpuos-lower-tasks-to-nvvm=convert-to-llvm=false | FileCheck %s
@@ -54,7 +55,6 @@ gpuos.graph @two_halves(%x : !gpuos.tensor<16x1024xf32>, %z : !gpuos.tensor<16x1
 // CHECK-NOT:     nvvm.cp.async.bulk.prefetch
 // CHECK-LABEL: llvm.func @gpuos_task_transposed(
 // CHECK-NOT:     nvvm.cp.async.bulk.prefetch
-// CHECK-LABEL: llvm.func @gpuos_dispatch(
 gpuos.graph @none(%x : !gpuos.tensor<16x1024xf32>, %w : !gpuos.tensor<16x4096xf32>,
                   %t : !gpuos.tensor<64x64xf32, strides = [1, 64]>)
     -> (a : !gpuos.tensor<16x1024xf32>, b : !gpuos.tensor<16x4096xf32>, c : !gpuos.tensor<64x64xf32>) {
@@ -71,4 +71,30 @@ gpuos.graph @none(%x : !gpuos.tensor<16x1024xf32>, %w : !gpuos.tensor<16x4096xf3
     gpuos.yield %0 : !gpuos.tensor<64x64xf32>
   }
   gpuos.yield %a, %b, %c : !gpuos.tensor<16x1024xf32>, !gpuos.tensor<16x4096xf32>, !gpuos.tensor<64x64xf32>
+}
+
+// A cut axis with a partial tile inside (10 rows in tiles of 4, under an
+// outer axis): tile t does not start at t * T, so none. A square input read
+// through a transpose is not a stream; the one read directly is: one.
+// CHECK-LABEL: llvm.func @gpuos_task_partial(
+// CHECK-NOT:     nvvm.cp.async.bulk.prefetch
+// CHECK-LABEL: llvm.func @gpuos_task_transposed_square(
+// CHECK-COUNT-1: nvvm.cp.async.bulk.prefetch
+// CHECK-NOT:     nvvm.cp.async.bulk.prefetch
+// CHECK-LABEL: llvm.func @gpuos_dispatch(
+gpuos.graph @rules(%x : !gpuos.tensor<3x10x1024xf32>, %m : !gpuos.tensor<64x64xf32>,
+                   %n : !gpuos.tensor<64x64xf32>)
+    -> (o : !gpuos.tensor<3x10x1024xf32>, p : !gpuos.tensor<64x64xf32>) {
+  %r = gpuos.task "partial" ins(%a = %x : !gpuos.tensor<3x10x1024xf32>)
+      tile [1, 4, 1024] -> (!gpuos.tensor<3x10x1024xf32>) {
+    %0 = gpuos.mul %a, %a : !gpuos.tensor<3x10x1024xf32>, !gpuos.tensor<3x10x1024xf32>
+    gpuos.yield %0 : !gpuos.tensor<3x10x1024xf32>
+  }
+  %s = gpuos.task "transposed_square" ins(%a = %m : !gpuos.tensor<64x64xf32>, %b = %n : !gpuos.tensor<64x64xf32>)
+      tile [64, 64] -> (!gpuos.tensor<64x64xf32>) {
+    %0 = gpuos.transpose %a [1, 0] : !gpuos.tensor<64x64xf32>
+    %1 = gpuos.sub %0, %b : !gpuos.tensor<64x64xf32, strides = [1, 64]>, !gpuos.tensor<64x64xf32>
+    gpuos.yield %1 : !gpuos.tensor<64x64xf32>
+  }
+  gpuos.yield %r, %s : !gpuos.tensor<3x10x1024xf32>, !gpuos.tensor<64x64xf32>
 }

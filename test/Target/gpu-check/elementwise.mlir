@@ -110,3 +110,26 @@ gpuos.graph @unrolled(%x : !gpuos.tensor<64x1024xf32>, %b : !gpuos.tensor<1024xf
   }
   gpuos.yield %r, %s, %t : !gpuos.tensor<64x1024xf32>, !gpuos.tensor<6x1000xf32>, !gpuos.tensor<32x2048xf16>
 }
+
+// Tile prefetch rules (codegen.md, "Tile prefetch"): 16 KB tiles of a
+// rank-3 shape whose cut axis (10 rows in tiles of 4) leaves a partial tile
+// inside, where tile t does not start at t * 4096 (no prefetch), and a
+// square input read through a transpose next to one read directly (only
+// the direct one is prefetched). gpuos-sim-check fails on a prefetch
+// outside its buffer.
+gpuos.graph @prefetch_rules(%x : !gpuos.tensor<3x10x1024xf32>, %m : !gpuos.tensor<64x64xf32>,
+                            %n : !gpuos.tensor<64x64xf32>)
+    -> (o : !gpuos.tensor<3x10x1024xf32>, p : !gpuos.tensor<64x64xf32>) {
+  %r = gpuos.task "ew_prefetch_partial" ins(%a = %x : !gpuos.tensor<3x10x1024xf32>)
+      tile [1, 4, 1024] -> (!gpuos.tensor<3x10x1024xf32>) {
+    %0 = gpuos.mul %a, %a : !gpuos.tensor<3x10x1024xf32>, !gpuos.tensor<3x10x1024xf32>
+    gpuos.yield %0 : !gpuos.tensor<3x10x1024xf32>
+  }
+  %s = gpuos.task "ew_prefetch_transposed" ins(%a = %m : !gpuos.tensor<64x64xf32>, %b = %n : !gpuos.tensor<64x64xf32>)
+      tile [64, 64] -> (!gpuos.tensor<64x64xf32>) {
+    %0 = gpuos.transpose %a [1, 0] : !gpuos.tensor<64x64xf32>
+    %1 = gpuos.sub %0, %b : !gpuos.tensor<64x64xf32, strides = [1, 64]>, !gpuos.tensor<64x64xf32>
+    gpuos.yield %1 : !gpuos.tensor<64x64xf32>
+  }
+  gpuos.yield %r, %s : !gpuos.tensor<3x10x1024xf32>, !gpuos.tensor<64x64xf32>
+}
