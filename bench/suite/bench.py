@@ -472,14 +472,18 @@ def sharing_phase(ctx, data_info):
         ctx.fail("sharing: no image %s" % cubin)
         return None
     results = {}
-    for mode in ("share-gpuos", "share-streams"):
+    # The runtime with its default policy and with urgentExclusive (other
+    # work waits while an urgent run is in flight), and two CUDA streams.
+    for mode, command, extra in (("share-gpuos", "share-gpuos", []),
+                                 ("share-gpuos-exclusive", "share-gpuos", ["--urgent-exclusive", "1"]),
+                                 ("share-streams", "share-streams", [])):
         outdir = os.path.join(ctx.work, "sharing-out", mode)
         shutil.rmtree(outdir, ignore_errors=True)
         jpath = os.path.join(ctx.work, mode + ".json")
-        _, err = run_driver(ctx, [mode, "--image", cubin, "--manifest", manifest, "--urgent-spec", uspec,
+        _, err = run_driver(ctx, [command, "--image", cubin, "--manifest", manifest, "--urgent-spec", uspec,
                                   "--urgent-data", udata, "--urgent-sets", str(usets), "--bg-spec", bspec,
                                   "--bg-data", bdata, "--out", outdir, "--period-us", str(ctx.args.period_us),
-                                  "--duration-s", str(ctx.args.share_s), "--json", jpath],
+                                  "--duration-s", str(ctx.args.share_s), "--json", jpath] + extra,
                             timeout=ctx.args.driver_timeout)
         if err:
             ctx.fail("sharing %s: %s" % (mode, err))
@@ -634,7 +638,9 @@ def markdown(rows, sharing, bw, meta):
         L.append("### GPU sharing (urgent stream + background)\n")
         L.append("| | urgent p99 solo (us) | urgent p99 shared (us) | ratio | background kept |")
         L.append("| --- | ---: | ---: | ---: | ---: |")
-        for label, key in (("gpuos runtime (priorities)", "gpuos"), ("2 CUDA streams (stream priorities)", "streams")):
+        for label, key in (("gpuos runtime (priorities)", "gpuos"),
+                           ("gpuos runtime, urgentExclusive", "gpuos_exclusive"),
+                           ("2 CUDA streams (stream priorities)", "streams")):
             d = sharing.get("detail", {}).get(key)
             if d:
                 L.append("| %s | %.1f | %.1f | %.3f | %.1f%% |" % (
@@ -876,7 +882,8 @@ def cmd_run(args):
         res = sharing_phase(ctx, data_info)
         if res:
             sharing = {"detail": {}}
-            for key, mode in (("gpuos", "share-gpuos"), ("streams", "share-streams")):
+            for key, mode in (("gpuos", "share-gpuos"), ("gpuos_exclusive", "share-gpuos-exclusive"),
+                              ("streams", "share-streams")):
                 r = res.get(mode)
                 if not r:
                     continue
@@ -891,6 +898,7 @@ def cmd_run(args):
                                           "background_shared_per_s": r["background_shared_per_s"],
                                           "background_fraction": frac, "period_us": r["period_us"], "raw": r}
             g, s = sharing["detail"].get("gpuos"), sharing["detail"].get("streams")
+            x = sharing["detail"].get("gpuos_exclusive")
             sharing.update({
                 "urgent_solo_p99_us": g and g["urgent_solo_p99_us"],
                 "urgent_shared_p99_us": g and g["urgent_shared_p99_us"],
@@ -898,6 +906,8 @@ def cmd_run(args):
                 "background_fraction": g and g["background_fraction"],
                 "stream_priority_urgent_p99_ratio": s and s["urgent_p99_ratio"],
                 "stream_priority_background_fraction": s and s["background_fraction"],
+                "exclusive_urgent_p99_ratio": x and x["urgent_p99_ratio"],
+                "exclusive_background_fraction": x and x["background_fraction"],
                 "targets": {"urgent_p99_ratio_max": TARGET_URGENT_P99_RATIO,
                             "background_fraction_min": TARGET_BG_FRACTION},
             })

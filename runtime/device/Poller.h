@@ -53,7 +53,7 @@ struct PollerConfig {
   uint32_t *completion;
   TraceSlot *trace;
   uint32_t ringMask, traceMask;
-  bool inlineUrgent, acquireGpu, settle;
+  bool inlineUrgent, acquireGpu, settle, urgentExclusive;
 
   GPUOS_DEV void load(const DeviceControl *c) {
     ring = reinterpret_cast<const RingEntry *>(c->ring);
@@ -66,6 +66,7 @@ struct PollerConfig {
     inlineUrgent = c->inlineUrgent != 0;
     acquireGpu = c->ringAcquireGpu != 0;
     settle = c->settleAfterInline != 0;
+    urgentExclusive = c->urgentExclusive != 0;
   }
 };
 
@@ -105,8 +106,15 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
   if (w.lane() == 0)
     readPayload(&row->first, t);
   uint64_t p0 = ps.next[prio];
+  bool inlined = n == 1 && prio == kPriorityUrgent && numTasks == 1 && cfg.inlineUrgent;
+  if (prio == kPriorityUrgent && cfg.urgentExclusive && !inlined && w.lane() == 0) {
+    // Counted before its tiles are visible (the publish below releases
+    // both): workers hold back other work until its completion uncounts it
+    // (Worker.h, uncountUrgent). Runs block 0 runs itself take no worker.
+    stRelaxed(&reinterpret_cast<RunCounters *>(t.counters)->urgent, 1u);
+    atomicAddRelaxed(&c->urgentInFlight.value, 1u);
+  }
   if (n == 1) {
-    bool inlined = prio == kPriorityUrgent && numTasks == 1 && cfg.inlineUrgent;
     if (w.lane() == 0) {
       t.epoch = (uint16_t)e.epoch;
       if (inlined) {

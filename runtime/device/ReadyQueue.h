@@ -207,11 +207,18 @@ struct Pick {
 /// reserve), so a pass costs one L2 round trip, not one per queue; a hit
 /// is then confirmed with an acquire fence. Returns false when the poller
 /// asked everyone to stop (only ever when nothing is in flight). The first
-/// empty pass marks the block's job record idle (off the busy path).
+/// empty pass marks the block's job record idle (off the busy path). With
+/// `exclusive` (RuntimeOptions::urgentExclusive), while an urgent run is in
+/// flight only the urgent queues are served: other work waits rather than
+/// share the memory system with it.
 GPUOS_DEV_OUTLINE bool pickJobLoop(DeviceControl *c, Inbox *inbox, Pick &pick,
-                                   JobRecord *record, bool &idle) {
+                                   JobRecord *record, bool &idle,
+                                   bool exclusive) {
   for (uint32_t spin = 0;; ++spin) {
-    for (uint32_t q = 0; q < kNumQueues; ++q)
+    uint32_t served = kNumQueues;
+    if (exclusive && ldRelaxed(&c->urgentInFlight.value) != 0u)
+      served = sharedQueue(kPriorityUrgent) + 1;
+    for (uint32_t q = 0; q < served; ++q)
       if (inbox[q].state == kInboxTaken) {
         pick.job = inbox[q].entry;
         pick.queue = q;
@@ -230,7 +237,7 @@ GPUOS_DEV_OUTLINE bool pickJobLoop(DeviceControl *c, Inbox *inbox, Pick &pick,
         reserve[q] = ldRelaxed(&c->queues[q].reserve.value);
       }
     }
-    for (uint32_t q = 0; q < kNumQueues; ++q) {
+    for (uint32_t q = 0; q < served; ++q) {
       Inbox &ib = inbox[q];
       if (ib.state == kInboxOwed) {
         if (seen[q] != (uint32_t)(ib.ticket + 1))
@@ -274,9 +281,9 @@ GPUOS_DEV_OUTLINE bool pickJobLoop(DeviceControl *c, Inbox *inbox, Pick &pick,
 /// atomics, off the path of a busy worker). Workers inside a range split it
 /// only while someone is idle (Worker.h).
 GPUOS_DEV bool pickJob(DeviceControl *c, Inbox *inbox, Pick &pick,
-                       JobRecord *record) {
+                       JobRecord *record, bool exclusive) {
   bool idle = false;
-  bool got = pickJobLoop(c, inbox, pick, record, idle);
+  bool got = pickJobLoop(c, inbox, pick, record, idle, exclusive);
   if (idle && got)
     atomicAddRelaxed(&c->idleWorkers.value, ~0u);
   return got;

@@ -79,6 +79,7 @@ struct WorkerConfig {
   uint32_t *completion;
   uint32_t fan; // ranges a released successor is published as, at most
   bool continuations;
+  bool exclusive; // RuntimeOptions::urgentExclusive
 
   GPUOS_DEV void load(const DeviceControl *c) {
     completion = reinterpret_cast<uint32_t *>(c->completion);
@@ -88,6 +89,7 @@ struct WorkerConfig {
     uint32_t workers = c->numBlocks > 1 ? c->numBlocks - 1 : 1;
     fan = workers < kMaxSuccessorRanges ? workers : kMaxSuccessorRanges;
     continuations = c->continuations != 0;
+    exclusive = c->urgentExclusive != 0;
   }
 };
 
@@ -228,13 +230,25 @@ GPUOS_DEV_OUTLINE void recordFailure(RunCounters *r, const QueueEntry &job,
   // host reads the record after it saw the failed completion.
 }
 
+/// urgentExclusive: a finished urgent run the poller counted leaves
+/// urgentInFlight (before its completion store: the host reuses the slot,
+/// and the poller may count it again, only after that store).
+GPUOS_DEV void uncountUrgent(DeviceControl *c, RunCounters *r) {
+  if (ldRelaxed(&r->urgent) == 0u)
+    return;
+  stRelaxed(&r->urgent, 0u);
+  atomicAddRelaxed(&c->urgentInFlight.value, ~0u);
+}
+
 /// The run's last task finished: restore the counters for the next run of
 /// this slot, then tell the host. The host reuses the slot only after it
 /// has seen this store, so the resets cannot race with the next run.
 GPUOS_DEV_OUTLINE void completeRun(DeviceControl *c, uint32_t *completionWords,
                                    RunCounters *r, const QueueEntry &job,
-                                   bool failed) {
+                                   bool failed, bool exclusive) {
   fenceGpu(); // acquire: every task's decrement (and writes) before ours
+  if (exclusive)
+    uncountUrgent(c, r);
   stRelaxed(&r->tasksLeft, job.numTasks);
   if (failed)
     stRelaxed(&r->errorClaim, 0u); // the record itself stays for the host
@@ -390,13 +404,19 @@ constexpr uint32_t kPeersIdle = 2;     // both queues of its priority
 /// queue q (as higherPriorityWaiting), this worker's inbox entries of q's
 /// priority (taken, or owed and published: nobody else can run them, so
 /// they must not wait for a whole range), and whether q's priority has no
-/// queued work left (then idle workers may want half of this range).
+/// queued work left (then idle workers may want half of this range). With
+/// `exclusive`, an urgent run in flight also counts as higher-priority
+/// work for a range below urgent (pickJob then waits for it to finish).
 GPUOS_DEV_OUTLINE uint32_t scanAtBoundary(const DeviceControl *c,
-                                          const Inbox *inbox, uint32_t q) {
+                                          const Inbox *inbox, uint32_t q,
+                                          bool exclusive) {
   uint32_t own = rootQueue(priorityOfQueue(q));
   uint64_t head[kNumQueues], reserve[kNumQueues];
   uint32_t seen[kNumQueues];
   uint32_t idle = ldRelaxed(&c->idleWorkers.value);
+  uint32_t urgent = exclusive && own != rootQueue(kPriorityUrgent)
+                        ? ldRelaxed(&c->urgentInFlight.value)
+                        : 0u;
   for (uint32_t h = 0; h < own + 2; ++h) {
     if (inbox[h].state == kInboxOwed)
       seen[h] = ldObserve(&slotOf(h, inbox[h].ticket)->seq);
@@ -405,7 +425,7 @@ GPUOS_DEV_OUTLINE uint32_t scanAtBoundary(const DeviceControl *c,
       reserve[h] = ldRelaxed(&c->queues[h].reserve.value);
     }
   }
-  uint32_t out = 0;
+  uint32_t out = urgent ? kHigherWaiting : 0u;
   for (uint32_t h = 0; h < own + 2; ++h) {
     bool held = inbox[h].state == kInboxTaken ||
                 (inbox[h].state == kInboxOwed &&
@@ -470,12 +490,17 @@ GPUOS_DEV_OUTLINE void finishRangeTile(const Pick &pick, int rc) {
 /// Is there work of a priority strictly higher than queue q's waiting for
 /// this worker (an entry it took or owes, or a non-empty queue)? One round
 /// of independent loads (an L2 round trip), not one per queue: this is on
-/// the path of every continuation hop below urgent priority.
+/// the path of every continuation hop below urgent priority. With
+/// `exclusive`, an urgent run in flight counts too (as in scanAtBoundary).
 GPUOS_DEV_OUTLINE bool higherPriorityWaiting(const DeviceControl *c,
-                                             const Inbox *inbox, uint32_t q) {
+                                             const Inbox *inbox, uint32_t q,
+                                             bool exclusive) {
   const uint32_t end = rootQueue(priorityOfQueue(q));
   uint64_t head[kNumQueues], reserve[kNumQueues];
   uint32_t seen[kNumQueues];
+  uint32_t urgent = exclusive && end != rootQueue(kPriorityUrgent)
+                        ? ldRelaxed(&c->urgentInFlight.value)
+                        : 0u;
   // Constant trip counts: unrolled, the arrays stay in registers.
   for (uint32_t h = 0; h < kNumQueues; ++h) {
     if (h < end && inbox[h].state == kInboxOwed) {
@@ -485,7 +510,7 @@ GPUOS_DEV_OUTLINE bool higherPriorityWaiting(const DeviceControl *c,
       reserve[h] = ldRelaxed(&c->queues[h].reserve.value);
     }
   }
-  bool waiting = false;
+  bool waiting = urgent != 0u;
   for (uint32_t h = 0; h < end && h < kNumQueues; ++h) {
     if (inbox[h].state == kInboxTaken)
       waiting = true;
@@ -505,7 +530,8 @@ GPUOS_DEV void subtractTasks(DeviceControl *c, const WorkerConfig &cfg,
   RunCounters *r = reinterpret_cast<RunCounters *>(job.counters);
   uint32_t old = atomicAddOrdered(&r->tasksLeft, 0u - n);
   if ((old & ~kRunFailedBit) == n)
-    completeRun(c, cfg.completion, r, job, (old & kRunFailedBit) != 0);
+    completeRun(c, cfg.completion, r, job, (old & kRunFailedBit) != 0,
+                cfg.exclusive);
 }
 
 /// Returns true when it kept a ready successor in `cont` for this block;
@@ -526,6 +552,8 @@ GPUOS_DEV_OUTLINE bool finishTile(DeviceControl *c, const WorkerConfig &cfg,
     // The whole run was this tile: no counter to consult. The slot is
     // freed after the completion store, with its own release, off the path
     // to the host.
+    if (cfg.exclusive)
+      uncountUrgent(c, r);
     completeSingleton(cfg.completion, job, rc);
     if (pick.mustFree)
       stRelease(&slotOf(pick.queue, pick.pos)->seq, freedSeq(pick.pos));
@@ -657,7 +685,7 @@ GPUOS_DEV void workerMain(DeviceControl *c, uint32_t blockId, WorkerShared &sh,
       if (range.left) {
         // A tile boundary inside a range: urgent first (give the rest of
         // the range back), else the next tile, splitting for idle peers.
-        uint32_t look = scanAtBoundary(c, inbox, sh.pick.queue);
+        uint32_t look = scanAtBoundary(c, inbox, sh.pick.queue, cfg.exclusive);
         if (look & kHigherWaiting) {
           countUncounted(sh.pick.job, range.uncounted); // before the rest
           range.uncounted = 0;                          // is visible
@@ -677,7 +705,7 @@ GPUOS_DEV void workerMain(DeviceControl *c, uint32_t blockId, WorkerShared &sh,
       uint32_t sq = sh.kept ? sharedQueue(priorityOfQueue(sh.pick.queue)) : 0;
       if (next) {
       } else if (sh.kept && (priorityOfQueue(sq) == kPriorityUrgent ||
-                             !higherPriorityWaiting(c, inbox, sq))) {
+                             !higherPriorityWaiting(c, inbox, sq, cfg.exclusive))) {
         // Continue with the successor: no queue, no other worker involved.
         // Its inputs were written by this block, or acquired by thread 0
         // through depsLeft; the barrier below passes them to the block.
@@ -692,12 +720,12 @@ GPUOS_DEV void workerMain(DeviceControl *c, uint32_t blockId, WorkerShared &sh,
           publishKept(c, cfg, inbox, cont, sq, sh.pending);
           sh.pending = 0;
         }
-        sh.stop = pickJob(c, inbox, sh.pick, record) ? 0u : 1u;
+        sh.stop = pickJob(c, inbox, sh.pick, record, cfg.exclusive) ? 0u : 1u;
         if (!sh.stop && sh.pick.job.rangeExtra) {
           range.left = sh.pick.job.rangeExtra;
           sh.pick.job.rangeExtra = 0;
           maybeSplit(c, inbox, sh.pick, range,
-                     scanAtBoundary(c, inbox, sh.pick.queue));
+                     scanAtBoundary(c, inbox, sh.pick.queue, cfg.exclusive));
         }
       }
       sh.kept = false;

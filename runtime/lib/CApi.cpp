@@ -93,6 +93,7 @@ void gpuos_options_init(gpuos_options *o) {
   o->hang_grace_us = d.hangGraceUs;
   o->recover_faults = d.recoverFaults;
   o->record_jobs = d.recordJobs;
+  o->urgent_exclusive = d.urgentExclusive;
 }
 
 gpuos_status gpuos_open(int ordinal, const gpuos_options *o,
@@ -120,6 +121,7 @@ gpuos_status gpuos_open(int ordinal, const gpuos_options *o,
     options.hangGraceUs = o->hang_grace_us;
     options.recoverFaults = o->recover_faults != 0;
     options.recordJobs = o->record_jobs != 0;
+    options.urgentExclusive = o->urgent_exclusive != 0;
   }
   std::unique_ptr<Runtime> rt;
   if (gpuos_status s = report(Runtime::open(ordinal, options, rt)))

@@ -837,6 +837,7 @@ struct Runtime::Impl {
     c.trace = traceDev;
     c.traceMask = traceDev ? traceCount - 1 : 0u;
     c.traceAllTiles = traceDev && options.traceAllTiles ? 1u : 0u;
+    c.urgentExclusive = options.urgentExclusive ? 1u : 0u;
     // Only the configuration: the device state after it (ring head, queue
     // counters, whose values the slots' sequence numbers depend on) stays.
     return upload(ctlDev, &c, offsetof(DeviceControl, ringHead));

@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -37,7 +38,10 @@ TEST(CApi, NullArgumentsAreRejected) {
   EXPECT_EQ(gpuos_park(nullptr), GPUOS_ERROR_INVALID_ARGUMENT);
   gpuos_destroy(nullptr); // fine
   gpuos_options o;
+  std::memset(&o, 0xFF, sizeof(o));
   gpuos_options_init(&o);
+  EXPECT_EQ(o.urgent_exclusive, 0u); // every field set, the policies off
+  EXPECT_EQ(o.record_jobs, 1u);
   o.struct_size = 3;
   gpuos_runtime *rt = nullptr;
   EXPECT_EQ(gpuos_open(0, &o, &rt), GPUOS_ERROR_INVALID_ARGUMENT);

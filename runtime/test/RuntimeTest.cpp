@@ -558,6 +558,65 @@ TEST(RuntimeSim, NeedsImageAndValidOptions) {
   EXPECT_EQ(st.message(), "the manifest lists no tasks");
 }
 
+// RuntimeOptions::urgentExclusive on the simulator (6 workers): while an
+// urgent graph of two long tiles runs, background tiles keep finishing
+// on the other workers without it, and none start with it (those running
+// when it arrived finish within one tile). Stamps are each tile's end on
+// the simulator's clock; the window leaves a margin for descheduled spin
+// threads on a loaded machine. Afterwards background work runs again: the
+// urgent run left the in-flight count.
+TEST(RuntimeSim, UrgentExclusiveHoldsOtherWorkBack) {
+  const uint32_t bgTiles = 400;
+  const uint64_t bgNs = 2'000'000, urgentNs = 150'000'000;
+  for (bool exclusive : {false, true}) {
+    SCOPED_TRACE(exclusive ? "urgentExclusive" : "default");
+    std::unique_ptr<Runtime> rt;
+    RuntimeOptions options;
+    options.urgentExclusive = exclusive;
+    ASSERT_OK(Runtime::openWithBackend(testimage::makeTestSimBackend(6), options, rt));
+    std::vector<char> cubin;
+    std::string json;
+    ASSERT_OK(testimage::readImage("sim", false, cubin, json));
+    ASSERT_OK(rt->loadImage(std::move(cubin), json));
+    Buffer bgStamps, uStamps;
+    ASSERT_OK(rt->alloc(bgTiles * 8, bgStamps));
+    ASSERT_OK(rt->alloc(2 * 8, uStamps));
+    std::vector<uint64_t> zeros(bgTiles, 0);
+    ASSERT_OK(rt->copyToDevice(bgStamps.ptr, zeros.data(), bgTiles * 8));
+    GraphSpec bg, urgent;
+    bg.tasks.push_back({"spin", {bgStamps.arg()}, {(int64_t)bgTiles, (int64_t)bgNs}, {}});
+    urgent.tasks.push_back({"spin", {uStamps.arg()}, {2, (int64_t)urgentNs}, {}});
+    GraphId bgId, urgentId;
+    ASSERT_OK(rt->createGraph(bg, bgId));
+    ASSERT_OK(rt->createGraph(urgent, urgentId));
+    Submission b, u;
+    ASSERT_OK(rt->submit(bgId, Priority::Background, b));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ASSERT_OK(rt->submit(urgentId, Priority::Urgent, u));
+    ASSERT_OK(rt->wait(u, kWaitUs));
+    ASSERT_OK(rt->wait(b, kWaitUs));
+    std::vector<uint64_t> bgEnd(bgTiles), uEnd(2);
+    ASSERT_OK(rt->copyFromDevice(bgEnd.data(), bgStamps.ptr, bgTiles * 8));
+    ASSERT_OK(rt->copyFromDevice(uEnd.data(), uStamps.ptr, 2 * 8));
+    ASSERT_EQ(std::count(bgEnd.begin(), bgEnd.end(), 0u), 0) << "a background tile did not run";
+    // Both urgent tiles ran in [start, end]; the window is its middle.
+    uint64_t start = std::min(uEnd[0], uEnd[1]) - urgentNs;
+    uint64_t end = std::min(uEnd[0], uEnd[1]);
+    uint64_t from = start + 40'000'000, to = end - 10'000'000;
+    long inside = std::count_if(bgEnd.begin(), bgEnd.end(),
+                                [&](uint64_t t) { return t > from && t < to; });
+    if (exclusive)
+      EXPECT_EQ(inside, 0) << "background tiles finished while the urgent run was in flight";
+    else
+      EXPECT_GT(inside, 10) << "the other workers idled beside the urgent run";
+    // The urgent run left the in-flight count: background runs on its own.
+    ASSERT_OK(rt->copyToDevice(bgStamps.ptr, zeros.data(), bgTiles * 8));
+    ASSERT_OK(rt->submit(bgId, Priority::Background, b));
+    ASSERT_OK(rt->wait(b, 10'000'000));
+    ASSERT_OK(rt->close());
+  }
+}
+
 // With 12 simulated workers a released successor is published as 12
 // ranges, more than one publish chunk: thread 0 reserves them and the
 // block's warp publishes them (Worker.h publishStaged; a warp of one lane

@@ -40,7 +40,7 @@ namespace gpuos::runtime::proto {
 /// Bumped whenever a layout below or the meaning of a field changes. The
 /// device library exports it as `gpuos_runtime_protocol`; loading an image
 /// linked against another version is refused.
-constexpr uint32_t kProtocolVersion = 9;
+constexpr uint32_t kProtocolVersion = 10;
 
 /// Priority classes; lower goes first.
 constexpr uint32_t kNumPriorities = 3;
@@ -242,7 +242,8 @@ struct alignas(128) RunCounters {
   uint32_t errorClaim; // 0 at rest; the first failing tile of a run sets it
   uint32_t numTasks;
   ErrorRecord error;   // that tile's error; the host reads it on failure
-  uint32_t reserved[23];
+  uint32_t urgent;     // 1 while the run counts in urgentInFlight (0 at rest)
+  uint32_t reserved[22];
 };
 static_assert(sizeof(RunCounters) == 128, "RunCounters layout");
 
@@ -353,6 +354,8 @@ struct DeviceControl {
   uint32_t settleAfterInline; // poll again once the completion performed
   uint32_t traceAllTiles; // with trace: workers record every tile, not
                           // only continuation hops (Worker.h HopTrace)
+  uint32_t urgentExclusive; // workers take no other work while an urgent
+                            // run is in flight (urgentInFlight)
 
   // Device state, each word on its own line.
   PaddedU64 ringHead;     // the poller's position, kept across launches
@@ -362,6 +365,8 @@ struct DeviceControl {
   PaddedU32 parks;
   PaddedU32 idleWorkers;  // workers whose last pick found nothing (a hint
                           // for splitting ranges; reset when all exit)
+  PaddedU32 urgentInFlight; // urgentExclusive: urgent runs started through
+                            // the queues and not complete
   QueueState queues[kNumQueues];
 };
 

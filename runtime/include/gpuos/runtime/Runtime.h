@@ -108,6 +108,14 @@ struct RuntimeOptions {
   /// continuation hops (readHopTrace then shows where a worker's time
   /// between tiles goes; suite-driver profile --trace-tiles).
   bool traceAllTiles = false;
+  /// GPU sharing: while an urgent submission that goes through the queues
+  /// is in flight, workers take no normal or background work (they leave a
+  /// range at its next tile boundary and wait), so urgent tiles do not
+  /// share the SMs' memory bandwidth with bulk work. Background resumes
+  /// when no urgent run is in flight, so it is never starved by idle urgent
+  /// traffic, but a stream of urgent work that never pauses holds it back.
+  /// Off by default; docs/runtime.md, "Urgent exclusivity".
+  bool urgentExclusive = false;
 };
 
 /// One traced inline singleton (RuntimeOptions::traceRecords): SM cycles

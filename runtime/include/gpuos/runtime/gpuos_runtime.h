@@ -68,6 +68,7 @@ typedef struct gpuos_options {
   int64_t hang_grace_us;  /* a tile this long past its deadline: recover */
   uint32_t recover_faults; /* recreate the context after a fault or hang */
   uint32_t record_jobs;    /* name the running tile in fault/timeout errors */
+  uint32_t urgent_exclusive; /* no other work while an urgent run is in flight */
 } gpuos_options;
 
 /* A buffer bound to a task. bytes = 0: the runtime's own allocation size
