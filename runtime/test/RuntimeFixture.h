@@ -89,6 +89,21 @@ protected:
     EXPECT_OK(rt->copyToDevice(b.ptr, z.data(), z.size()));
   }
 
+  /// A graph of one task of `kind` writing `out`, submitted `times` times at
+  /// `priority`, each waited for.
+  void runOneTask(const std::string &kind, const Buffer &out, Priority priority,
+                  int times) {
+    GraphSpec g;
+    g.tasks.push_back({kind, {out.arg()}, {}, {}});
+    GraphId id;
+    ASSERT_OK(rt->createGraph(g, id));
+    for (int round = 0; round < times; ++round) {
+      Submission s;
+      ASSERT_OK(rt->submit(id, priority, s));
+      ASSERT_OK(rt->wait(s, kWaitUs));
+    }
+  }
+
   /// One task of `spin` with `tiles` tiles of `ns` nanoseconds each.
   GraphId spinGraph(const Buffer &stamps, uint32_t tiles, uint64_t ns) {
     GraphSpec g;

@@ -206,16 +206,7 @@ TEST_P(RuntimeTest, TracesEveryTileWhenAsked) {
     options.traceRecords = 16;
     options.traceAllTiles = all;
     open(options);
-    Buffer x = alloc(4096 * 4);
-    GraphSpec g;
-    g.tasks.push_back({"iota4k", {x.arg()}, {}, {}});
-    GraphId id;
-    ASSERT_OK(rt->createGraph(g, id));
-    for (int round = 0; round < 2; ++round) {
-      Submission s;
-      ASSERT_OK(rt->submit(id, Priority::Normal, s));
-      ASSERT_OK(rt->wait(s, kWaitUs));
-    }
+    runOneTask("iota4k", alloc(4096 * 4), Priority::Normal, 2);
     // Trace slots are plain stores of the running kernel: read them parked.
     ASSERT_OK(rt->park());
     std::vector<HopTraceRecord> recs;
@@ -255,16 +246,7 @@ TEST_P(RuntimeTest, TracesInlineUrgentSingletons) {
   RuntimeOptions options;
   options.traceRecords = 4;
   open(options);
-  Buffer t = alloc(256 * 4);
-  GraphSpec g;
-  g.tasks.push_back({"tiny", {t.arg()}, {}, {}});
-  GraphId id;
-  ASSERT_OK(rt->createGraph(g, id));
-  for (int round = 0; round < 6; ++round) {
-    Submission s;
-    ASSERT_OK(rt->submit(id, Priority::Urgent, s));
-    ASSERT_OK(rt->wait(s, kWaitUs));
-  }
+  runOneTask("tiny", alloc(256 * 4), Priority::Urgent, 6);
   ASSERT_OK(rt->park()); // the slots are plain stores of the running kernel
   std::vector<TraceRecord> recs;
   ASSERT_OK(rt->readTrace(recs));
