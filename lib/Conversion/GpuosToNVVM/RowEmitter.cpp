@@ -153,25 +153,35 @@ Value RowEmitter::sharedSlot(unsigned offsetBytes, Value entry) {
                              ValueRange{byte});
 }
 
+unsigned RowEmitter::storeWarpTotals(ValueRange totals) {
+  // Two slots in turn: the next statistic writes the other one while slow
+  // threads may still read this one, so one barrier per statistic suffices
+  // (docs/codegen.md, rows).
+  unsigned slot = nextSlot;
+  nextSlot ^= 1;
+  unsigned base = slot * 32 * kEntryBytes;
+  Value leader = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, laneId,
+                                       intConstant(b, b.getI32Type(), 0));
+  {
+    auto ifOp = scf::IfOp::create(b, leader, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    for (auto [k, total] : llvm::enumerate(totals))
+      LLVM::StoreOp::create(b, total, sharedSlot(base + 8 * k, warpId),
+                            /*alignment=*/8);
+  }
+  barrier();
+  return base;
+}
+
 Value RowEmitter::blockReduce(Value partial, Fold fold, Value identity) {
   Value value = partial;
   for (int offset = 16; offset >= 1; offset /= 2)
     value = fold(value, shuffleXor(value, offset));
   if (warpRows) // every lane holds the warp's (the row's) result
     return value;
-  unsigned slot = nextSlot;
-  nextSlot ^= 1;
-  unsigned base = slot * 32 * kEntryBytes;
+  unsigned base = storeWarpTotals(value);
   Type i32 = b.getI32Type();
-  Value leader = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, laneId,
-                                       intConstant(b, i32, 0));
-  {
-    auto ifOp = scf::IfOp::create(b, leader, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    LLVM::StoreOp::create(b, value, sharedSlot(base, warpId), /*alignment=*/8);
-  }
-  barrier();
   // Every thread folds the warp totals in warp order: the same result
   // everywhere, and deterministic for a given block size.
   auto loop = scf::ForOp::create(b, intConstant(b, i32, 0), numWarps,
@@ -198,20 +208,8 @@ std::pair<Value, Value> RowEmitter::blockArgmax(Value value, Value index) {
   }
   if (warpRows)
     return {value, index};
-  unsigned slot = nextSlot;
-  nextSlot ^= 1;
-  unsigned base = slot * 32 * kEntryBytes;
+  unsigned base = storeWarpTotals({value, index});
   Type i32 = b.getI32Type();
-  Value leader = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, laneId,
-                                       intConstant(b, i32, 0));
-  {
-    auto ifOp = scf::IfOp::create(b, leader, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    LLVM::StoreOp::create(b, value, sharedSlot(base, warpId), /*alignment=*/8);
-    LLVM::StoreOp::create(b, index, sharedSlot(base + 8, warpId), /*alignment=*/8);
-  }
-  barrier();
   Value initV = reductionIdentity(b, ReductionKind::max, value.getType());
   Value initI = arith::ConstantOp::create(
       b, b.getI64IntegerAttr(std::numeric_limits<int64_t>::max()));

@@ -90,6 +90,10 @@ private:
                                                   mlir::Value index);
   mlir::Value shuffleXor(mlir::Value value, int offset);
   mlir::Value sharedSlot(unsigned entryOffsetBytes, mlir::Value warp);
+  /// Lane 0 of each warp stores the warp's totals (8 bytes apart) into the
+  /// next shared-memory slot, then the block waits; returns the slot's
+  /// byte offset for reading them back.
+  unsigned storeWarpTotals(mlir::ValueRange totals);
   void barrier();
   /// The row index with the innermost dim at `j` (lanes consecutive).
   Index rowIndex(mlir::Value j);
