@@ -142,6 +142,7 @@ run() {
 # where a graph's sync latency goes. Builds the driver first if needed.
 profile() {
   local driver=${BENCH_DRIVER:-/tmp/gpuos-bench/build/suite-driver} name
+  [[ $# -gt 0 ]] || { echo "usage: bash bench/suite/run.sh profile WORKLOAD..." >&2; exit 2; }
   [[ -x $driver ]] || build_driver >/dev/null
   for name in "$@"; do
     echo "=== profile $name"

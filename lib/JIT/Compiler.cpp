@@ -258,6 +258,7 @@ Compiler::Impl::build(ModuleOp module, const std::string &hash) {
   auto start = Clock::now();
   LowerTasksOptions lowerOptions;
   lowerOptions.blockSize = options.blockSize;
+  lowerOptions.bulkPrefetch = hasBulkCopy(options.arch);
   SmallVector<TaskCodegenInfo> infos;
   if (failed(lowerTasksToNVVM(module, lowerOptions, &infos)))
     return failWithDiagnostics();

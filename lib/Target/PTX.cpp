@@ -27,6 +27,10 @@ bool gpuos::isSupportedArch(StringRef arch) {
   return llvm::is_contained(supportedArchs(), arch);
 }
 
+bool gpuos::hasBulkCopy(StringRef arch) {
+  return arch != "sm_80" && arch != "sm_89";
+}
+
 /// One PTX ISA version for every arch: 8.6 is the first with sm_100, and
 /// CUDA 13's nvJitLink and ptxas accept it. Pinning it keeps the PTX the
 /// same whatever LLVM's default is.

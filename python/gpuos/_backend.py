@@ -30,7 +30,7 @@ from . import _stats
 from ._aten import check_same_device, meta_type
 from ._compiler import CompileError
 from . import _executor
-from ._executor import check_priority, check_runtime_device, device_for, run_interpreter
+from ._executor import check_count, check_priority, check_runtime_device, device_for, run_interpreter
 from ._graph import TensorType, Unsupported, Value
 from ._trace import Trace
 
@@ -385,6 +385,7 @@ def _options(kwargs) -> Dict[str, Any]:
     check_priority(opts["priority"])
     if opts["executor"] not in ("cuda", "interpreter"):
         raise ValueError(f"gpuos backend: executor {opts['executor']!r}: use 'cuda' or 'interpreter'")
+    check_count("max_variants", opts["max_variants"])
     return opts
 
 

@@ -34,7 +34,8 @@ from . import _stats
 from ._aten import check_same_device, supports
 from ._compiler import CompileError
 from . import _executor
-from ._executor import ExecutionError, check_executor, check_priority, run_gpu, run_interpreter
+from ._executor import (ExecutionError, check_count, check_executor, check_priority, run_gpu,
+                        run_interpreter)
 from ._graph import Unsupported
 from ._trace import Trace, tensor_type
 
@@ -70,10 +71,8 @@ class capture(TorchDispatchMode):
                  executor: str = "cuda", arch: str = "sm_90"):
         super().__init__()
         self.priority = check_priority(priority)
-        if max_ops < 1:
-            raise ValueError(f"max_ops must be positive, got {max_ops}")
         self.executor = check_executor(executor)
-        self.max_ops = max_ops
+        self.max_ops = check_count("max_ops", max_ops)
         self.arch = arch
         self._reset()
 

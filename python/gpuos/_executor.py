@@ -21,6 +21,7 @@ to a set of pointers are cached in the extension, which also counts runs.
 
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
 import tempfile
@@ -43,8 +44,40 @@ class ExecutionError(RuntimeError):
 
 PRIORITIES = {"urgent": 0, "normal": 1, "background": 2}
 
-#: Most graphs in one device's image (GPUOS_UNION_GRAPHS; at least 1).
-UNION_GRAPHS = max(1, int(os.environ.get("GPUOS_UNION_GRAPHS", "8")))
+log = logging.getLogger("gpuos")
+_warned = set()
+
+
+def _warn_once(what: str, message: str, *args) -> None:
+    if what not in _warned:
+        _warned.add(what)
+        log.warning(message, *args)
+
+
+def env_int(name: str, default: int, minimum: int) -> int:
+    """An integer setting from the environment; a bad value names the
+    variable."""
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = minimum - 1
+    if value < minimum:
+        raise ValueError(f"{name}={raw!r}: expected an integer >= {minimum}")
+    return value
+
+
+#: Most graphs in one device's image (GPUOS_UNION_GRAPHS, at least 1).
+UNION_GRAPHS = env_int("GPUOS_UNION_GRAPHS", 8, 1)
+
+
+def check_count(name: str, value: int) -> int:
+    """A positive integer option (max_ops, max_variants), checked."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return value
 
 
 def check_priority(priority: str) -> str:
@@ -133,11 +166,12 @@ class _Device:
         # The resident kernel parks after this long without work. PyTorch's
         # torch.cuda.synchronize() waits for every stream, the kernel's too,
         # so a short idle park bounds what such a call can wait for.
-        idle = int(os.environ.get("GPUOS_IDLE_PARK_US", "1000"))
+        idle = env_int("GPUOS_IDLE_PARK_US", 1000, 0)
         self.index = ordinal
         self.runtime = _C.Runtime(ordinal, idle)
         # The graphs in the installed image, oldest first (name -> graph).
         self.graphs: "OrderedDict[str, CompiledGraph]" = OrderedDict()
+        self.left = set()  # names of graphs evicted from the image
         self.image_key = None
         self.lock = threading.Lock()
         # One launcher per (graph, priority); each caches its runtime graphs
@@ -155,6 +189,13 @@ class _Device:
             return
         members = OrderedDict(self.graphs)
         members.pop(graph.name, None)
+        if graph.name in self.left:
+            # A graph coming back: the process alternates between more graphs
+            # than the image holds, and pays an image load per switch.
+            _warn_once("union", "gpuos: graph @%s came back into the device's image after "
+                       "leaving it: more graphs are in use than GPUOS_UNION_GRAPHS=%d "
+                       "holds, so switching between them loads an image each time; "
+                       "raise GPUOS_UNION_GRAPHS", graph.name, UNION_GRAPHS)
         evicted = 0
         while len(members) >= UNION_GRAPHS:
             members.popitem(last=False)
@@ -172,6 +213,7 @@ class _Device:
         # Runtime graphs already bound survive: the runtime rebinds them to
         # the new image (those of graphs that left it until they return).
         self.runtime.load_image_files(str(image.cubin), str(image.manifest))
+        self.left.update(name for name in self.graphs if name not in members)
         self.graphs.clear()
         self.graphs.update(members)
         self.image_key = image.key

@@ -43,7 +43,8 @@ from . import _executor, _stats
 from ._aten import supports
 from ._capture import _mutates, capture
 from ._compiler import CompileError
-from ._executor import ExecutionError, check_executor, check_priority, device_for, run_interpreter
+from ._executor import (ExecutionError, check_count, check_executor, check_priority, device_for,
+                        run_interpreter)
 from ._graph import Unsupported
 from ._trace import tensor_type
 
@@ -113,6 +114,8 @@ def _freeze(x: Any) -> Any:
     if isinstance(x, dict):
         return (dict, tuple((k, _freeze(v)) for k, v in x.items()))
     hash(x)
+    if x != x:  # NaN: the generated guard (x == V) would never hold
+        raise TypeError(f"{x!r} is not equal to itself")
     return (type(x), x)
 
 
@@ -156,10 +159,8 @@ class _Jit:
         self.fn = fn
         self.name = getattr(fn, "__qualname__", None) or type(fn).__name__
         self.priority = check_priority(priority)
-        if max_variants < 1:
-            raise ValueError(f"max_variants must be positive, got {max_variants}")
         self.executor = check_executor(executor)
-        self.max_variants = max_variants
+        self.max_variants = check_count("max_variants", max_variants)
         self.arch = arch
         self.lock = threading.RLock()
         self.variants: Dict[Tuple, Optional[Callable]] = {}  # None: PyTorch
@@ -384,7 +385,7 @@ class _Jit:
                 lines.append(f"    launch(({', '.join(operands)},), None)")
             else:
                 index = v.device.index or 0
-                _executor.check_runtime_device(v.graph, [t for t in v.metas])
+                _executor.check_runtime_device(v.graph, v.metas)
                 env["launch"] = device_for(index).launcher(v.graph, self.priority, self.arch)
                 env["stream"], env["IDX"] = _executor.current_raw_stream, index
                 lines.append(f"    launch(({', '.join(operands)},), stream(IDX))")
@@ -436,6 +437,8 @@ def jit(fn: Optional[Callable] = None, *, priority: str = "normal", executor: st
     if fn is None:
         return functools.partial(jit, priority=priority, executor=executor,
                                  max_variants=max_variants, arch=arch)
+    if not callable(fn):
+        raise TypeError(f"gpuos.jit takes a function, got {type(fn).__name__}")
     state = _Jit(fn, priority, executor, max_variants, arch)
 
     def call(*args, **kwargs):

@@ -260,3 +260,12 @@ def test_interpreter_executor_and_options():
     def h(x):
         return x + 1
     check(h(torch.ones(2)), torch.full((2,), 2.0, dtype=torch.float64))
+
+
+def test_a_nan_argument_runs_in_pytorch_instead_of_recursing():
+    # NaN != NaN: a guard on it could never hold; the signature is refused.
+    import math
+    f = gpuos.jit(lambda x, k: x * k)
+    out = f(torch.ones(3), math.nan)
+    assert torch.isnan(out).all()
+    assert gpuos.stats()["jit_fallbacks"] == 1

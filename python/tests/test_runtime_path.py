@@ -273,3 +273,18 @@ def test_a_failed_image_load_leaves_the_members_as_installed(monkeypatch):
     with pytest.raises(RuntimeError, match="load failed"):
         g(x)
     assert list(dev.graphs) == before
+
+
+def test_alternating_between_more_graphs_than_the_union_holds_warns(monkeypatch, caplog):
+    from gpuos import _executor
+    monkeypatch.setattr(_executor, "UNION_GRAPHS", 1)
+    monkeypatch.setattr(_executor, "_warned", set())
+    f = gpuos.jit(lambda x: torch.tanh(x) + 1)
+    g = gpuos.jit(lambda x: torch.exp(x) - 1)
+    x = torch.randn(4, 8)
+    with caplog.at_level("WARNING", logger="gpuos"):
+        for _ in range(3):
+            check(f(x), ref(lambda v: torch.tanh(v) + 1, x))
+            check(g(x), ref(lambda v: torch.exp(v) - 1, x))
+    warnings = [r for r in caplog.records if "GPUOS_UNION_GRAPHS=1" in r.getMessage()]
+    assert len(warnings) == 1

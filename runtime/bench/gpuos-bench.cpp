@@ -83,6 +83,22 @@ bool check(const Status &st, const char *what) {
   return false;
 }
 
+/// `iters` submit -> wait round trips of graph `id` after a tenth as many
+/// for warm-up, each in us into `samples`; false (reported) on an error.
+bool roundTrips(Runtime &rt, GraphId id, Priority priority, int iters,
+                std::vector<double> &samples) {
+  for (int i = 0; i < iters + iters / 10; ++i) {
+    Submission s;
+    auto t0 = Clock::now();
+    if (!check(rt.submit(id, priority, s), "submit") ||
+        !check(rt.wait(s, 10'000'000), "wait"))
+      return false;
+    if (i >= iters / 10)
+      samples.push_back(usSince(t0));
+  }
+  return true;
+}
+
 struct Row {
   std::string key, label, unit;
   double p50 = 0, p99 = -1; // p99 < 0: a single figure
@@ -421,15 +437,8 @@ int main(int argc, char **argv) {
   if (!check(rt->createGraph(one, oneId), "createGraph"))
     return 1;
   std::vector<double> samples;
-  for (int i = 0; i < rtIters + rtIters / 10; ++i) {
-    Submission s;
-    auto t0 = Clock::now();
-    if (!check(rt->submit(oneId, Priority::Urgent, s), "submit") ||
-        !check(rt->wait(s, 10'000'000), "wait"))
-      return 1;
-    if (i >= rtIters / 10)
-      samples.push_back(usSince(t0));
-  }
+  if (!roundTrips(*rt, oneId, Priority::Urgent, rtIters, samples))
+    return 1;
   Summary roundtrip = summarize(samples);
   rows.push_back({"roundtrip_us", "submit->complete, 1-task graph, urgent", "us",
                   roundtrip.p50, roundtrip.p99, "p50 <= 4", roundtrip.n});
@@ -591,15 +600,8 @@ int main(int argc, char **argv) {
     if (!check(rt->createGraph(g, id), "createGraph(fan-out)"))
       return 1;
     samples.clear();
-    for (int i = 0; i < fanIters + fanIters / 10; ++i) {
-      Submission s;
-      auto t0 = Clock::now();
-      if (!check(rt->submit(id, Priority::Normal, s), "submit") ||
-          !check(rt->wait(s, 10'000'000), "wait"))
-        return 1;
-      if (i >= fanIters / 10)
-        samples.push_back(usSince(t0));
-    }
+    if (!roundTrips(*rt, id, Priority::Normal, fanIters, samples))
+      return 1;
     // Every element went through 64 steps of v = 0.5 v + 1 per task: 2.
     float y[2] = {0, 0};
     const Buffer &last = fc.tasks % 2 ? fy : fx;

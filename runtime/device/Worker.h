@@ -137,7 +137,9 @@ struct BlockCounters {
 /// kHopTraceSlots trace slots (after the poller's ring, Protocol.h), from
 /// the end of a tile to the end of the kept successor it ran (cycles 0..7
 /// as HopTraceRecord lists them); with traceAllTiles, of every tile. Plain
-/// stores nothing waits for; off, one register test per step.
+/// stores nothing waits for; off, each step still loads `slots` from
+/// shared memory (WorkerShared) and branches on it (a register flag read
+/// once per launch would avoid that; not measured yet).
 struct HopTrace {
   TraceSlot *slots; // this block's, or null
   uint32_t n;       // hops recorded

@@ -132,7 +132,8 @@ struct Runtime::Impl {
   uint64_t ctlDev = 0, runTableDev = 0, queueDev[kNumQueues] = {};
   uint64_t blockStatsDev = 0, arenaDev = 0;
   uint64_t jobsScratchDev = 0; // job records when !options.recordJobs
-  uint64_t traceDev = 0;       // TraceSlot[traceCount] (traceRecords)
+  uint64_t traceDev = 0;       // TraceSlot[traceCount] (the poller's ring),
+                               // then kHopTraceSlots per block (traceRecords)
   uint32_t traceCount = 0;
 
   /// Worker blocks per SM that the job records and statistics are sized for.

@@ -252,6 +252,7 @@ int main(int argc, char **argv) {
   Stopwatch lowering;
   LowerTasksOptions lowerOptions;
   lowerOptions.blockSize = blockSize;
+  lowerOptions.bulkPrefetch = hasBulkCopy(arch);
   if (failed(lowerTasksToNVVM(*module, lowerOptions)))
     return 1;
   if (emit == Emit::MLIR) {

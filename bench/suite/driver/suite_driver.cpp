@@ -134,7 +134,13 @@ struct Args {
   }
   double num(const std::string &key, double def) const {
     auto it = kv.find(key);
-    return it == kv.end() ? def : std::atof(it->second.c_str());
+    if (it == kv.end())
+      return def;
+    char *end = nullptr;
+    double v = std::strtod(it->second.c_str(), &end);
+    if (it->second.empty() || *end != '\0' || v < 0)
+      die("--" + key + ": '" + it->second + "' is not a non-negative number");
+    return v;
   }
 };
 
@@ -761,8 +767,11 @@ CUdeviceptr cuAlloc(StreamsEngine &e, uint64_t bytes) {
   return p;
 }
 
-/// Bytes a manifest buffer's view spans.
+/// Bytes a manifest buffer's view spans (static shapes only).
 uint64_t viewExtent(const ManifestBuffer &b) {
+  for (int64_t size : b.shape)
+    if (size < 0)
+      die("buffer '" + b.name + "' has a dynamic size: this command needs static shapes");
   uint64_t extent = (uint64_t)b.elemBytes;
   for (size_t d = 0; d < b.shape.size(); ++d)
     extent += (uint64_t)(b.shape[d] - 1) * (uint64_t)b.strides[d] * (uint64_t)b.elemBytes;
@@ -938,6 +947,8 @@ std::pair<std::string, std::string> traceSteps(Runtime &rt, uint64_t &sinceNs) {
     gap.push_back((double)((at[7] - at[0]) - (at[6] - at[5])));
   }
   sinceNs = latest;
+  if (gap.empty()) // urgent one-tile runs execute on block 0, not a worker
+    return {"    between tiles: no worker tile traced", "null"};
   std::ostringstream text, js;
   text << "    between tiles, thread 0's cycles (p50 of " << gap.size() << " tiles):";
   js << "{\"tiles\": " << gap.size();
@@ -986,6 +997,7 @@ int cmdProfile(const Args &args) {
   std::unique_ptr<Runtime> rt = openRuntime(args);
   const ImageManifest &man = *rt->manifest();
   std::map<std::string, Buffer> buffers;
+  const bool tracing = (uint32_t)args.num("trace-tiles", 0) != 0; // as openRuntime
   uint64_t traceSince = 0; // --trace-tiles: records of earlier tasks end before
   std::ostringstream js;
   js << "{\"graph\": \"" << graph << "\", \"reps\": " << reps << ", \"tasks\": [";
@@ -996,6 +1008,9 @@ int cmdProfile(const Args &args) {
   for (const ManifestTask &t : man.tasks) {
     if (t.graph != graph)
       continue;
+    if (!t.dynamic.empty())
+      die("graph '" + graph + "', task " + t.kind +
+          ": dynamic sizes; profiles need static shapes");
     TaskSpec ts;
     ts.kind = t.kind;
     for (const ManifestBuffer &b : t.buffers) {
@@ -1018,6 +1033,8 @@ int cmdProfile(const Args &args) {
     Priority prio = priorityOption(args, t.priority);
     for (int i = 0; i < 3; ++i)
       runOnce(*rt, g, prio);
+    if (tracing) // the warm-up's tiles are not the timed runs'
+      traceSteps(*rt, traceSince);
     SmTotals before = smTotals(*rt);
     for (int i = 0; i < reps; ++i) {
       auto t0 = Clock::now();
@@ -1026,7 +1043,7 @@ int cmdProfile(const Args &args) {
     }
     SmTotals after = smTotals(*rt);
     std::pair<std::string, std::string> steps{"", "null"};
-    if (args.num("trace-tiles", 0))
+    if (tracing)
       steps = traceSteps(*rt, traceSince);
     need(rt->destroyGraph(g), "destroyGraph");
     Dist d = distOf(lat);
@@ -1072,6 +1089,9 @@ int cmdProfileLaunch(const Args &args) {
   for (const ManifestTask &t : man.tasks) {
     if (t.graph != graph)
       continue;
+    if (!t.dynamic.empty())
+      die("graph '" + graph + "', task " + t.kind +
+          ": dynamic sizes; profiles need static shapes");
     for (const ManifestBuffer &b : t.buffers)
       if (!buffers.count(b.name)) {
         uint64_t bytes = std::max<uint64_t>(viewExtent(b), 16);

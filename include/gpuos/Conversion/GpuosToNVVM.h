@@ -27,6 +27,9 @@ struct LowerTasksOptions {
   /// Also emit gpuos_dispatch, the switch over the image's task kinds (in
   /// imageTaskOrder) that the runtime's resident kernel calls.
   bool emitDispatch = true;
+  /// Elementwise tiles prefetch their streamed inputs with
+  /// cp.async.bulk.prefetch (sm_90 and later; off for older targets).
+  bool bulkPrefetch = true;
 };
 
 /// What the lowering decided for one task kind.

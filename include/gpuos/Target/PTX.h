@@ -20,6 +20,9 @@ namespace gpuos {
 llvm::ArrayRef<llvm::StringRef> supportedArchs();
 constexpr llvm::StringLiteral kDefaultArch = "sm_90";
 bool isSupportedArch(llvm::StringRef arch);
+/// Whether `arch` has the bulk copy engine's instructions
+/// (cp.async.bulk.*: sm_90 and later).
+bool hasBulkCopy(llvm::StringRef arch);
 
 /// Where the CUDA toolkit is (for nvvm/libdevice/libdevice.10.bc): the
 /// explicit path if given, else $CUDA_HOME, $CUDA_PATH, /usr/local/cuda.

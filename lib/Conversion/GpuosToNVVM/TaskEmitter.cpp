@@ -523,7 +523,8 @@ LogicalResult TaskEmitter::emit() {
   } else if (matvec) {
     result = MatvecEmitter(*this).emit();
   } else if (maxLanes > 1) {
-    emitTilePrefetch();
+    if (options.bulkPrefetch)
+      emitTilePrefetch();
     result = emitVectorOrScalar(
         [&](bool vectors) { return emitElementLoop(vectors); });
   } else {

@@ -27,8 +27,11 @@ using namespace gpuos;
 using namespace gpuos::fusion;
 
 /// Row ops one task may chain. The straight-line row code keeps a link in
-/// registers, but the loop copy (other block sizes) evaluates link k from
-/// the task's inputs again, so its work grows with the square of the chain.
+/// registers, but the loop copy evaluates link k from the task's inputs
+/// again, so its work grows with the square of the chain. The loop copy is
+/// what block sizes other than the tuned one run, and also the tuned size
+/// for rows longer than the straight-line limit (16 elements per thread;
+/// warp-shared rows above 512): such chains pay the square too.
 static constexpr unsigned kMaxRowOpsPerTask = 16;
 
 /// A row op whose result has its input's shape: links of a row chain.

@@ -44,8 +44,7 @@ static bool isIndexMap(Operation *op) {
 }
 
 bool gpuos::fusion::isViewOrConstant(Operation *op) {
-  return op->hasTrait<OpTrait::View>() || isa<ConstantOp>(op) ||
-         isClonedConcat(op);
+  return isIndexMap(op) || isa<ConstantOp>(op);
 }
 
 bool gpuos::fusion::isReductionAnchor(Operation *op) {
