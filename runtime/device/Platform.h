@@ -299,12 +299,17 @@ GPUOS_DEV TaskDesc ldcgTask(const TaskDesc *p) {
 /// Starts copying a task descriptor into `dst` (the block's shared memory
 /// on the GPU) without waiting for it: `cp.async.cg` reads L2 like ldcgTask
 /// and writes shared memory without a register, so nothing stalls until
-/// waitTaskPrefetch(). The descriptor is immutable while in use. The
+/// waitTaskPrefetch(). The descriptor is immutable while in use. A copy
+/// started for an earlier job that nobody waited for (its task did not
+/// finish on this worker) is waited for first: async copies land in no
+/// fixed order, so the older one could otherwise overwrite the newer
+/// (compute-sanitizer racecheck reported it as a WAW hazard). The
 /// simulator copies at once.
 GPUOS_DEV void prefetchTask(TaskDesc *dst, const TaskDesc *src) {
 #if defined(__CUDA_ARCH__)
   uint32_t d = (uint32_t)__cvta_generic_to_shared(dst);
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n\t"
+  asm volatile("cp.async.wait_all;\n\t"
+               "cp.async.cg.shared.global [%0], [%1], 16;\n\t"
                "cp.async.cg.shared.global [%2], [%3], 16;\n\t"
                "cp.async.commit_group;" ::"r"(d),
                "l"(src), "r"(d + 16), "l"(reinterpret_cast<const char *>(src) + 16)
