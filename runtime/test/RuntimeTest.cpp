@@ -216,12 +216,15 @@ TEST_P(RuntimeTest, TracesEveryTileWhenAsked) {
       continue;
     }
     ASSERT_EQ(recs.size(), 32u); // 2 runs x 16 tiles
-    size_t ordered = 0;
+    size_t ordered = 0, fromRange = 0;
     std::set<uint32_t> blocks;
     for (const HopTraceRecord &r : recs) {
       blocks.insert(r.block);
       EXPECT_EQ(r.task, 0u);
       EXPECT_FALSE(r.continuation);
+      EXPECT_TRUE(r.origin == TileOrigin::FromQueue || r.origin == TileOrigin::FromRange)
+          << (uint32_t)r.origin;
+      fromRange += r.origin == TileOrigin::FromRange;
       EXPECT_NE(r.endNs, 0u);
       EXPECT_LE(r.tileStart, r.dispatched);
       EXPECT_LE(r.dispatched, r.nextTileEnd);
@@ -236,7 +239,40 @@ TEST_P(RuntimeTest, TracesEveryTileWhenAsked) {
     }
     // Every tile but each worker's first has a full record.
     EXPECT_GE(ordered, recs.size() - blocks.size());
+    // 16 tiles are published as 16 one-tile ranges (kRootRanges).
+    EXPECT_EQ(fromRange, 0u);
   }
+}
+
+// The trace tells how each tile came: 1024 tiles are published as
+// kRootRanges ranges of 4, so at least half of a range's tiles follow its
+// first in the block that holds it (splitting for idle peers moves at most
+// half of what is left).
+TEST_P(RuntimeTest, TracesTilesThatFollowInARange) {
+  RuntimeOptions options;
+  options.traceRecords = 16;
+  options.traceAllTiles = true;
+  open(options);
+  ASSERT_EQ(1024u / proto::kRootRanges, 4u);
+  Buffer stamps = alloc(1024 * 8);
+  GraphId spin = spinGraph(stamps, 1024, 1000);
+  Submission s;
+  ASSERT_OK(rt->submit(spin, Priority::Normal, s));
+  ASSERT_OK(rt->wait(s, kWaitUs));
+  ASSERT_OK(rt->park());
+  std::vector<HopTraceRecord> recs;
+  ASSERT_OK(rt->readHopTrace(recs));
+  ASSERT_FALSE(recs.empty());
+  size_t byOrigin[3] = {0, 0, 0};
+  for (const HopTraceRecord &r : recs) {
+    ASSERT_LT((uint32_t)r.origin, 3u);
+    ++byOrigin[(uint32_t)r.origin];
+  }
+  EXPECT_EQ(byOrigin[(int)TileOrigin::Continued], 0u);
+  EXPECT_GT(byOrigin[(int)TileOrigin::FromQueue], 0u);
+  EXPECT_GE(2 * byOrigin[(int)TileOrigin::FromRange], byOrigin[(int)TileOrigin::FromQueue])
+      << byOrigin[(int)TileOrigin::FromQueue] << " from queues, " << byOrigin[(int)TileOrigin::FromRange]
+      << " from ranges";
 }
 
 // Diagnostics: with traceRecords the poller stamps each urgent one-task

@@ -922,14 +922,17 @@ int cmdShareStreams(const Args &args) {
 
 /// Where a worker's time between two tiles goes (--trace-tiles): p50 over
 /// the traced tiles of thread 0's SM cycles per step (HopTraceRecord) of
-/// the records that ended after `sinceNs`, as a line and as JSON; advances
-/// `sinceNs`. Records whose stamps are not in order (a worker's first tile
-/// after a launch starts at 0) are left out.
+/// the records that ended after `sinceNs`, one line per way the tiles came
+/// (from a queue, the next of a range, a kept successor: the steps differ),
+/// and as JSON; advances `sinceNs`. Records whose stamps are not in order
+/// (a worker's first tile after a launch starts at 0) are left out.
 std::pair<std::string, std::string> traceSteps(Runtime &rt, uint64_t &sinceNs) {
   std::vector<HopTraceRecord> recs;
   need(rt.readHopTrace(recs), "readHopTrace");
   const char *names[] = {"finish", "stats", "decide", "start", "barrier", "tile", "end"};
-  std::vector<double> steps[7], gap;
+  const char *origins[] = {"from a queue", "kept successor", "next in range"};
+  const char *keys[] = {"from_queue", "continued", "from_range"};
+  std::vector<double> steps[3][7], gap[3];
   uint64_t latest = sinceNs;
   for (const HopTraceRecord &r : recs) {
     if (r.endNs <= sinceNs)
@@ -937,28 +940,37 @@ std::pair<std::string, std::string> traceSteps(Runtime &rt, uint64_t &sinceNs) {
     latest = std::max(latest, r.endNs);
     uint64_t at[8] = {r.tileEnd, r.finished, r.finishDone, r.decided,
                       r.started, r.tileStart, r.dispatched, r.nextTileEnd};
-    bool ordered = at[0] != 0;
+    bool ordered = at[0] != 0 && (uint32_t)r.origin < 3;
     for (int k = 1; k < 8; ++k)
       ordered = ordered && at[k] >= at[k - 1];
     if (!ordered)
       continue;
+    uint32_t o = (uint32_t)r.origin;
     for (int k = 0; k < 7; ++k)
-      steps[k].push_back((double)(at[k + 1] - at[k]));
-    gap.push_back((double)((at[7] - at[0]) - (at[6] - at[5])));
+      steps[o][k].push_back((double)(at[k + 1] - at[k]));
+    gap[o].push_back((double)((at[7] - at[0]) - (at[6] - at[5])));
   }
   sinceNs = latest;
-  if (gap.empty()) // urgent one-tile runs execute on block 0, not a worker
-    return {"    between tiles: no worker tile traced", "null"};
   std::ostringstream text, js;
-  text << "    between tiles, thread 0's cycles (p50 of " << gap.size() << " tiles):";
-  js << "{\"tiles\": " << gap.size();
-  for (int k = 0; k < 7; ++k) {
-    double v = distOf(steps[k]).p50;
-    text << " " << names[k] << " " << (uint64_t)v;
-    js << ", \"" << names[k] << "\": " << v;
+  js << "{";
+  int groups = 0;
+  for (int o = 0; o < 3; ++o) {
+    if (gap[o].empty())
+      continue;
+    text << (groups ? "\n" : "") << "    between tiles, thread 0's cycles (p50 of "
+         << gap[o].size() << " tiles " << origins[o] << "):";
+    js << (groups++ ? ", " : "") << "\"" << keys[o] << "\": {\"tiles\": " << gap[o].size();
+    for (int k = 0; k < 7; ++k) {
+      double v = distOf(steps[o][k]).p50;
+      text << " " << names[k] << " " << (uint64_t)v;
+      js << ", \"" << names[k] << "\": " << v;
+    }
+    text << "; outside the tile " << (uint64_t)distOf(gap[o]).p50;
+    js << ", \"outside\": " << distOf(gap[o]).p50 << "}";
   }
-  text << "; outside the tile " << (uint64_t)distOf(gap).p50;
-  js << ", \"outside\": " << distOf(gap).p50 << "}";
+  js << "}";
+  if (!groups) // urgent one-tile runs execute on block 0, not a worker
+    return {"    between tiles: no worker tile traced", "null"};
   return {text.str(), js.str()};
 }
 

@@ -313,12 +313,20 @@ static_assert(sizeof(BlockStats) == 32, "BlockStats layout");
 // The control block (device memory): the resident kernel's one parameter
 //===----------------------------------------------------------------------===//
 
+/// How a worker obtained the tile a hop trace record ends with (TraceSlot
+/// run; Runtime.h's TileOrigin).
+enum : uint32_t {
+  kTileFromQueue = 0,  // picked from a ready queue (a range's first tile)
+  kTileContinued = 1,  // the successor the block kept (no queue)
+  kTileFromRange = 2,  // the next tile of the range the block holds
+};
+
 /// One traced inline singleton (RuntimeOptions::traceRecords): block 0's
 /// SM cycles at each step of the inline path (Poller.h). The same slots,
 /// kHopTraceSlots per block after the poller's ring, hold the workers'
 /// continuation hops, or every tile with traceAllTiles (Worker.h HopTrace:
-/// epoch = the task, run = 1 for a continuation, seenNs = the globaltimer
-/// at the tile's end, cycles = its steps).
+/// epoch = the task, run = how the tile was obtained (kTileFromQueue...),
+/// seenNs = the globaltimer at the tile's end, cycles = its steps).
 constexpr uint32_t kHopTraceSlots = 64;
 struct TraceSlot {
   uint32_t run, epoch;

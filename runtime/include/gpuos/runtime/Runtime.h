@@ -133,6 +133,14 @@ struct TraceRecord {
   uint64_t performed = 0;    // a fence.sc.sys after it returned
 };
 
+/// How a worker got the tile a HopTraceRecord ends with (the device's
+/// proto::TileOrigin values).
+enum class TileOrigin : uint32_t {
+  FromQueue = 0, // picked from a ready queue (a range's first tile)
+  Continued = 1, // the successor the block kept, without a queue
+  FromRange = 2, // the next tile of the range the block holds
+};
+
 /// One traced continuation hop of a worker (RuntimeOptions::traceRecords),
 /// or with traceAllTiles any tile: thread 0's SM cycles from the end of the
 /// block's previous tile (after its barrier) to the end of this one
@@ -140,6 +148,7 @@ struct TraceRecord {
 struct HopTraceRecord {
   uint32_t block = 0, task = 0; // the worker; the (successor's) task index
   bool continuation = false;    // a successor this block kept
+  TileOrigin origin = TileOrigin::FromQueue; // how the block got the tile
   uint64_t endNs = 0;           // %globaltimer at the hop's end
   uint64_t tileEnd = 0;         // previous tile ended (after its barrier)
   uint64_t finished = 0;        // finishTile returned
