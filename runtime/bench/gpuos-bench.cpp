@@ -23,12 +23,15 @@
 // and prints a table (last) and writes JSON (--json FILE).
 // --trace: block 0 timestamps each inline round trip (TraceRecord); the
 // median of each step is printed (diagnostics: it adds a fence).
+// --trace-tiles: also every worker tile (traceAllTiles); one more run of the
+// chain of many-tile tasks is printed as a timeline (docs/runtime.md,
+// "Where a many-tile hop goes").
 // --short: round trip, throughput, chain and bandwidth only.
 //
 //   gpuos-bench [--json out.json] [--quick] [--short] [--sim]
 //               [--workers-per-sm N] [--idle-sleep-ns N] [--no-inline]
 //               [--no-continue] [--no-record] [--ring-acquire-gpu]
-//               [--trace] [--no-settle] [--bw-mb N]
+//               [--trace] [--trace-tiles] [--no-settle] [--bw-mb N]
 //
 //===----------------------------------------------------------------------===//
 
@@ -349,6 +352,96 @@ uint64_t hopTable(Runtime &rt, const char *what, uint64_t sinceNs,
   return newest;
 }
 
+/// --trace-tiles: one more run of a chain of many-tile tasks, every tile
+/// traced (traceAllTiles), as a timeline on the device's globaltimer (ns)
+/// and SM clocks (cycles, converted with the clock rate the records give):
+/// per task, when its first tile started and its last ended (us from task
+/// 0's first tile end), then for each hop between tasks: how long the block
+/// that ended the predecessor spent releasing it (finishTile, then warp 0
+/// publishing the staged ranges), from that release to the successor's
+/// first tile start (other workers seeing and claiming the entries), and
+/// the successor's tiles themselves (p50). Returns the newest stamp.
+uint64_t chainTimeline(Runtime &rt, GraphId id, const char *what, uint64_t sinceNs,
+                       std::string &table) {
+  std::vector<HopTraceRecord> before;
+  if (rt.readHopTrace(before).ok())
+    for (const HopTraceRecord &h : before)
+      sinceNs = std::max(sinceNs, h.endNs);
+  Submission s;
+  if (!check(rt.submit(id, Priority::Normal, s), "submit") ||
+      !check(rt.wait(s, 10'000'000), "wait"))
+    return sinceNs;
+  std::vector<HopTraceRecord> all, v;
+  if (!check(rt.readHopTrace(all), "readHopTrace"))
+    return sinceNs;
+  uint64_t newest = sinceNs;
+  for (const HopTraceRecord &h : all)
+    if (h.endNs > sinceNs) {
+      v.push_back(h);
+      newest = std::max(newest, h.endNs);
+    }
+  if (v.size() < 2)
+    return newest;
+  std::sort(v.begin(), v.end(), [](const HopTraceRecord &a, const HopTraceRecord &b) {
+    return a.block != b.block ? a.block < b.block : a.endNs < b.endNs;
+  });
+  // SM cycles per ns, from consecutive tiles of one block.
+  double cyc = 0, ns = 0;
+  for (size_t k = 1; k < v.size(); ++k)
+    if (v[k].block == v[k - 1].block) {
+      cyc += (double)(v[k].nextTileEnd - v[k - 1].nextTileEnd);
+      ns += (double)(v[k].endNs - v[k - 1].endNs);
+    }
+  double ghz = ns > 0 ? cyc / ns : 1.0;
+  auto us = [&](uint64_t cycles) { return (double)cycles / ghz / 1000.0; };
+  struct Task {
+    uint64_t lastEnd = 0;
+    double firstStart = 1e300;
+    std::vector<double> tile;
+  };
+  std::map<uint32_t, Task> tasks;
+  for (size_t k = 0; k < v.size(); ++k) {
+    Task &t = tasks[v[k].task];
+    double start = (double)v[k].endNs - us(v[k].nextTileEnd - v[k].tileStart) * 1000.0;
+    t.firstStart = std::min(t.firstStart, start);
+    t.tile.push_back(us(v[k].nextTileEnd - v[k].tileStart));
+    t.lastEnd = std::max(t.lastEnd, v[k].endNs);
+  }
+  double origin = tasks.begin()->second.firstStart;
+  char line[240];
+  std::snprintf(line, sizeof(line),
+                "\n%s, one run, every tile traced (%zu tiles, SM clock %.3f GHz), us:\n"
+                "  %-5s %6s %8s %8s %10s %12s %10s\n",
+                what, v.size(), ghz, "task", "tiles", "start", "end", "release",
+                "to next start", "tile p50");
+  table += line;
+  const Task *prev = nullptr;
+  uint32_t prevTask = 0;
+  for (auto &[task, t] : tasks) {
+    // The releasing block: of the predecessor's tiles, the one whose
+    // finishTile and warp 0 section (the first steps of the block's next
+    // record) took longest; its atomic on the task's tile count was the
+    // last, whichever tile ended last by the clock.
+    double release = 0, finish = 0, toNext = 0;
+    if (prev)
+      for (size_t k = 1; k < v.size(); ++k)
+        if (v[k].block == v[k - 1].block && v[k - 1].task == prevTask &&
+            us(v[k].finishDone - v[k].tileEnd) > release) {
+          release = us(v[k].finishDone - v[k].tileEnd);
+          finish = us(v[k].finished - v[k].tileEnd);
+          toNext = t.firstStart - ((double)v[k - 1].endNs + release * 1000.0);
+        }
+    std::snprintf(line, sizeof(line), "  %-5u %6zu %8.2f %8.2f %5.2f+%4.2f %12.2f %10.2f\n",
+                  task, t.tile.size(), (t.firstStart - origin) / 1000.0,
+                  ((double)t.lastEnd - origin) / 1000.0, finish, release - finish,
+                  toNext / 1000.0, summarize(t.tile).p50);
+    table += line;
+    prev = &t;
+    prevTask = task;
+  }
+  return newest;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -357,6 +450,7 @@ int main(int argc, char **argv) {
   unsigned workersPerSM = 0, idleSleepNs = 0, bwMB = 256;
   bool inlineUrgent = true, continueSuccessors = true, recordJobs = true;
   bool ringAcquireGpu = false, trace = false, shortRun = false, settle = true;
+  bool traceTiles = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--json" && i + 1 < argc)
@@ -379,6 +473,8 @@ int main(int argc, char **argv) {
       ringAcquireGpu = true;
     else if (a == "--trace")
       trace = true;
+    else if (a == "--trace-tiles")
+      trace = traceTiles = true;
     else if (a == "--no-settle")
       settle = false;
     else if (a == "--short")
@@ -389,7 +485,7 @@ int main(int argc, char **argv) {
       std::fprintf(stderr, "usage: gpuos-bench [--json FILE] [--quick] [--short] [--sim] "
                            "[--workers-per-sm N] [--idle-sleep-ns N] [--no-inline] "
                            "[--no-continue] [--no-record] [--ring-acquire-gpu] "
-                           "[--trace] [--no-settle] [--bw-mb N]\n");
+                           "[--trace] [--trace-tiles] [--no-settle] [--bw-mb N]\n");
       return 2;
     }
   }
@@ -407,6 +503,7 @@ int main(int argc, char **argv) {
   options.recordJobs = recordJobs;
   options.ringAcquireGpuScope = ringAcquireGpu;
   options.traceRecords = trace ? 1u << 15 : 0u;
+  options.traceAllTiles = traceTiles;
   options.settleAfterInline = settle;
   if (sim)
     bwMB = std::min(bwMB, 8u);
@@ -613,8 +710,10 @@ int main(int argc, char **argv) {
     }
     Summary fs = summarize(samples);
     rows.push_back({fc.key, fc.label, "us", fs.p50, fs.p99, "", fs.n});
-    if (trace && fc.tiles == 1)
+    if (trace && fc.tiles == 1 && !traceTiles)
       hopsSince = hopTable(*rt, fc.label, hopsSince, traceTable);
+    if (traceTiles && fc.tasks > 1 && fc.tiles > 1)
+      hopsSince = chainTimeline(*rt, id, fc.label, hopsSince, traceTable);
     if (!check(rt->destroyGraph(id), "destroyGraph"))
       return 1;
   }
