@@ -163,6 +163,31 @@ MatvecEmitter::operandsAt(MatmulOp op, const DimIndex &column, const DimIndex &k
   return step;
 }
 
+/// The operands of every K position the unrolled loop body handles
+/// (k = position + kCoef * lane / kDivisor), evaluated in one scope of
+/// their own: loads of the body are not shared with code outside it.
+FailureOr<SmallVector<MatvecEmitter::KStep>>
+MatvecEmitter::kStepsAt(MatmulOp op, const DimIndex &column, ArrayRef<Value> ks,
+                        int64_t kCoef, int64_t kDivisor, unsigned lhsLanes,
+                        unsigned rhsLanes) {
+  t.pushScope();
+  SmallVector<KStep> steps;
+  for (Value kValue : ks) {
+    DimIndex kDim;
+    kDim.base = kValue;
+    kDim.coef = kCoef;
+    kDim.divisor = kDivisor;
+    FailureOr<KStep> step = operandsAt(op, column, kDim, lhsLanes, rhsLanes);
+    if (failed(step)) {
+      t.popScope();
+      return failure();
+    }
+    steps.push_back(std::move(*step));
+  }
+  t.popScope();
+  return steps;
+}
+
 Index MatvecEmitter::operandIndex(MatmulOp op, bool isLhs, const DimIndex &outer,
                                   const DimIndex &kDim) {
   StridedTensorType type = typeOf(isLhs ? op.getLhs() : op.getRhs());
@@ -277,19 +302,12 @@ LogicalResult MatvecEmitter::emitNLanes(const Plan &plan) {
   SmallVector<Value> zeros(m * v, zero);
   auto body = [&](ArrayRef<Value> ks,
                   ArrayRef<Value> accs) -> FailureOr<SmallVector<Value>> {
-    t.pushScope();
-    SmallVector<KStep> steps;
-    for (Value kValue : ks) {
-      DimIndex kDim;
-      kDim.base = kValue;
-      FailureOr<KStep> step = operandsAt(op, nDim, kDim, 1, v);
-      if (failed(step))
-        return failure();
-      steps.push_back(std::move(*step));
-    }
-    t.popScope();
+    FailureOr<SmallVector<KStep>> steps =
+        kStepsAt(op, nDim, ks, /*kCoef=*/0, /*kDivisor=*/1, /*lhsLanes=*/1, v);
+    if (failed(steps))
+      return failure();
     SmallVector<Value> out(accs);
-    for (const KStep &step : steps)
+    for (const KStep &step : *steps)
       for (int64_t row = 0; row < m; ++row)
         for (unsigned lane = 0; lane < v; ++lane) {
           Value &acc = out[row * v + lane];
@@ -389,21 +407,13 @@ LogicalResult MatvecEmitter::emitKLanes(const Plan &plan) {
   SmallVector<Value> zeros(m, zero);
   auto body = [&](ArrayRef<Value> ks,
                   ArrayRef<Value> accs) -> FailureOr<SmallVector<Value>> {
-    t.pushScope();
-    SmallVector<KStep> steps;
-    for (Value kValue : ks) {
-      DimIndex kDim;
-      kDim.base = kValue;
-      kDim.coef = 1;
-      kDim.divisor = v; // kLane * V + j * Lk * V
-      FailureOr<KStep> step = operandsAt(op, nDim, kDim, v, v);
-      if (failed(step))
-        return failure();
-      steps.push_back(std::move(*step));
-    }
-    t.popScope();
+    // k = kLane * V + j * Lk * V, then V consecutive positions per lane.
+    FailureOr<SmallVector<KStep>> steps =
+        kStepsAt(op, nDim, ks, /*kCoef=*/1, /*kDivisor=*/v, v, v);
+    if (failed(steps))
+      return failure();
     SmallVector<Value> out(accs);
-    for (const KStep &step : steps)
+    for (const KStep &step : *steps)
       for (int64_t row = 0; row < m; ++row)
         for (unsigned l = 0; l < v; ++l)
           out[row] = LLVM::FMAOp::create(b, step.lhsRows[row][l], step.rhs[l],

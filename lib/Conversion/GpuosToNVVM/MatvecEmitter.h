@@ -79,6 +79,9 @@ private:
   mlir::FailureOr<KStep> operandsAt(MatmulOp op, const DimIndex &column,
                                     const DimIndex &k, unsigned lhsLanes,
                                     unsigned rhsLanes);
+  mlir::FailureOr<llvm::SmallVector<KStep>>
+  kStepsAt(MatmulOp op, const DimIndex &column, llvm::ArrayRef<mlir::Value> ks,
+           int64_t kCoef, int64_t kDivisor, unsigned lhsLanes, unsigned rhsLanes);
   unsigned unrollFor(const Plan &plan) const;
   mlir::Value shuffleXor(mlir::Value value, int offset);
   mlir::Value sharedPtr(mlir::Value byteOffset);
