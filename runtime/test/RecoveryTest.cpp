@@ -102,10 +102,7 @@ TEST_P(RecoveryTest, HungTileRecoversTheKernel) {
   zero(stamps);
   zero(counts);
   GraphId spin = spinGraph(stamps, 1, gpu() ? 3'000'000'000ull : 1'500'000'000ull);
-  GraphSpec g;
-  g.tasks.push_back({"count", {counts.arg()}, {4, 2}, {}});
-  GraphId count;
-  ASSERT_OK(rt->createGraph(g, count));
+  GraphId count = oneTaskGraph("count", counts, {4, 2});
   Submission s, queued;
   ASSERT_OK(rt->submit(spin, Priority::Background, s));
   EXPECT_EQ(rt->wait(s, -1).code(), ErrorCode::DeadlineExceeded);

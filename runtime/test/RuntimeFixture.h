@@ -91,12 +91,20 @@ protected:
 
   /// A graph of one task of `kind` writing `out`, submitted `times` times at
   /// `priority`, each waited for.
+  /// A graph of one task of `kind` over `out` (with `dynamic` values).
+  GraphId oneTaskGraph(const std::string &kind, const Buffer &out,
+                       std::vector<int64_t> dynamic = {}) {
+    GraphSpec g;
+    g.tasks.push_back({kind, {out.arg()}, std::move(dynamic), {}});
+    GraphId id = 0;
+    Status st = rt->createGraph(g, id);
+    EXPECT_TRUE(st.ok()) << st.toString();
+    return id;
+  }
+
   void runOneTask(const std::string &kind, const Buffer &out, Priority priority,
                   int times) {
-    GraphSpec g;
-    g.tasks.push_back({kind, {out.arg()}, {}, {}});
-    GraphId id;
-    ASSERT_OK(rt->createGraph(g, id));
+    GraphId id = oneTaskGraph(kind, out);
     for (int round = 0; round < times; ++round) {
       Submission s;
       ASSERT_OK(rt->submit(id, priority, s));

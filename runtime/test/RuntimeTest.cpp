@@ -289,8 +289,9 @@ TEST_P(RuntimeTest, TracesInlineUrgentSingletons) {
   ASSERT_EQ(recs.size(), 4u); // the last 4 of 6: the ring holds 4
   for (size_t i = 0; i < recs.size(); ++i) {
     const TraceRecord &r = recs[i];
-    if (i)
+    if (i) {
       EXPECT_GT(r.seenNs, recs[i - 1].seenNs) << "not oldest first";
+    }
     uint64_t at[] = {r.pollIssued, r.seen, r.acquired, r.rowRead,
                      r.tileStart, r.tileEnd, r.completed, r.performed};
     for (int k = 1; k < 8; ++k)
@@ -306,10 +307,7 @@ TEST_P(RuntimeTest, ParksWhenIdleAndRelaunches) {
   options.idleParkUs = gpu() ? 2000 : 20000;
   open(options);
   Buffer t = alloc(256 * 4);
-  GraphSpec g;
-  g.tasks.push_back({"tiny", {t.arg()}, {}, {}});
-  GraphId id;
-  ASSERT_OK(rt->createGraph(g, id));
+  GraphId id = oneTaskGraph("tiny", t);
   const int cycles = 10;
   for (int i = 0; i < cycles; ++i) {
     Submission s;
@@ -437,10 +435,7 @@ TEST_P(RuntimeTest, ConcurrentSubmitters) {
 // does not know) fails its submission with a message; the runtime goes on.
 TEST_P(RuntimeTest, TaskErrorsFailTheSubmission) {
   Buffer sink = alloc(64);
-  GraphSpec g;
-  g.tasks.push_back({"missing", {sink.arg()}, {}, {}});
-  GraphId bad;
-  ASSERT_OK(rt->createGraph(g, bad));
+  GraphId bad = oneTaskGraph("missing", sink);
   Submission s;
   ASSERT_OK(rt->submit(bad, Priority::Urgent, s));
   Status st = rt->wait(s, kWaitUs);
@@ -542,10 +537,7 @@ TEST_P(RuntimeTest, ClosedRuntimeRejectsEverything) {
 // rebound by name and they run on the new module.
 TEST_P(RuntimeTest, ReloadingTheImageKeepsGraphs) {
   Buffer t = alloc(1024);
-  GraphSpec g;
-  g.tasks.push_back({"tiny", {t.arg()}, {}, {}});
-  GraphId id;
-  ASSERT_OK(rt->createGraph(g, id));
+  GraphId id = oneTaskGraph("tiny", t);
   Submission s;
   ASSERT_OK(rt->submit(id, Priority::Urgent, s));
   ASSERT_OK(rt->wait(s, kWaitUs));
