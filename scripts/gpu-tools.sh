@@ -3,7 +3,7 @@
 # machines): the Python front-end and other harnesses compile graphs there.
 #
 # HERE:   bash scripts/gpu-tools.sh pack
-#   strips gpuos-opt, gpuos-jit and gpuos-interp from $BUILD_DIR (default
+#   strips gpuos-opt, gpuos-jit (with gpuos-jit-core) and gpuos-interp from $BUILD_DIR (default
 #   build) into .gpu-tools/tools.tar.xz with the runtime device library, and
 #   downloads the Debian packages of the shared libraries they need
 #   (libllvm22, libz3-4 and small ones) into .gpu-tools/ (about 53 MB; the
@@ -20,7 +20,7 @@ prefix=${GPUOS_TOOLS_PREFIX:-/opt/gpuos-tools}
 pack() {
   local build=${BUILD_DIR:-$root/build}
   rm -rf "$dir" && mkdir -p "$dir/stage/bin" "$dir/stage/lib"
-  for tool in gpuos-opt gpuos-jit gpuos-interp; do
+  for tool in gpuos-opt gpuos-jit gpuos-jit-core gpuos-interp; do
     strip -o "$dir/stage/bin/$tool" "$build/bin/$tool"
   done
   local lib

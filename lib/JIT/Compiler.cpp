@@ -29,6 +29,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include <chrono>
 #include <dlfcn.h>
+#include <link.h>
 #include <future>
 #include <optional>
 
@@ -58,20 +59,30 @@ double msSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
+/// The file holding `symbol`: a shared library, or the main executable.
+/// dladdr names the main executable by argv[0], which the gpuos-jit launcher
+/// sets to its own name, so that case reads /proc/self/exe instead.
+std::string fileOf(const void *symbol) {
+  Dl_info info;
+  link_map *map = nullptr;
+  if (!dladdr1(symbol, &info, reinterpret_cast<void **>(&map), RTLD_DL_LINKMAP))
+    return "";
+  if (map && map->l_name && *map->l_name)
+    return map->l_name;
+  return llvm::sys::fs::getMainExecutable(nullptr, nullptr);
+}
+
 /// What identifies this compiler build: the codegen version and the size
-/// and time of the binary that holds this code (gpuos-jit, or a front-end's
-/// shared library), so a rebuilt compiler never reuses another's images.
+/// and time of the binary that holds this code (gpuos-jit-core, or a
+/// front-end's shared library), so a rebuilt compiler never reuses another's
+/// images.
 std::string compilerIdentity() {
   std::string id = kCodegenVersion.str();
-  Dl_info info;
-  if (dladdr(reinterpret_cast<void *>(&compilerIdentity), &info) &&
-      info.dli_fname) {
-    llvm::sys::fs::file_status status;
-    if (!llvm::sys::fs::status(info.dli_fname, status))
-      id += " " + std::to_string(status.getSize()) + " " +
-            std::to_string(
-                status.getLastModificationTime().time_since_epoch().count());
-  }
+  llvm::sys::fs::file_status status;
+  std::string file = fileOf(reinterpret_cast<const void *>(&compilerIdentity));
+  if (!file.empty() && !llvm::sys::fs::status(file, status))
+    id += " " + std::to_string(status.getSize()) + " " +
+          std::to_string(status.getLastModificationTime().time_since_epoch().count());
   return id;
 }
 
@@ -364,6 +375,26 @@ Compiler::~Compiler() = default;
 
 MLIRContext &Compiler::getContext() { return impl->context; }
 const CompileOptions &Compiler::getOptions() const { return impl->options; }
+
+llvm::Expected<std::vector<std::string>> Compiler::dependencyFiles() {
+  if (llvm::Error error = impl->prepare())
+    return std::move(error);
+  std::vector<std::string> files;
+  auto add = [&](std::string path) {
+    if (path.empty())
+      return;
+    llvm::SmallString<256> absolute(path);
+    llvm::sys::fs::make_absolute(absolute);
+    if (llvm::find(files, absolute.str()) == files.end())
+      files.push_back(absolute.str().str());
+  };
+  add(impl->runtimePath);
+  add(impl->linker->libraryPath());
+  add(fileOf(reinterpret_cast<const void *>(&compilerIdentity)));
+  // LLVM's code generator, when it lives in a shared library.
+  add(fileOf(reinterpret_cast<const void *>(&llvm::errs)));
+  return files;
+}
 
 llvm::Expected<std::string> Compiler::contentHash(ModuleOp module) {
   if (llvm::Error error = impl->prepare())

@@ -43,6 +43,14 @@ std::string NvJitLink::version() const {
   return "unknown";
 }
 
+std::string NvJitLink::libraryPath() const {
+  Dl_info info;
+  if (api->version && dladdr(reinterpret_cast<void *>(api->version), &info) &&
+      info.dli_fname)
+    return info.dli_fname;
+  return "";
+}
+
 LinkInput::Kind LinkInput::kindOfFile(llvm::StringRef path) {
   if (path.ends_with(".a"))
     return Library;
@@ -74,7 +82,9 @@ static int inputType(LinkInput::Kind kind) {
 llvm::Expected<NvJitLink::Session>
 NvJitLink::begin(const LinkOptions &options) const {
   std::string arch = "-arch=" + options.arch;
-  std::string opt = "-O" + std::to_string(options.optLevel);
+  // nvJitLink takes -O0 and -O3 only (-O1 and -O2 are "unrecognized"): the
+  // levels in between optimize in LLVM and link (ptxas) at -O3.
+  std::string opt = options.optLevel == 0 ? "-O0" : "-O3";
   std::string registers = "-maxrregcount=" + std::to_string(options.maxRegisters);
   std::vector<const char *> args = {arch.c_str(), opt.c_str()};
   if (options.maxRegisters > 0)

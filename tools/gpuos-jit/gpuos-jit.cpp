@@ -1,279 +1,242 @@
-//===- gpuos-jit.cpp - .mlir in, image out --------------------------------===//
+//===- gpuos-jit.cpp - the gpuos-jit command: cache hits without LLVM -----===//
 //
-//   gpuos-jit in.mlir [--arch=sm_90] [-O0..3] [--emit=mlir|llvm|ptx|image]
-//             [-o out] [--cache-dir=DIR] [--no-cache] [--runtime-lib=PATH]
-//             [--custom-source=FILE.cu ...] [-v]
+//   gpuos-jit in.mlir [options]      (the options are gpuos-jit-core's)
 //
-// Lowers every gpuos.task to a device function (docs/abi.md), emits PTX with
-// LLVM's NVPTX backend in-process, and for --emit=image links it with the
-// runtime's device library by nvJitLink into <out>.cubin (the resident
-// kernel, gpuos_dispatch, the tasks and their test kernels) plus
-// <out>.manifest.json; that part is gpuos::jit::Compiler (lib/JIT). Images
-// are cached by content hash, so an unchanged graph never links twice.
-// Needs no GPU or driver: nvJitLink is opened with dlopen, only for
-// --emit=image.
-//
-// Exit status: 0 success, 1 bad input or a failed compile (diagnostics give
-// file:line:col), 2 bad command-line options.
+// A cache hit of the compiler takes a fraction of a millisecond, but the
+// compiler's process needs ~17 ms to start (libLLVM.so) and more to load
+// nvJitLink. This launcher, linked with nothing but libc, serves repeated
+// compiles of unchanged input from the source-keyed index of the image cache
+// (SourceKey.h) and runs gpuos-jit-core, found next to it, for everything
+// else: a miss, --no-cache, an --emit other than image, standard input,
+// custom sources, or any option spelling it does not parse (the core then
+// decides, by content, exactly as it always did).
 //
 //===----------------------------------------------------------------------===//
 
-#include "gpuos/Conversion/GpuosToNVVM.h"
-#include "gpuos/JIT/Compiler.h"
-#include "gpuos/Target/ImageCache.h"
-#include "gpuos/Target/PTX.h"
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Support/FileUtilities.h"
-#include "llvm/Support/CommandLine.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/Program.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/Timer.h"
-#include "llvm/Support/ToolOutputFile.h"
-#include "llvm/Support/raw_ostream.h"
+#include "Sha256.h"
+#include "SourceKey.h"
+
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+#include <vector>
 
-using namespace mlir;
 using namespace gpuos;
-namespace cl = llvm::cl;
-
-enum class Emit { MLIR, LLVM, PTX, Image };
-
-static cl::OptionCategory category("gpuos-jit options");
-static cl::opt<std::string> inputFilename(cl::Positional, cl::desc("<input.mlir>"),
-                                          cl::init("-"), cl::cat(category));
-static cl::opt<std::string> outputFilename(
-    "o", cl::desc("Output file (--emit=image: writes <out>.cubin and "
-                  "<out>.manifest.json; default: the input's stem)"),
-    cl::value_desc("out"), cl::cat(category));
-static cl::opt<std::string> arch("arch",
-                                 cl::desc("GPU architecture: sm_80, sm_89, "
-                                          "sm_90 (default), sm_100"),
-                                 cl::init(kDefaultArch.str()), cl::cat(category));
-static cl::opt<char> optLevel("O", cl::desc("Optimization level 0-3 (default 3)"),
-                              cl::Prefix, cl::init('3'), cl::cat(category));
-static cl::opt<Emit> emit(
-    "emit", cl::desc("What to produce"), cl::init(Emit::Image),
-    cl::values(clEnumValN(Emit::MLIR, "mlir", "IR after lowering the tasks"),
-               clEnumValN(Emit::LLVM, "llvm", "LLVM IR of the task module, "
-                                              "after libdevice and -O"),
-               clEnumValN(Emit::PTX, "ptx", "PTX text"),
-               clEnumValN(Emit::Image, "image",
-                          "<out>.cubin + <out>.manifest.json (default)")),
-    cl::cat(category));
-static cl::opt<std::string> cacheDir(
-    "cache-dir",
-    cl::desc("Image cache directory (default $XDG_CACHE_HOME/gpuos or "
-             "~/.cache/gpuos)"),
-    cl::value_desc("dir"), cl::cat(category));
-static cl::opt<bool> noCache("no-cache", cl::desc("Neither read nor write the cache"),
-                             cl::cat(category));
-static cl::opt<std::string> cudaPath(
-    "cuda-path", cl::desc("CUDA toolkit root, for libdevice (default "
-                          "$CUDA_HOME, $CUDA_PATH or /usr/local/cuda)"),
-    cl::value_desc("dir"), cl::cat(category));
-static cl::opt<std::string> nvJitLinkPath(
-    "nvjitlink", cl::desc("libnvJitLink.so.13 to use (default: the loader "
-                          "path, $CUDA_HOME/lib64, /usr/local/cuda/lib64)"),
-    cl::value_desc("path"), cl::cat(category));
-static cl::opt<std::string> runtimeLib(
-    "runtime-lib",
-    cl::desc("The runtime's relocatable device library to link into the "
-             "image (default $GPUOS_RUNTIME_LIB, else the one this build "
-             "made); 'none': task functions and test kernels only"),
-    cl::value_desc("path"), cl::cat(category));
-static cl::list<std::string> customSources(
-    "custom-source",
-    cl::desc("CUDA C++ file defining device functions that gpuos.custom ops "
-             "call (repeatable); compiled with NVRTC and linked into the image"),
-    cl::value_desc("file.cu"), cl::cat(category));
-static cl::opt<int> maxRegisters(
-    "maxrregcount",
-    cl::desc("Register limit of the task functions (default: the runtime "
-             "device library's, 128; 0: none, only with --runtime-lib=none)"),
-    cl::init(-1), cl::cat(category));
-static cl::opt<bool> noOverlap(
-    "no-overlap", cl::desc("Prepare the nvJitLink session after the PTX, not "
-                           "during it (for measurements)"),
-    cl::Hidden, cl::cat(category));
-static cl::opt<int64_t> blockSize(
-    "block-size", cl::desc("Block size the task functions are tuned for "
-                           "(multiple of 32, at most 1024; default 256)"),
-    cl::init(256), cl::cat(category));
-static cl::opt<bool> verbose("v", cl::desc("Report cache hits, timings and "
-                                           "ptxas' resource usage on stderr"),
-                             cl::cat(category));
 
 namespace {
-/// Milliseconds since construction, for -v.
-struct Stopwatch {
-  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-  double ms() const {
-    return std::chrono::duration<double, std::milli>(
-               std::chrono::steady_clock::now() - start)
-        .count();
-  }
+
+struct Request {
+  std::string input, output, cacheDir;
+  std::vector<std::string> keyArgs; // options that shape the image
+  bool verbose = false;
+  bool relativePaths = false; // a path option relative to the cwd
 };
+
+bool startsWith(const std::string &s, const char *prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
+
+/// The value of `--name=value` or `-name=value`, or false.
+bool valueOf(const std::string &arg, const char *name, std::string &value) {
+  for (const char *dashes : {"--", "-"}) {
+    std::string prefix = std::string(dashes) + name + "=";
+    if (startsWith(arg, prefix.c_str())) {
+      value = arg.substr(prefix.size());
+      return true;
+    }
+  }
+  return false;
+}
+
+/// True when the launcher understands every argument and the request can be
+/// served from the cache; false sends it to the core unchanged.
+bool parse(int argc, char **argv, Request &r) {
+  static const char *shaping[] = {"arch", "runtime-lib", "cuda-path", "nvjitlink",
+                                  "maxrregcount", "block-size"};
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i], value;
+    if (arg == "-v") {
+      r.verbose = true;
+    } else if (arg == "-o" && i + 1 < argc) {
+      r.output = argv[++i];
+    } else if (valueOf(arg, "o", value)) {
+      r.output = value;
+    } else if (valueOf(arg, "cache-dir", value)) {
+      r.cacheDir = value;
+    } else if (valueOf(arg, "emit", value)) {
+      if (value != "image")
+        return false;
+    } else if (arg.size() == 3 && startsWith(arg, "-O") && arg[2] >= '0' && arg[2] <= '3') {
+      r.keyArgs.push_back(arg);
+    } else if (arg == "--no-overlap" || arg == "-no-overlap") {
+      // Timing only; the image is the same.
+    } else if (!arg.empty() && arg[0] != '-') {
+      if (!r.input.empty())
+        return false;
+      r.input = arg;
+    } else {
+      bool known = false;
+      for (const char *name : shaping)
+        if (valueOf(arg, name, value)) {
+          known = true;
+          r.keyArgs.push_back(std::string(name) + "=" + value);
+          bool isPath = std::strcmp(name, "runtime-lib") == 0 ||
+                        std::strcmp(name, "cuda-path") == 0 ||
+                        std::strcmp(name, "nvjitlink") == 0;
+          if (isPath && !value.empty() && value[0] != '/' && value != "none")
+            r.relativePaths = true;
+        }
+      if (!known) // --no-cache, --custom-source, --help, --version, ...
+        return false;
+    }
+  }
+  if (r.input.empty())
+    return false;
+  if (r.output.empty()) {
+    // The input's stem, in the working directory (as the core does).
+    std::string name = r.input.substr(r.input.find_last_of('/') + 1);
+    size_t dot = name.find_last_of('.');
+    r.output = dot == std::string::npos || dot == 0 ? name : name.substr(0, dot);
+  }
+  if (r.output.size() > 6 && r.output.compare(r.output.size() - 6, 6, ".cubin") == 0)
+    r.output.resize(r.output.size() - 6);
+  if (r.cacheDir.empty()) {
+    // ImageCache::defaultDirectory().
+    if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+      r.cacheDir = xdg;
+    else if (const char *home = std::getenv("HOME"); home && *home)
+      r.cacheDir = std::string(home) + "/.cache";
+    else
+      r.cacheDir = ".cache";
+    r.cacheDir += "/gpuos";
+  }
+  return true;
+}
+
+bool readFile(const std::string &path, std::string &out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return false;
+  std::ostringstream os;
+  os << in.rdbuf();
+  out = os.str();
+  return static_cast<bool>(in) || in.eof();
+}
+
+/// Writes `data` to `path` through a temporary file and a rename, as the
+/// core does (a reader never sees half an image).
+bool writeFileAtomically(const std::string &path, const std::string &data) {
+  std::string temp = path + ".tmp-" + std::to_string(::getpid());
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out || !out.write(data.data(), static_cast<std::streamsize>(data.size())))
+      return false;
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    std::remove(temp.c_str());
+    return false;
+  }
+  return true;
+}
+
+std::string selfDirectory() {
+  char buf[4096];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0)
+    return ".";
+  std::string path(buf, static_cast<size_t>(n));
+  return path.substr(0, path.find_last_of('/'));
+}
+
+/// The source key: everything the launcher can see that shapes the image.
+/// Files the core used (the runtime library, nvJitLink, libLLVM) are
+/// checked through the entry's deps instead.
+bool sourceKey(const Request &r, const std::string &core, std::string &key) {
+  std::string input;
+  sourcekey::FileStamp coreStamp;
+  if (!readFile(r.input, input) || !sourcekey::stampOf(core, coreStamp))
+    return false;
+  launcher::Sha256 h;
+  h.update(sourcekey::kHeader);
+  h.update("\ncore " + std::to_string(coreStamp.size) + " " +
+           std::to_string(coreStamp.mtimeNs) + " " + coreStamp.path + "\n");
+  for (const std::string &arg : r.keyArgs)
+    h.update("arg " + arg + "\n");
+  for (const char *name : {"GPUOS_RUNTIME_LIB", "GPUOS_NVJITLINK", "CUDA_HOME", "CUDA_PATH"})
+    if (const char *value = std::getenv(name))
+      h.update(std::string("env ") + name + "=" + value + "\n");
+  if (r.relativePaths) {
+    char cwd[4096];
+    if (!::getcwd(cwd, sizeof(cwd)))
+      return false;
+    h.update(std::string("cwd ") + cwd + "\n");
+  }
+  h.update("input " + std::to_string(input.size()) + "\n");
+  h.update(input);
+  key = h.hex();
+  return true;
+}
+
+/// Serves the request from the cache; false on any miss.
+bool serve(const Request &r, const std::string &key, std::string &contentHash) {
+  std::string text;
+  sourcekey::Entry entry;
+  if (!readFile(r.cacheDir + "/" + sourcekey::kSubdir + "/" + key, text) ||
+      !sourcekey::parse(text, entry))
+    return false;
+  for (const sourcekey::FileStamp &dep : entry.deps) {
+    sourcekey::FileStamp now;
+    if (!sourcekey::stampOf(dep.path, now) || !(now == dep))
+      return false;
+  }
+  std::string cubin, manifest;
+  std::string base = r.cacheDir + "/" + entry.contentHash;
+  if (!readFile(base + ".cubin", cubin) || !readFile(base + ".manifest.json", manifest))
+    return false;
+  if (!writeFileAtomically(r.output + ".cubin", cubin) ||
+      !writeFileAtomically(r.output + ".manifest.json", manifest))
+    return false;
+  contentHash = entry.contentHash;
+  return true;
+}
+
+/// Runs the core with the same arguments (argv[0] kept, so its messages
+/// still say gpuos-jit), plus the source key to record when there is one.
+int runCore(const std::string &core, int argc, char **argv, const std::string &key) {
+  std::vector<std::string> args(argv, argv + argc);
+  if (!key.empty())
+    args.push_back(sourcekey::kOption + key);
+  std::vector<char *> cargs;
+  for (std::string &a : args)
+    cargs.push_back(a.data());
+  cargs.push_back(nullptr);
+  ::execv(core.c_str(), cargs.data());
+  std::fprintf(stderr, "gpuos-jit: cannot run %s: %s\n", core.c_str(), std::strerror(errno));
+  return 1;
+}
+
 } // namespace
 
-/// Exit status 2 with a message, for bad options.
-static int usageError(const llvm::Twine &message) {
-  llvm::errs() << "gpuos-jit: " << message << "\n";
-  return 2;
-}
-
-/// -o, or stdout for the text outputs.
-static std::string outputPath() {
-  return outputFilename.empty() ? std::string("-") : outputFilename.getValue();
-}
-
-static LogicalResult writeOutput(StringRef path, StringRef data) {
-  std::string error;
-  auto file = openOutputFile(path, &error);
-  if (!file) {
-    llvm::errs() << "gpuos-jit: " << error << "\n";
-    return failure();
-  }
-  file->os() << data;
-  file->keep();
-  return success();
-}
-
-/// --emit=image: <out>.cubin and <out>.manifest.json through the compiler
-/// library (cache, runtime library, nvJitLink).
-static int writeImage(jit::Compiler &compiler, ModuleOp module,
-                      const Stopwatch &total) {
-  std::string out = outputFilename;
-  if (out.empty())
-    out = inputFilename == "-" ? "a" : llvm::sys::path::stem(inputFilename).str();
-  if (StringRef(out).ends_with(".cubin"))
-    out.resize(out.size() - 6);
-  llvm::Expected<jit::CompiledImage> image = compiler.compileModule(module);
-  if (!image) {
-    // Diagnostics were printed at their locations already.
-    llvm::handleAllErrors(
-        image.takeError(), [](const jit::DiagnosedError &) {},
-        [](const llvm::ErrorInfoBase &e) {
-          llvm::errs() << "gpuos-jit: " << e.message() << "\n";
-        });
-    return 1;
-  }
-  llvm::StringRef cubin(image->cubin.data(), image->cubin.size());
-  for (auto [path, data] : {std::pair(out + ".cubin", cubin),
-                            std::pair(out + ".manifest.json",
-                                      llvm::StringRef(image->manifest))})
-    if (llvm::Error e = writeFileAtomically(path, data)) {
-      llvm::errs() << "gpuos-jit: " << llvm::toString(std::move(e)) << "\n";
-      return 1;
-    }
-  if (verbose) {
-    using Origin = jit::CompiledImage::Origin;
-    bool compiled = image->origin == Origin::Compiled;
-    llvm::errs() << (!compiled ? "cache: hit " : noCache ? "cache: off " : "cache: miss ")
-                 << image->contentHash;
-    if (!compiled)
-      llvm::errs() << llvm::format(" (%.1f ms)", total.ms());
-    llvm::errs() << "\n";
-    if (compiled)
-      llvm::errs() << llvm::format("time: lower %.1f ms, llvm+ptx %.1f ms, "
-                                   "nvJitLink %.1f ms, total %.1f ms\n",
-                                   image->ms.lower, image->ms.codegen,
-                                   image->ms.link, total.ms());
-    llvm::errs() << image->infoLog;
+int main(int argc, char **argv) {
+  auto start = std::chrono::steady_clock::now();
+  std::string core = selfDirectory() + "/" + sourcekey::kCoreName;
+  Request request;
+  std::string key, contentHash;
+  if (!parse(argc, argv, request) || !sourceKey(request, core, key))
+    return runCore(core, argc, argv, "");
+  if (!serve(request, key, contentHash))
+    return runCore(core, argc, argv, key);
+  if (request.verbose) {
+    double ms = std::chrono::duration<double, std::milli>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
+    std::fprintf(stderr, "cache: hit %s (source key, %.1f ms)\n", contentHash.c_str(), ms);
   }
   return 0;
-}
-
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions(category);
-  if (!cl::ParseCommandLineOptions(argc, argv,
-                                   "gpuos-jit: gpuos graphs to a GPU image\n",
-                                   &llvm::errs()))
-    return 2;
-  if (!isSupportedArch(arch))
-    return usageError("unsupported --arch=" + arch +
-                      "; use sm_80, sm_89, sm_90 or sm_100");
-  if (optLevel < '0' || optLevel > '3')
-    return usageError("unsupported -O" + std::string(1, optLevel) + "; use -O0 to -O3");
-  if (blockSize < 32 || blockSize > 1024 || blockSize % 32 != 0)
-    return usageError("--block-size must be a multiple of 32 up to 1024");
-  if (maxRegisters < -1 || maxRegisters > 255)
-    return usageError("--maxrregcount must be 0 (no limit) to 255");
-  int opt = optLevel - '0';
-
-  jit::CompileOptions options;
-  options.arch = arch;
-  options.optLevel = opt;
-  options.blockSize = blockSize;
-  options.cudaPath = cudaPath;
-  options.nvJitLinkPath = nvJitLinkPath;
-  options.runtimeLibrary = runtimeLib;
-  options.maxRegisters = maxRegisters;
-  for (const std::string &path : customSources) {
-    auto source = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
-    if (!source) {
-      llvm::errs() << "gpuos-jit: cannot read custom source '" << path
-                   << "': " << source.getError().message() << "\n";
-      return 1;
-    }
-    options.customSources.push_back({path, (*source)->getBuffer().str()});
-  }
-  options.cacheDir = cacheDir;
-  options.useDiskCache = !noCache;
-  options.useMemoryCache = false; // one compile per process
-  options.overlapLink = !noOverlap;
-  options.preloadNvJitLink = emit == Emit::Image; // overlaps with parsing
-  options.verbose = verbose;
-  jit::Compiler compiler(options);
-  MLIRContext &context = compiler.getContext();
-
-  std::string error;
-  auto input = openInputFile(inputFilename, &error);
-  if (!input) {
-    llvm::errs() << "gpuos-jit: " << error << "\n";
-    return 1;
-  }
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(input), SMLoc());
-  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  Stopwatch total;
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  if (!module)
-    return 1;
-  if (emit == Emit::Image)
-    return writeImage(compiler, *module, total);
-
-  Stopwatch lowering;
-  LowerTasksOptions lowerOptions;
-  lowerOptions.blockSize = blockSize;
-  lowerOptions.bulkPrefetch = hasBulkCopy(arch);
-  if (failed(lowerTasksToNVVM(*module, lowerOptions)))
-    return 1;
-  if (emit == Emit::MLIR) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    module->print(os);
-    return failed(writeOutput(outputPath(), text));
-  }
-  auto gpuModule = module->lookupSymbol<gpu::GPUModuleOp>(kTaskModuleName);
-  if (!gpuModule) {
-    emitError(module->getLoc()) << "the input has no gpuos.task to compile";
-    return 1;
-  }
-  PTXOptions ptxOptions;
-  ptxOptions.arch = arch;
-  ptxOptions.optLevel = opt;
-  ptxOptions.cudaPath = cudaPath;
-  ptxOptions.wantLLVMIR = emit == Emit::LLVM;
-  FailureOr<PTXResult> ptx = emitPTX(gpuModule, ptxOptions);
-  if (failed(ptx))
-    return 1;
-  return failed(writeOutput(outputPath(),
-                            emit == Emit::LLVM ? ptx->llvmIR : ptx->ptx));
 }

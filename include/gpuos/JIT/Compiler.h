@@ -107,6 +107,10 @@ public:
   /// input or the lowering needs loaded.
   mlir::MLIRContext &getContext();
   const CompileOptions &getOptions() const;
+  /// Files whose change changes the images (their content is in every
+  /// content hash): the runtime device library, the nvJitLink library,
+  /// and the binaries of the compiler itself. Errors as for compiling.
+  llvm::Expected<std::vector<std::string>> dependencyFiles();
 
   /// Compiles MLIR text of partitioned graphs. Diagnostics are returned as
   /// the error's text (`<bufferName>:line:col: error: ...`).

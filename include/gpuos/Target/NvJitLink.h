@@ -53,6 +53,8 @@ public:
 
   /// "13.0".
   std::string version() const;
+  /// The file the library was loaded from (empty if unknown).
+  std::string libraryPath() const;
   llvm::Expected<LinkResult> link(llvm::ArrayRef<LinkInput> inputs,
                                   const LinkOptions &options) const;
 

@@ -1,0 +1,320 @@
+//===- gpuos-jit-core.cpp - .mlir in, image out ---------------------------===//
+//
+// The compiler behind the gpuos-jit command (gpuos-jit.cpp, a launcher that
+// serves unchanged inputs from the cache without starting it):
+//
+//   gpuos-jit in.mlir [--arch=sm_90] [-O0..3] [--emit=mlir|llvm|ptx|image]
+//             [-o out] [--cache-dir=DIR] [--no-cache] [--runtime-lib=PATH]
+//             [--custom-source=FILE.cu ...] [-v]
+//
+// Lowers every gpuos.task to a device function (docs/abi.md), emits PTX with
+// LLVM's NVPTX backend in-process, and for --emit=image links it with the
+// runtime's device library by nvJitLink into <out>.cubin (the resident
+// kernel, gpuos_dispatch, the tasks and their test kernels) plus
+// <out>.manifest.json; that part is gpuos::jit::Compiler (lib/JIT). Images
+// are cached by content hash, so an unchanged graph never links twice.
+// Needs no GPU or driver: nvJitLink is opened with dlopen, only for
+// --emit=image.
+//
+// Exit status: 0 success, 1 bad input or a failed compile (diagnostics give
+// file:line:col), 2 bad command-line options.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SourceKey.h"
+#include "gpuos/Conversion/GpuosToNVVM.h"
+#include "gpuos/JIT/Compiler.h"
+#include "gpuos/Target/ImageCache.h"
+#include "gpuos/Target/PTX.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/Timer.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+#include <chrono>
+
+using namespace mlir;
+using namespace gpuos;
+namespace cl = llvm::cl;
+
+enum class Emit { MLIR, LLVM, PTX, Image };
+
+static cl::OptionCategory category("gpuos-jit options");
+static cl::opt<std::string> inputFilename(cl::Positional, cl::desc("<input.mlir>"),
+                                          cl::init("-"), cl::cat(category));
+static cl::opt<std::string> outputFilename(
+    "o", cl::desc("Output file (--emit=image: writes <out>.cubin and "
+                  "<out>.manifest.json; default: the input's stem)"),
+    cl::value_desc("out"), cl::cat(category));
+static cl::opt<std::string> arch("arch",
+                                 cl::desc("GPU architecture: sm_80, sm_89, "
+                                          "sm_90 (default), sm_100"),
+                                 cl::init(kDefaultArch.str()), cl::cat(category));
+static cl::opt<char> optLevel("O", cl::desc("Optimization level 0-3 (default 3)"),
+                              cl::Prefix, cl::init('3'), cl::cat(category));
+static cl::opt<Emit> emit(
+    "emit", cl::desc("What to produce"), cl::init(Emit::Image),
+    cl::values(clEnumValN(Emit::MLIR, "mlir", "IR after lowering the tasks"),
+               clEnumValN(Emit::LLVM, "llvm", "LLVM IR of the task module, "
+                                              "after libdevice and -O"),
+               clEnumValN(Emit::PTX, "ptx", "PTX text"),
+               clEnumValN(Emit::Image, "image",
+                          "<out>.cubin + <out>.manifest.json (default)")),
+    cl::cat(category));
+static cl::opt<std::string> cacheDir(
+    "cache-dir",
+    cl::desc("Image cache directory (default $XDG_CACHE_HOME/gpuos or "
+             "~/.cache/gpuos)"),
+    cl::value_desc("dir"), cl::cat(category));
+static cl::opt<bool> noCache("no-cache", cl::desc("Neither read nor write the cache"),
+                             cl::cat(category));
+static cl::opt<std::string> cudaPath(
+    "cuda-path", cl::desc("CUDA toolkit root, for libdevice (default "
+                          "$CUDA_HOME, $CUDA_PATH or /usr/local/cuda)"),
+    cl::value_desc("dir"), cl::cat(category));
+static cl::opt<std::string> nvJitLinkPath(
+    "nvjitlink", cl::desc("libnvJitLink.so.13 to use (default: the loader "
+                          "path, $CUDA_HOME/lib64, /usr/local/cuda/lib64)"),
+    cl::value_desc("path"), cl::cat(category));
+static cl::opt<std::string> runtimeLib(
+    "runtime-lib",
+    cl::desc("The runtime's relocatable device library to link into the "
+             "image (default $GPUOS_RUNTIME_LIB, else the one this build "
+             "made); 'none': task functions and test kernels only"),
+    cl::value_desc("path"), cl::cat(category));
+static cl::list<std::string> customSources(
+    "custom-source",
+    cl::desc("CUDA C++ file defining device functions that gpuos.custom ops "
+             "call (repeatable); compiled with NVRTC and linked into the image"),
+    cl::value_desc("file.cu"), cl::cat(category));
+static cl::opt<int> maxRegisters(
+    "maxrregcount",
+    cl::desc("Register limit of the task functions (default: the runtime "
+             "device library's, 128; 0: none, only with --runtime-lib=none)"),
+    cl::init(-1), cl::cat(category));
+static cl::opt<bool> noOverlap(
+    "no-overlap", cl::desc("Prepare the nvJitLink session after the PTX, not "
+                           "during it (for measurements)"),
+    cl::Hidden, cl::cat(category));
+static cl::opt<int64_t> blockSize(
+    "block-size", cl::desc("Block size the task functions are tuned for "
+                           "(multiple of 32, at most 1024; default 256)"),
+    cl::init(256), cl::cat(category));
+static cl::opt<std::string> sourceKey(
+    "source-key", cl::desc("From the gpuos-jit launcher: index the image "
+                           "under this key (SourceKey.h)"),
+    cl::Hidden, cl::cat(category));
+static cl::opt<bool> verbose("v", cl::desc("Report cache hits, timings and "
+                                           "ptxas' resource usage on stderr"),
+                             cl::cat(category));
+
+namespace {
+/// Milliseconds since construction, for -v.
+struct Stopwatch {
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  double ms() const {
+    return std::chrono::duration<double, std::milli>(
+               std::chrono::steady_clock::now() - start)
+        .count();
+  }
+};
+} // namespace
+
+/// Exit status 2 with a message, for bad options.
+static int usageError(const llvm::Twine &message) {
+  llvm::errs() << "gpuos-jit: " << message << "\n";
+  return 2;
+}
+
+/// -o, or stdout for the text outputs.
+static std::string outputPath() {
+  return outputFilename.empty() ? std::string("-") : outputFilename.getValue();
+}
+
+static LogicalResult writeOutput(StringRef path, StringRef data) {
+  std::string error;
+  auto file = openOutputFile(path, &error);
+  if (!file) {
+    llvm::errs() << "gpuos-jit: " << error << "\n";
+    return failure();
+  }
+  file->os() << data;
+  file->keep();
+  return success();
+}
+
+/// The launcher's index entry for --source-key: this image, and the files
+/// it depends on with their sizes and times. Best effort, like the cache:
+/// without it the next run only takes longer.
+static void recordSourceKey(jit::Compiler &compiler, const std::string &hash) {
+  if (sourceKey.empty() || noCache)
+    return;
+  if (sourceKey.size() != 64 ||
+      !llvm::all_of(sourceKey, [](char c) { return llvm::isHexDigit(c); }))
+    return;
+  llvm::Expected<std::vector<std::string>> files = compiler.dependencyFiles();
+  if (!files) {
+    llvm::consumeError(files.takeError());
+    return;
+  }
+  sourcekey::Entry entry;
+  entry.contentHash = hash;
+  for (const std::string &path : *files) {
+    sourcekey::FileStamp stamp;
+    if (!sourcekey::stampOf(path, stamp))
+      return; // a dependency the launcher could not check
+    entry.deps.push_back(stamp);
+  }
+  llvm::SmallString<256> dir(cacheDir.empty() ? ImageCache::defaultDirectory()
+                                              : std::string(cacheDir));
+  llvm::sys::path::append(dir, sourcekey::kSubdir);
+  if (llvm::sys::fs::create_directories(dir))
+    return;
+  llvm::sys::path::append(dir, sourceKey);
+  llvm::consumeError(writeFileAtomically(dir, sourcekey::format(entry)));
+}
+
+/// --emit=image: <out>.cubin and <out>.manifest.json through the compiler
+/// library (cache, runtime library, nvJitLink).
+static int writeImage(jit::Compiler &compiler, ModuleOp module,
+                      const Stopwatch &total) {
+  std::string out = outputFilename;
+  if (out.empty())
+    out = inputFilename == "-" ? "a" : llvm::sys::path::stem(inputFilename).str();
+  if (StringRef(out).ends_with(".cubin"))
+    out.resize(out.size() - 6);
+  llvm::Expected<jit::CompiledImage> image = compiler.compileModule(module);
+  if (!image) {
+    // Diagnostics were printed at their locations already.
+    llvm::handleAllErrors(
+        image.takeError(), [](const jit::DiagnosedError &) {},
+        [](const llvm::ErrorInfoBase &e) {
+          llvm::errs() << "gpuos-jit: " << e.message() << "\n";
+        });
+    return 1;
+  }
+  llvm::StringRef cubin(image->cubin.data(), image->cubin.size());
+  for (auto [path, data] : {std::pair(out + ".cubin", cubin),
+                            std::pair(out + ".manifest.json",
+                                      llvm::StringRef(image->manifest))})
+    if (llvm::Error e = writeFileAtomically(path, data)) {
+      llvm::errs() << "gpuos-jit: " << llvm::toString(std::move(e)) << "\n";
+      return 1;
+    }
+  recordSourceKey(compiler, image->contentHash);
+  if (verbose) {
+    using Origin = jit::CompiledImage::Origin;
+    bool compiled = image->origin == Origin::Compiled;
+    llvm::errs() << (!compiled ? "cache: hit " : noCache ? "cache: off " : "cache: miss ")
+                 << image->contentHash;
+    if (!compiled)
+      llvm::errs() << llvm::format(" (%.1f ms)", total.ms());
+    llvm::errs() << "\n";
+    if (compiled)
+      llvm::errs() << llvm::format("time: lower %.1f ms, llvm+ptx %.1f ms, "
+                                   "nvJitLink %.1f ms, total %.1f ms\n",
+                                   image->ms.lower, image->ms.codegen,
+                                   image->ms.link, total.ms());
+    llvm::errs() << image->infoLog;
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  if (!cl::ParseCommandLineOptions(argc, argv,
+                                   "gpuos-jit: gpuos graphs to a GPU image\n",
+                                   &llvm::errs()))
+    return 2;
+  if (!isSupportedArch(arch))
+    return usageError("unsupported --arch=" + arch +
+                      "; use sm_80, sm_89, sm_90 or sm_100");
+  if (optLevel < '0' || optLevel > '3')
+    return usageError("unsupported -O" + std::string(1, optLevel) + "; use -O0 to -O3");
+  if (blockSize < 32 || blockSize > 1024 || blockSize % 32 != 0)
+    return usageError("--block-size must be a multiple of 32 up to 1024");
+  if (maxRegisters < -1 || maxRegisters > 255)
+    return usageError("--maxrregcount must be 0 (no limit) to 255");
+  int opt = optLevel - '0';
+
+  jit::CompileOptions options;
+  options.arch = arch;
+  options.optLevel = opt;
+  options.blockSize = blockSize;
+  options.cudaPath = cudaPath;
+  options.nvJitLinkPath = nvJitLinkPath;
+  options.runtimeLibrary = runtimeLib;
+  options.maxRegisters = maxRegisters;
+  for (const std::string &path : customSources) {
+    auto source = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+    if (!source) {
+      llvm::errs() << "gpuos-jit: cannot read custom source '" << path
+                   << "': " << source.getError().message() << "\n";
+      return 1;
+    }
+    options.customSources.push_back({path, (*source)->getBuffer().str()});
+  }
+  options.cacheDir = cacheDir;
+  options.useDiskCache = !noCache;
+  options.useMemoryCache = false; // one compile per process
+  options.overlapLink = !noOverlap;
+  options.preloadNvJitLink = emit == Emit::Image; // overlaps with parsing
+  options.verbose = verbose;
+  jit::Compiler compiler(options);
+  MLIRContext &context = compiler.getContext();
+
+  std::string error;
+  auto input = openInputFile(inputFilename, &error);
+  if (!input) {
+    llvm::errs() << "gpuos-jit: " << error << "\n";
+    return 1;
+  }
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(input), SMLoc());
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  Stopwatch total;
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+  if (emit == Emit::Image)
+    return writeImage(compiler, *module, total);
+
+  Stopwatch lowering;
+  LowerTasksOptions lowerOptions;
+  lowerOptions.blockSize = blockSize;
+  lowerOptions.bulkPrefetch = hasBulkCopy(arch);
+  if (failed(lowerTasksToNVVM(*module, lowerOptions)))
+    return 1;
+  if (emit == Emit::MLIR) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os);
+    return failed(writeOutput(outputPath(), text));
+  }
+  auto gpuModule = module->lookupSymbol<gpu::GPUModuleOp>(kTaskModuleName);
+  if (!gpuModule) {
+    emitError(module->getLoc()) << "the input has no gpuos.task to compile";
+    return 1;
+  }
+  PTXOptions ptxOptions;
+  ptxOptions.arch = arch;
+  ptxOptions.optLevel = opt;
+  ptxOptions.cudaPath = cudaPath;
+  ptxOptions.wantLLVMIR = emit == Emit::LLVM;
+  FailureOr<PTXResult> ptx = emitPTX(gpuModule, ptxOptions);
+  if (failed(ptx))
+    return 1;
+  return failed(writeOutput(outputPath(),
+                            emit == Emit::LLVM ? ptx->llvmIR : ptx->ptx));
+}
