@@ -203,7 +203,7 @@ struct WorkerShared {
   RangeState range;              // where this block is in a range of tiles
   uint32_t pending;              // tasks whose tasksLeft decrement waits
   bool kept;                     // `cont` holds the next job
-  uint32_t origin;               // how the running tile came (TileOrigin)
+  uint32_t origin;               // how the running tile came (kTileFrom...)
 };
 
 GPUOS_DEV uint32_t *depsLeftOf(RunCounters *r) {
