@@ -3,8 +3,9 @@
 # machines): the Python front-end and other harnesses compile graphs there.
 #
 # HERE:   bash scripts/gpu-tools.sh pack
-#   strips gpuos-opt, gpuos-jit (with gpuos-jit-core) and gpuos-interp from $BUILD_DIR (default
-#   build) into .gpu-tools/tools.tar.xz with the runtime device library, and
+#   strips gpuos-opt, gpuos-jit (and gpuos-jit-core) and gpuos-interp from
+#   $BUILD_DIR (default build) into .gpu-tools/tools.tar.xz with the runtime
+#   device library, and
 #   downloads the Debian packages of the shared libraries they need
 #   (libllvm22, libz3-4 and small ones) into .gpu-tools/ (about 53 MB; the
 #   device tool carries 64 MiB).

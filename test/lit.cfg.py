@@ -26,7 +26,7 @@ llvm_config.add_tool_substitutions(["gpuos-opt", "gpuos-interp", "gpuos-fuzz-rep
 llvm_config.add_tool_substitutions(["gpuos-difftest"], tool_dirs)
 # Code generation (test/Conversion, test/Target): gpuos-jit, and the GPU
 # check's vector generator and CPU simulation (tools/gpuos-gpu-check).
-llvm_config.add_tool_substitutions(["gpuos-jit", "gpuos-check-gen", "gpuos-sim-check"], tool_dirs)
+llvm_config.add_tool_substitutions(["gpuos-jit", "gpuos-jit-core", "gpuos-check-gen", "gpuos-sim-check"], tool_dirs)
 # --emit=image needs nvJitLink (CUDA 13), opened at run time by gpuos-jit.
 if any(os.path.exists(os.path.join(d, "libnvJitLink.so.13")) for d in
        [os.environ.get("CUDA_HOME", "") + "/lib64", "/usr/local/cuda/lib64"]):

@@ -380,19 +380,37 @@ llvm::Expected<std::vector<std::string>> Compiler::dependencyFiles() {
   if (llvm::Error error = impl->prepare())
     return std::move(error);
   std::vector<std::string> files;
-  auto add = [&](std::string path) {
+  auto add = [&](const std::string &path, const char *what) -> llvm::Error {
     if (path.empty())
-      return;
+      return llvm::createStringError(std::string("cannot tell which file ") + what +
+                                     " is");
     llvm::SmallString<256> absolute(path);
     llvm::sys::fs::make_absolute(absolute);
     if (llvm::find(files, absolute.str()) == files.end())
       files.push_back(absolute.str().str());
+    return llvm::Error::success();
   };
-  add(impl->runtimePath);
-  add(impl->linker->libraryPath());
-  add(fileOf(reinterpret_cast<const void *>(&compilerIdentity)));
-  // LLVM's code generator, when it lives in a shared library.
-  add(fileOf(reinterpret_cast<const void *>(&llvm::errs)));
+  if (!impl->runtimePath.empty())
+    if (llvm::Error e = add(impl->runtimePath, "the runtime library"))
+      return std::move(e);
+  for (auto [path, what] :
+       {std::pair(impl->linker->libraryPath(), "nvJitLink"),
+        std::pair(fileOf(reinterpret_cast<const void *>(&compilerIdentity)),
+                  "the compiler"),
+        // LLVM's code generator (libLLVM.so, or the compiler when static).
+        std::pair(fileOf(reinterpret_cast<const void *>(&llvm::errs)), "LLVM")})
+    if (llvm::Error e = add(path, what))
+      return std::move(e);
+  // libdevice, when the toolkit has one (tasks that call exp, tanh, ...).
+  llvm::SmallString<256> libdevice(findCudaToolkit(impl->options.cudaPath));
+  llvm::sys::path::append(libdevice, "nvvm", "libdevice", "libdevice.10.bc");
+  if (llvm::sys::fs::is_regular_file(libdevice))
+    if (llvm::Error e = add(libdevice.str().str(), "libdevice"))
+      return std::move(e);
+  // Which libraries the loader finds by name (nvJitLink is opened by its
+  // soname) changes with the loader's cache.
+  if (llvm::sys::fs::is_regular_file("/etc/ld.so.cache"))
+    files.push_back("/etc/ld.so.cache");
   return files;
 }
 

@@ -32,6 +32,35 @@
 // RUN: rm %t.cache/*.cubin
 // RUN: gpuos-jit %S/image.mlir -o %t.g --cache-dir=%t.cache -v 2>&1 | FileCheck %s --check-prefix=MISS
 // RUN: cmp %t.a.cubin %t.g.cubin
+// A relative path in the environment is resolved against the working
+// directory, which is then part of the key: the same setting in another
+// directory is another key.
+// RUN: mkdir -p %t.A %t.B
+// RUN: cp %gpuos_runtime_lib %t.A/rt.o
+// RUN: cp %gpuos_runtime_lib %t.B/rt.o
+// RUN: cd %t.A && env GPUOS_RUNTIME_LIB=rt.o gpuos-jit %S/image.mlir -o %t.r --cache-dir=%t.cache -v 2>&1 | FileCheck %s --check-prefix=CONTENT
+// RUN: cd %t.A && env GPUOS_RUNTIME_LIB=rt.o gpuos-jit %S/image.mlir -o %t.r --cache-dir=%t.cache -v 2>&1 | FileCheck %s --check-prefix=FAST
+// RUN: cd %t.B && env GPUOS_RUNTIME_LIB=rt.o gpuos-jit %S/image.mlir -o %t.r --cache-dir=%t.cache -v 2>&1 | FileCheck %s --check-prefix=CONTENT
+// Outputs are named as the core names them: the input's stem ("" for a
+// file named .mlir), a trailing .cubin of -o dropped.
+// RUN: cp %S/image.mlir %t.A/.mlir
+// RUN: cd %t.A && gpuos-jit .mlir --cache-dir=%t.cache
+// RUN: cd %t.A && gpuos-jit .mlir --cache-dir=%t.cache -v 2>&1 | FileCheck %s --check-prefix=FAST
+// RUN: ls -a %t.A | FileCheck %s --check-prefix=STEM
+// RUN: gpuos-jit %S/image.mlir -o %t.k.cubin --cache-dir=%t.cache -v 2>&1 | FileCheck %s --check-prefix=FAST
+// RUN: cmp %t.a.cubin %t.k.cubin
+// An input that is not a regular file (a pipe) and a response file go to
+// the core untouched.
+// RUN: cat %S/image.mlir | gpuos-jit /dev/stdin -o %t.p --cache-dir=%t.cache -v 2>&1 | FileCheck %s --check-prefix=CONTENT
+// RUN: cmp %t.a.cubin %t.p.cubin
+// RUN: echo "-O2" > %t.rsp
+// RUN: gpuos-jit %S/image.mlir @%t.rsp -o %t.q --cache-dir=%t.cache -v 2>&1 | FileCheck %s --check-prefix=CORE
+// RUN: gpuos-jit %S/image.mlir @%t.rsp -o %t.q --cache-dir=%t.cache -v 2>&1 | FileCheck %s --check-prefix=CONTENT
+// The core records a key only for the input the launcher hashed: another
+// input's SHA-256 (the file changed in between) records nothing.
+// RUN: gpuos-jit-core %S/image.mlir --source-key=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb -o %t.w --cache-dir=%t.c2
+// RUN: test -f %t.w.cubin
+// RUN: not ls %t.c2/sources/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
 // --no-cache, an --emit other than image, and options the launcher does not
 // parse all go to the core as they are.
 // RUN: gpuos-jit %S/image.mlir -o %t.h --cache-dir=%t.cache --no-cache -v 2>&1 | FileCheck %s --check-prefix=OFF
@@ -42,8 +71,12 @@
 // MISS: cache: miss
 // FAST: cache: hit {{[0-9a-f]+}} (source key,
 // CONTENT: cache: hit {{[0-9a-f]+}} ({{[0-9.]+}} ms)
+// CORE: cache: {{miss|hit [0-9a-f]+ \([0-9.]+ ms\)}}
 // OFF: cache: off
 // PTX: .target sm_90
+// STEM-NOT: .mlir.cubin
+// STEM: .cubin
+// STEM-NEXT: .manifest.json
 // ARCH: gpuos-jit: unsupported --arch=sm_75
 
 // ENTRY:      gpuos-jit source entry 1

@@ -33,7 +33,8 @@ namespace gpuos::sourcekey {
 
 constexpr const char *kHeader = "gpuos-jit source entry 1";
 constexpr const char *kSubdir = "sources";
-/// The option gpuos-jit-core takes from the launcher: record the entry.
+/// The option gpuos-jit-core takes from the launcher: record the entry
+/// (--source-key=<key>:<SHA-256 of the input the key was made from>).
 constexpr const char *kOption = "--source-key=";
 constexpr const char *kCoreName = "gpuos-jit-core";
 
@@ -43,6 +44,7 @@ struct FileStamp {
   bool operator==(const FileStamp &o) const {
     return size == o.size && mtimeNs == o.mtimeNs && path == o.path;
   }
+  bool operator!=(const FileStamp &o) const { return !(*this == o); }
 };
 
 /// The file's size and modification time, or false.

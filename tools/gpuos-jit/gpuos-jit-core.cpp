@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "SourceKey.h"
+#include <optional>
 #include "gpuos/Conversion/GpuosToNVVM.h"
 #include "gpuos/JIT/Compiler.h"
 #include "gpuos/Target/ImageCache.h"
@@ -111,8 +112,8 @@ static cl::opt<int64_t> blockSize(
                            "(multiple of 32, at most 1024; default 256)"),
     cl::init(256), cl::cat(category));
 static cl::opt<std::string> sourceKey(
-    "source-key", cl::desc("From the gpuos-jit launcher: index the image "
-                           "under this key (SourceKey.h)"),
+    "source-key", cl::desc("From the gpuos-jit launcher: <key>:<the input's "
+                           "SHA-256>, index the image under the key (SourceKey.h)"),
     cl::Hidden, cl::cat(category));
 static cl::opt<bool> verbose("v", cl::desc("Report cache hits, timings and "
                                            "ptxas' resource usage on stderr"),
@@ -153,34 +154,64 @@ static LogicalResult writeOutput(StringRef path, StringRef data) {
   return success();
 }
 
-/// The launcher's index entry for --source-key: this image, and the files
-/// it depends on with their sizes and times. Best effort, like the cache:
-/// without it the next run only takes longer.
-static void recordSourceKey(jit::Compiler &compiler, const std::string &hash) {
-  if (sourceKey.empty() || noCache)
-    return;
-  if (sourceKey.size() != 64 ||
-      !llvm::all_of(sourceKey, [](char c) { return llvm::isHexDigit(c); }))
-    return;
+/// The launcher's index entry for --source-key=<key>:<input sha-256>: this
+/// image, and the files it depends on with their sizes and times. Recorded
+/// only when the input the core parsed is the one the launcher hashed, and
+/// the dependencies did not change while it compiled (they are stamped
+/// before and after). Best effort, like the cache: without an entry the
+/// next run only takes longer.
+struct SourceKeyRecord {
+  std::string key;
+  std::vector<sourcekey::FileStamp> before;
+};
+static std::optional<SourceKeyRecord> pendingSourceKey;
+
+static bool isHex64(llvm::StringRef text) {
+  return text.size() == 64 && llvm::all_of(text, llvm::isHexDigit);
+}
+
+/// The dependencies' stamps now, or nothing.
+static std::optional<std::vector<sourcekey::FileStamp>>
+stampDependencies(jit::Compiler &compiler) {
   llvm::Expected<std::vector<std::string>> files = compiler.dependencyFiles();
   if (!files) {
     llvm::consumeError(files.takeError());
-    return;
+    return std::nullopt;
   }
-  sourcekey::Entry entry;
-  entry.contentHash = hash;
+  std::vector<sourcekey::FileStamp> stamps;
   for (const std::string &path : *files) {
     sourcekey::FileStamp stamp;
     if (!sourcekey::stampOf(path, stamp))
-      return; // a dependency the launcher could not check
-    entry.deps.push_back(stamp);
+      return std::nullopt; // a dependency the launcher could not check
+    stamps.push_back(stamp);
   }
+  return stamps;
+}
+
+static void beginSourceKey(jit::Compiler &compiler, llvm::StringRef input) {
+  auto [key, inputSha] = llvm::StringRef(sourceKey).split(':');
+  if (sourceKey.empty() || noCache || !isHex64(key) || !isHex64(inputSha) ||
+      sha256Hex(input) != inputSha)
+    return;
+  if (std::optional<std::vector<sourcekey::FileStamp>> stamps = stampDependencies(compiler))
+    pendingSourceKey = SourceKeyRecord{key.str(), std::move(*stamps)};
+}
+
+static void recordSourceKey(jit::Compiler &compiler, const std::string &hash) {
+  if (!pendingSourceKey)
+    return;
+  std::optional<std::vector<sourcekey::FileStamp>> after = stampDependencies(compiler);
+  if (!after || *after != pendingSourceKey->before)
+    return;
+  sourcekey::Entry entry;
+  entry.contentHash = hash;
+  entry.deps = std::move(*after);
   llvm::SmallString<256> dir(cacheDir.empty() ? ImageCache::defaultDirectory()
                                               : std::string(cacheDir));
   llvm::sys::path::append(dir, sourcekey::kSubdir);
   if (llvm::sys::fs::create_directories(dir))
     return;
-  llvm::sys::path::append(dir, sourceKey);
+  llvm::sys::path::append(dir, pendingSourceKey->key);
   llvm::consumeError(writeFileAtomically(dir, sourcekey::format(entry)));
 }
 
@@ -284,6 +315,9 @@ int main(int argc, char **argv) {
   sourceMgr.AddNewSourceBuffer(std::move(input), SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   Stopwatch total;
+  if (emit == Emit::Image)
+    beginSourceKey(compiler,
+                   sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer());
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1;

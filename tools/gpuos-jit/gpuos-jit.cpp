@@ -4,12 +4,13 @@
 //
 // A cache hit of the compiler takes a fraction of a millisecond, but the
 // compiler's process needs ~17 ms to start (libLLVM.so) and more to load
-// nvJitLink. This launcher, linked with nothing but libc, serves repeated
-// compiles of unchanged input from the source-keyed index of the image cache
+// nvJitLink. This launcher, without LLVM, serves repeated compiles of
+// unchanged input from the source-keyed index of the image cache
 // (SourceKey.h) and runs gpuos-jit-core, found next to it, for everything
-// else: a miss, --no-cache, an --emit other than image, standard input,
-// custom sources, or any option spelling it does not parse (the core then
-// decides, by content, exactly as it always did).
+// else: a miss, --no-cache, an --emit other than image, an input that is not
+// a regular file (standard input, a pipe), custom sources, response files,
+// or any option spelling it does not parse (the core then decides, by
+// content, exactly as it always did).
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,9 +22,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <string>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
 
@@ -76,6 +77,8 @@ bool parse(int argc, char **argv, Request &r) {
       r.keyArgs.push_back(arg);
     } else if (arg == "--no-overlap" || arg == "-no-overlap") {
       // Timing only; the image is the same.
+    } else if (!arg.empty() && arg[0] == '@') {
+      return false; // a response file: the core expands it
     } else if (!arg.empty() && arg[0] != '-') {
       if (!r.input.empty())
         return false;
@@ -90,21 +93,25 @@ bool parse(int argc, char **argv, Request &r) {
                         std::strcmp(name, "cuda-path") == 0 ||
                         std::strcmp(name, "nvjitlink") == 0;
           if (isPath && !value.empty() && value[0] != '/' && value != "none")
-            r.relativePaths = true;
+            r.relativePaths = true; // resolved against the working directory
         }
       if (!known) // --no-cache, --custom-source, --help, --version, ...
         return false;
     }
   }
-  if (r.input.empty())
-    return false;
+  struct stat st;
+  if (r.input.empty() || ::stat(r.input.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    return false; // reading a pipe here would leave nothing for the core
   if (r.output.empty()) {
-    // The input's stem, in the working directory (as the core does).
+    // llvm::sys::path::stem of the input, in the working directory, as the
+    // core names it: up to the last dot ("" for ".mlir"), "." and ".." whole.
     std::string name = r.input.substr(r.input.find_last_of('/') + 1);
     size_t dot = name.find_last_of('.');
-    r.output = dot == std::string::npos || dot == 0 ? name : name.substr(0, dot);
+    r.output = name == "." || name == ".." || dot == std::string::npos
+                   ? name
+                   : name.substr(0, dot);
   }
-  if (r.output.size() > 6 && r.output.compare(r.output.size() - 6, 6, ".cubin") == 0)
+  if (r.output.size() >= 6 && r.output.compare(r.output.size() - 6, 6, ".cubin") == 0)
     r.output.resize(r.output.size() - 6);
   if (r.cacheDir.empty()) {
     // ImageCache::defaultDirectory().
@@ -119,59 +126,81 @@ bool parse(int argc, char **argv, Request &r) {
   return true;
 }
 
+/// The whole file, or false on any error.
 bool readFile(const std::string &path, std::string &out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
     return false;
-  std::ostringstream os;
-  os << in.rdbuf();
-  out = os.str();
-  return static_cast<bool>(in) || in.eof();
+  out.clear();
+  char buf[1 << 16];
+  ssize_t n;
+  while ((n = ::read(fd, buf, sizeof(buf))) > 0)
+    out.append(buf, static_cast<size_t>(n));
+  ::close(fd);
+  return n == 0;
 }
 
-/// Writes `data` to `path` through a temporary file and a rename, as the
-/// core does (a reader never sees half an image).
+/// Writes `data` to `path` through a new temporary file beside it and a
+/// rename, as the core does (a reader never sees half an image); every
+/// step checked, the temporary file removed on failure.
 bool writeFileAtomically(const std::string &path, const std::string &data) {
-  std::string temp = path + ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out || !out.write(data.data(), static_cast<std::streamsize>(data.size())))
-      return false;
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    std::remove(temp.c_str());
+  std::string temp = path + ".tmp-XXXXXX";
+  int fd = ::mkstemp(temp.data());
+  if (fd < 0)
     return false;
+  bool ok = ::fchmod(fd, 0644) == 0;
+  for (size_t done = 0; ok && done < data.size();) {
+    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    ok = n > 0;
+    done += ok ? static_cast<size_t>(n) : 0;
   }
-  return true;
+  ok = ::close(fd) == 0 && ok;
+  ok = ok && std::rename(temp.c_str(), path.c_str()) == 0;
+  if (!ok)
+    ::unlink(temp.c_str());
+  return ok;
 }
 
+/// The directory of this program (where gpuos-jit-core is), or "".
 std::string selfDirectory() {
   char buf[4096];
   ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
   if (n <= 0)
-    return ".";
+    return "";
   std::string path(buf, static_cast<size_t>(n));
   return path.substr(0, path.find_last_of('/'));
 }
 
-/// The source key: everything the launcher can see that shapes the image.
-/// Files the core used (the runtime library, nvJitLink, libLLVM) are
-/// checked through the entry's deps instead.
-bool sourceKey(const Request &r, const std::string &core, std::string &key) {
+/// The source key: everything the launcher can see that shapes the image,
+/// and the SHA-256 of the input alone (the core checks that it parsed the
+/// same bytes before it records the key). Files the core used (the runtime
+/// library, nvJitLink, libLLVM, libdevice) are checked through the entry's
+/// deps instead.
+bool sourceKey(const Request &r, const std::string &core, std::string &key,
+               std::string &inputSha) {
   std::string input;
   sourcekey::FileStamp coreStamp;
   if (!readFile(r.input, input) || !sourcekey::stampOf(core, coreStamp))
     return false;
+  launcher::Sha256 inputHash;
+  inputHash.update(input);
+  inputSha = inputHash.hex();
   launcher::Sha256 h;
   h.update(sourcekey::kHeader);
   h.update("\ncore " + std::to_string(coreStamp.size) + " " +
            std::to_string(coreStamp.mtimeNs) + " " + coreStamp.path + "\n");
   for (const std::string &arg : r.keyArgs)
     h.update("arg " + arg + "\n");
-  for (const char *name : {"GPUOS_RUNTIME_LIB", "GPUOS_NVJITLINK", "CUDA_HOME", "CUDA_PATH"})
-    if (const char *value = std::getenv(name))
+  // What decides which files the core opens; a relative path among them
+  // depends on the working directory too.
+  bool relative = r.relativePaths;
+  for (const char *name : {"GPUOS_RUNTIME_LIB", "GPUOS_NVJITLINK", "CUDA_HOME", "CUDA_PATH",
+                           "CUDA_ROOT", "LD_LIBRARY_PATH"})
+    if (const char *value = std::getenv(name)) {
       h.update(std::string("env ") + name + "=" + value + "\n");
-  if (r.relativePaths) {
+      relative = relative || (*value && *value != '/');
+    }
+  if (relative) {
     char cwd[4096];
     if (!::getcwd(cwd, sizeof(cwd)))
       return false;
@@ -208,30 +237,37 @@ bool serve(const Request &r, const std::string &key, std::string &contentHash) {
 
 /// Runs the core with the same arguments (argv[0] kept, so its messages
 /// still say gpuos-jit), plus the source key to record when there is one.
-int runCore(const std::string &core, int argc, char **argv, const std::string &key) {
+int runCore(const std::string &core, int argc, char **argv, const std::string &key,
+            const std::string &inputSha) {
   std::vector<std::string> args(argv, argv + argc);
   if (!key.empty())
-    args.push_back(sourcekey::kOption + key);
+    args.push_back(sourcekey::kOption + key + ":" + inputSha);
   std::vector<char *> cargs;
   for (std::string &a : args)
     cargs.push_back(a.data());
   cargs.push_back(nullptr);
   ::execv(core.c_str(), cargs.data());
   std::fprintf(stderr, "gpuos-jit: cannot run %s: %s\n", core.c_str(), std::strerror(errno));
-  return 1;
+  return 127;
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
   auto start = std::chrono::steady_clock::now();
-  std::string core = selfDirectory() + "/" + sourcekey::kCoreName;
+  std::string self = selfDirectory();
+  if (self.empty()) {
+    std::fprintf(stderr, "gpuos-jit: cannot find %s: /proc/self/exe is not readable\n",
+                 sourcekey::kCoreName);
+    return 127;
+  }
+  std::string core = self + "/" + sourcekey::kCoreName;
   Request request;
-  std::string key, contentHash;
-  if (!parse(argc, argv, request) || !sourceKey(request, core, key))
-    return runCore(core, argc, argv, "");
+  std::string key, inputSha, contentHash;
+  if (!parse(argc, argv, request) || !sourceKey(request, core, key, inputSha))
+    return runCore(core, argc, argv, "", "");
   if (!serve(request, key, contentHash))
-    return runCore(core, argc, argv, key);
+    return runCore(core, argc, argv, key, inputSha);
   if (request.verbose) {
     double ms = std::chrono::duration<double, std::milli>(
                     std::chrono::steady_clock::now() - start)
