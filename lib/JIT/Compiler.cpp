@@ -410,7 +410,8 @@ llvm::Expected<std::vector<std::string>> Compiler::dependencyFiles() {
   // Which libraries the loader finds by name (nvJitLink is opened by its
   // soname) changes with the loader's cache.
   if (llvm::sys::fs::is_regular_file("/etc/ld.so.cache"))
-    files.push_back("/etc/ld.so.cache");
+    if (llvm::Error e = add("/etc/ld.so.cache", "the loader's cache"))
+      return std::move(e);
   return files;
 }
 

@@ -82,9 +82,7 @@ static int inputType(LinkInput::Kind kind) {
 llvm::Expected<NvJitLink::Session>
 NvJitLink::begin(const LinkOptions &options) const {
   std::string arch = "-arch=" + options.arch;
-  // nvJitLink takes -O0 and -O3 only (-O1 and -O2 are "unrecognized"): the
-  // levels in between optimize in LLVM and link (ptxas) at -O3.
-  std::string opt = options.optLevel == 0 ? "-O0" : "-O3";
+  std::string opt = optimizationOption(options.optLevel);
   std::string registers = "-maxrregcount=" + std::to_string(options.maxRegisters);
   std::vector<const char *> args = {arch.c_str(), opt.c_str()};
   if (options.maxRegisters > 0)

@@ -296,21 +296,28 @@ private:
   CUdeviceptr args = 0;
 };
 
-/// --trace: the median of each step of the workers' continuation hops
-/// recorded after `sinceNs` (device globaltimer), in us at the SM clock
-/// measured from consecutive hops of one block. Returns the newest stamp.
-uint64_t hopTable(Runtime &rt, const char *what, uint64_t sinceNs,
-                  std::string &table) {
-  std::vector<HopTraceRecord> hops;
-  if (!rt.readHopTrace(hops).ok())
-    return sinceNs;
-  std::vector<HopTraceRecord> v;
-  uint64_t newest = sinceNs;
-  for (const HopTraceRecord &h : hops)
+/// The workers' hop trace records that ended after `sinceNs` (device
+/// globaltimer), by block and then time; the newest stamp; and the SM clock
+/// in cycles per ns, from consecutive records of one block less than 100 us
+/// apart (a relaunch in between restarts the SM clock), 0 without any.
+struct TraceWindow {
+  std::vector<HopTraceRecord> records;
+  uint64_t newest = 0;
+  double ghz = 0;
+};
+
+bool readTraceWindow(Runtime &rt, uint64_t sinceNs, TraceWindow &w) {
+  std::vector<HopTraceRecord> all;
+  if (!check(rt.readHopTrace(all), "readHopTrace"))
+    return false;
+  w.records.clear();
+  w.newest = sinceNs;
+  for (const HopTraceRecord &h : all)
     if (h.endNs > sinceNs) {
-      v.push_back(h);
-      newest = std::max(newest, h.endNs);
+      w.records.push_back(h);
+      w.newest = std::max(w.newest, h.endNs);
     }
+  std::vector<HopTraceRecord> &v = w.records;
   std::sort(v.begin(), v.end(), [](const HopTraceRecord &a, const HopTraceRecord &b) {
     return a.block != b.block ? a.block < b.block : a.endNs < b.endNs;
   });
@@ -320,9 +327,22 @@ uint64_t hopTable(Runtime &rt, const char *what, uint64_t sinceNs,
       cyc += (double)(v[k].nextTileEnd - v[k - 1].nextTileEnd);
       ns += (double)(v[k].endNs - v[k - 1].endNs);
     }
-  if (v.size() < 2 || ns <= 0)
+  w.ghz = ns > 0 ? cyc / ns : 0;
+  return true;
+}
+
+/// --trace: the median of each step of the workers' continuation hops
+/// recorded after `sinceNs`, in us at the SM clock. Returns the newest stamp.
+uint64_t hopTable(Runtime &rt, const char *what, uint64_t sinceNs,
+                  std::string &table) {
+  TraceWindow w;
+  if (!readTraceWindow(rt, sinceNs, w))
+    return sinceNs;
+  const std::vector<HopTraceRecord> &v = w.records;
+  uint64_t newest = w.newest;
+  if (v.size() < 2 || w.ghz <= 0)
     return newest;
-  double ghz = cyc / ns;
+  double ghz = w.ghz;
   const char *names[] = {"finishTile (fence, counters, successors)",
                          "statistics, warp 0 section",
                          "next job chosen (priority check)",
@@ -363,36 +383,19 @@ uint64_t hopTable(Runtime &rt, const char *what, uint64_t sinceNs,
 /// the successor's tiles themselves (p50). Returns the newest stamp.
 uint64_t chainTimeline(Runtime &rt, GraphId id, const char *what, uint64_t sinceNs,
                        std::string &table) {
-  std::vector<HopTraceRecord> before;
-  if (rt.readHopTrace(before).ok())
-    for (const HopTraceRecord &h : before)
-      sinceNs = std::max(sinceNs, h.endNs);
+  TraceWindow w;
+  if (!readTraceWindow(rt, sinceNs, w)) // everything traced so far is older
+    return sinceNs;
+  sinceNs = w.newest;
   Submission s;
   if (!check(rt.submit(id, Priority::Normal, s), "submit") ||
-      !check(rt.wait(s, 10'000'000), "wait"))
+      !check(rt.wait(s, 10'000'000), "wait") || !readTraceWindow(rt, sinceNs, w))
     return sinceNs;
-  std::vector<HopTraceRecord> all, v;
-  if (!check(rt.readHopTrace(all), "readHopTrace"))
-    return sinceNs;
-  uint64_t newest = sinceNs;
-  for (const HopTraceRecord &h : all)
-    if (h.endNs > sinceNs) {
-      v.push_back(h);
-      newest = std::max(newest, h.endNs);
-    }
+  const std::vector<HopTraceRecord> &v = w.records;
+  uint64_t newest = w.newest;
   if (v.size() < 2)
     return newest;
-  std::sort(v.begin(), v.end(), [](const HopTraceRecord &a, const HopTraceRecord &b) {
-    return a.block != b.block ? a.block < b.block : a.endNs < b.endNs;
-  });
-  // SM cycles per ns, from consecutive tiles of one block.
-  double cyc = 0, ns = 0;
-  for (size_t k = 1; k < v.size(); ++k)
-    if (v[k].block == v[k - 1].block) {
-      cyc += (double)(v[k].nextTileEnd - v[k - 1].nextTileEnd);
-      ns += (double)(v[k].endNs - v[k - 1].endNs);
-    }
-  double ghz = ns > 0 ? cyc / ns : 1.0;
+  double ghz = w.ghz > 0 ? w.ghz : 1.0;
   auto us = [&](uint64_t cycles) { return (double)cycles / ghz / 1000.0; };
   struct Task {
     uint64_t lastEnd = 0;

@@ -402,6 +402,16 @@ constexpr uint32_t kHigherWaiting = 1; // leave the range: work of a higher
 constexpr uint32_t kPeersIdle = 2;     // both queues of its priority
                                        // empty, and some worker idle
 
+/// urgentExclusive: the urgent runs in flight that hold back work whose
+/// root queue is `own` (none for urgent work itself, or without the
+/// option); one load, issued with the caller's other loads.
+GPUOS_DEV uint32_t urgentHeldBackBy(const DeviceControl *c, uint32_t own,
+                                    bool exclusive) {
+  return exclusive && own != rootQueue(kPriorityUrgent)
+             ? ldRelaxed(&c->urgentInFlight.value)
+             : 0u;
+}
+
 /// One round of independent loads: the queues of higher priority than
 /// queue q (as higherPriorityWaiting), this worker's inbox entries of q's
 /// priority (taken, or owed and published: nobody else can run them, so
@@ -416,9 +426,7 @@ GPUOS_DEV_OUTLINE uint32_t scanAtBoundary(const DeviceControl *c,
   uint64_t head[kNumQueues], reserve[kNumQueues];
   uint32_t seen[kNumQueues];
   uint32_t idle = ldRelaxed(&c->idleWorkers.value);
-  uint32_t urgent = exclusive && own != rootQueue(kPriorityUrgent)
-                        ? ldRelaxed(&c->urgentInFlight.value)
-                        : 0u;
+  uint32_t urgent = urgentHeldBackBy(c, own, exclusive);
   // Constant trip counts: unrolled, the arrays stay in registers. With a
   // bound of own + 2 they went to local memory, and storing each loaded
   // value there waited for its load: the loads ran one after another, 3700
@@ -511,9 +519,7 @@ GPUOS_DEV_OUTLINE bool higherPriorityWaiting(const DeviceControl *c,
   const uint32_t end = rootQueue(priorityOfQueue(q));
   uint64_t head[kNumQueues], reserve[kNumQueues];
   uint32_t seen[kNumQueues];
-  uint32_t urgent = exclusive && end != rootQueue(kPriorityUrgent)
-                        ? ldRelaxed(&c->urgentInFlight.value)
-                        : 0u;
+  uint32_t urgent = urgentHeldBackBy(c, end, exclusive);
   // Constant trip counts: unrolled, the arrays stay in registers.
   for (uint32_t h = 0; h < kNumQueues; ++h) {
     if (h < end && inbox[h].state == kInboxOwed) {

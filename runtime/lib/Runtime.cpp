@@ -581,7 +581,6 @@ Status Runtime::readHopTrace(std::vector<HopTraceRecord> &out) {
     static_assert((uint32_t)TileOrigin::FromRange == kTileFromRange &&
                   (uint32_t)TileOrigin::Continued == kTileContinued, "TileOrigin");
     r.origin = static_cast<TileOrigin>(t.run);
-    r.continuation = r.origin == TileOrigin::Continued;
     r.endNs = t.seenNs;
     r.tileEnd = t.cycles[0];
     r.finished = t.cycles[1];

@@ -221,7 +221,7 @@ TEST_P(RuntimeTest, TracesEveryTileWhenAsked) {
     for (const HopTraceRecord &r : recs) {
       blocks.insert(r.block);
       EXPECT_EQ(r.task, 0u);
-      EXPECT_FALSE(r.continuation);
+      EXPECT_NE(r.origin, TileOrigin::Continued);
       EXPECT_TRUE(r.origin == TileOrigin::FromQueue || r.origin == TileOrigin::FromRange)
           << (uint32_t)r.origin;
       fromRange += r.origin == TileOrigin::FromRange;

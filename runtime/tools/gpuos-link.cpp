@@ -58,7 +58,7 @@ bool endsWith(const std::string &s, const char *suffix) {
 
 int usage() {
   std::fprintf(stderr,
-               "usage: gpuos-link [-arch=sm_XX] [-O<n>] [-maxrregcount=N] [-v] -o out.cubin "
+               "usage: gpuos-link [-arch=sm_XX] [-O0..3] [-maxrregcount=N] [-v] -o out.cubin "
                "inputs...\n  inputs: .o (nvcc -rdc=true -c), .a, .cubin, "
                ".fatbin, .ptx\n");
   return 2;
@@ -74,8 +74,13 @@ int main(int argc, char **argv) {
     std::string a = argv[i];
     if (a.rfind("-arch=", 0) == 0)
       arch = a;
-    else if (a.rfind("-O", 0) == 0)
-      opt = a;
+    else if (a.rfind("-O", 0) == 0) {
+      if (a.size() != 3 || a[2] < '0' || a[2] > '3') {
+        std::fprintf(stderr, "gpuos-link: unsupported %s; use -O0 to -O3\n", a.c_str());
+        return 2;
+      }
+      opt = optimizationOption(a[2] - '0');
+    }
     else if (a.rfind("-maxrregcount=", 0) == 0)
       registers = a;
     else if (a == "-v")
@@ -104,7 +109,11 @@ int main(int argc, char **argv) {
     options.push_back("-verbose");
   Handle h = nullptr;
   if (Result r = api.create(&h, options.size(), options.data())) {
-    std::fprintf(stderr, "gpuos-link: nvJitLinkCreate failed (%d)\n", r);
+    std::string given;
+    for (const char *o : options)
+      given += std::string(" ") + o;
+    std::fprintf(stderr, "gpuos-link: nvJitLinkCreate(%s) failed: %s\n", given.c_str() + 1,
+                 resultName(r));
     return 1;
   }
   auto fail = [&](const std::string &what, Result r) {

@@ -920,6 +920,23 @@ int cmdShareStreams(const Args &args) {
 // profile: per-task synchronous latency of one graph
 //===----------------------------------------------------------------------===//
 
+/// The tasks of `graph` in manifest order, for the profile commands (none
+/// when the manifest has no such graph: endProfile says so); dies on a task
+/// with dynamic sizes, which a profile cannot size buffers for.
+std::vector<std::reference_wrapper<const ManifestTask>>
+profiledTasks(const ImageManifest &man, const std::string &graph) {
+  std::vector<std::reference_wrapper<const ManifestTask>> tasks;
+  for (const ManifestTask &t : man.tasks) {
+    if (t.graph != graph)
+      continue;
+    if (!t.dynamic.empty())
+      die("graph '" + graph + "', task " + t.kind +
+          ": dynamic sizes; profiles need static shapes");
+    tasks.push_back(t);
+  }
+  return tasks;
+}
+
 /// Where a worker's time between two tiles goes (--trace-tiles): p50 over
 /// the traced tiles of thread 0's SM cycles per step (HopTraceRecord) of
 /// the records that ended after `sinceNs`, one line per way the tiles came
@@ -1017,12 +1034,7 @@ int cmdProfile(const Args &args) {
               "cycles/tile");
   double sum = 0;
   int count = 0;
-  for (const ManifestTask &t : man.tasks) {
-    if (t.graph != graph)
-      continue;
-    if (!t.dynamic.empty())
-      die("graph '" + graph + "', task " + t.kind +
-          ": dynamic sizes; profiles need static shapes");
+  for (const ManifestTask &t : profiledTasks(man, graph)) {
     TaskSpec ts;
     ts.kind = t.kind;
     for (const ManifestBuffer &b : t.buffers) {
@@ -1098,12 +1110,7 @@ int cmdProfileLaunch(const Args &args) {
   std::printf("%-36s %6s %12s\n", "task (plain launch)", "tiles", "us/launch");
   double sum = 0;
   int count = 0;
-  for (const ManifestTask &t : man.tasks) {
-    if (t.graph != graph)
-      continue;
-    if (!t.dynamic.empty())
-      die("graph '" + graph + "', task " + t.kind +
-          ": dynamic sizes; profiles need static shapes");
+  for (const ManifestTask &t : profiledTasks(man, graph)) {
     for (const ManifestBuffer &b : t.buffers)
       if (!buffers.count(b.name)) {
         uint64_t bytes = std::max<uint64_t>(viewExtent(b), 16);

@@ -28,6 +28,7 @@
 #include "MatvecEmitter.h"
 #include "RowEmitter.h"
 #include "ScalarMath.h"
+#include "gpuos/Dialect/Gpuos/IR/Shapes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -372,6 +373,7 @@ void TaskEmitter::emitTilePrefetch() {
   // view (a transpose of a square input keeps its shape) is not one chunk
   // per tile.
   Block &body = task.getBodyBlock();
+  SmallVector<int64_t> dense = rowMajorStrides(abi.iterShape);
   SmallVector<unsigned> streams;
   int64_t bytes = 0;
   for (unsigned i = 0; i < abi.numInputs; ++i) {
@@ -382,13 +384,10 @@ void TaskEmitter::emitTilePrefetch() {
                  user->hasTrait<gpuos::OpTrait::Elementwise>();
         }))
       continue;
-    int64_t dense = 1;
+    // Dense row-major (an axis of size 1 may have any stride).
     bool rowMajor = true;
-    for (int64_t k = int64_t(abi.iterShape.size()) - 1; k >= 0; --k) {
-      rowMajor = rowMajor &&
-                 (abi.iterShape[k] == 1 || buffers[i].strides[k] == dense);
-      dense *= abi.iterShape[k];
-    }
+    for (auto [size, stride, want] : llvm::zip(abi.iterShape, buffers[i].strides, dense))
+      rowMajor = rowMajor && (size == 1 || stride == want);
     if (!rowMajor)
       continue;
     streams.push_back(i);

@@ -85,6 +85,13 @@ private:
   }
 };
 
+/// nvJitLink's option for optimization level `level` (0-3). It takes -O0
+/// and -O3 only (-O1 and -O2 fail as unrecognized options), so the levels
+/// in between link (ptxas) at -O3; the compiler applies them in LLVM.
+inline const char *optimizationOption(int level) {
+  return level == 0 ? "-O0" : "-O3";
+}
+
 /// NVJITLINK_* name of a result code.
 inline const char *resultName(Result result) {
   static const char *names[] = {

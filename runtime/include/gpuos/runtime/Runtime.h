@@ -147,7 +147,6 @@ enum class TileOrigin : uint32_t {
 /// (Worker.h, HopTrace).
 struct HopTraceRecord {
   uint32_t block = 0, task = 0; // the worker; the (successor's) task index
-  bool continuation = false;    // a successor this block kept
   TileOrigin origin = TileOrigin::FromQueue; // how the block got the tile
   uint64_t endNs = 0;           // %globaltimer at the hop's end
   uint64_t tileEnd = 0;         // previous tile ended (after its barrier)
