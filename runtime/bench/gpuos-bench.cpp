@@ -30,7 +30,7 @@
 //
 //   gpuos-bench [--json out.json] [--quick] [--short] [--sim]
 //               [--workers-per-sm N] [--idle-sleep-ns N] [--no-inline]
-//               [--no-continue] [--no-record] [--ring-acquire-gpu]
+//               [--no-continue] [--no-record] [--no-gang] [--ring-acquire-gpu]
 //               [--trace] [--trace-tiles] [--no-settle] [--bw-mb N]
 //
 //===----------------------------------------------------------------------===//
@@ -380,15 +380,17 @@ uint64_t hopTable(Runtime &rt, const char *what, uint64_t sinceNs,
 /// that ended the predecessor spent releasing it (finishTile, then warp 0
 /// publishing the staged ranges), from that release to the successor's
 /// first tile start (other workers seeing and claiming the entries), and
-/// the successor's tiles themselves (p50). Returns the newest stamp.
-uint64_t chainTimeline(Runtime &rt, GraphId id, const char *what, uint64_t sinceNs,
-                       std::string &table) {
+/// the successor's tiles themselves (p50); for a gang (urgent, alone), the
+/// releasing member's gangFinishTile and the waiting members' search and
+/// wait. Returns the newest stamp.
+uint64_t chainTimeline(Runtime &rt, GraphId id, Priority priority, const char *what,
+                       uint64_t sinceNs, std::string &table) {
   TraceWindow w;
   if (!readTraceWindow(rt, sinceNs, w)) // everything traced so far is older
     return sinceNs;
   sinceNs = w.newest;
   Submission s;
-  if (!check(rt.submit(id, Priority::Normal, s), "submit") ||
+  if (!check(rt.submit(id, priority, s), "submit") ||
       !check(rt.wait(s, 10'000'000), "wait") || !readTraceWindow(rt, sinceNs, w))
     return sinceNs;
   const std::vector<HopTraceRecord> &v = w.records;
@@ -453,7 +455,7 @@ int main(int argc, char **argv) {
   unsigned workersPerSM = 0, idleSleepNs = 0, bwMB = 256;
   bool inlineUrgent = true, continueSuccessors = true, recordJobs = true;
   bool ringAcquireGpu = false, trace = false, shortRun = false, settle = true;
-  bool traceTiles = false;
+  bool traceTiles = false, gang = true;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--json" && i + 1 < argc)
@@ -472,6 +474,8 @@ int main(int argc, char **argv) {
       continueSuccessors = false;
     else if (a == "--no-record")
       recordJobs = false;
+    else if (a == "--no-gang")
+      gang = false;
     else if (a == "--ring-acquire-gpu")
       ringAcquireGpu = true;
     else if (a == "--trace")
@@ -487,8 +491,9 @@ int main(int argc, char **argv) {
     else {
       std::fprintf(stderr, "usage: gpuos-bench [--json FILE] [--quick] [--short] [--sim] "
                            "[--workers-per-sm N] [--idle-sleep-ns N] [--no-inline] "
-                           "[--no-continue] [--no-record] [--ring-acquire-gpu] "
-                           "[--trace] [--trace-tiles] [--no-settle] [--bw-mb N]\n");
+                           "[--no-continue] [--no-record] [--no-gang] "
+                           "[--ring-acquire-gpu] [--trace] [--trace-tiles] "
+                           "[--no-settle] [--bw-mb N]\n");
       return 2;
     }
   }
@@ -508,6 +513,7 @@ int main(int argc, char **argv) {
   options.traceRecords = trace ? 1u << 15 : 0u;
   options.traceAllTiles = traceTiles;
   options.settleAfterInline = settle;
+  options.gangWhenIdle = gang;
   if (sim)
     bwMB = std::min(bwMB, 8u);
   std::unique_ptr<Runtime> rt;
@@ -680,15 +686,22 @@ int main(int argc, char **argv) {
     return TaskSpec{"compute", {in.arg(), outB.arg()}, {n, n}, std::move(deps)};
   };
   const int fanIters = sim ? 50 : quick ? 1000 : 3000;
+  // The chains again at urgent priority: each call finds the GPU idle, so
+  // it runs as a gang (RuntimeOptions::gangWhenIdle, on by default).
   struct FanCase {
     const char *key, *label;
     int tasks;
     int64_t tiles;
+    Priority priority;
   } fanCases[] = {
-      {"fanout128_us", "1 task x 128 compute tiles, sync", 1, 128},
-      {"fanout1024_us", "1 task x 1024 compute tiles, sync", 1, 1024},
-      {"chain8x128_us", "8 chained tasks x 128 tiles, sync", 8, 128},
-      {"chain32x1_us", "32 chained 1-tile compute tasks, sync", 32, 1},
+      {"fanout128_us", "1 task x 128 compute tiles, sync", 1, 128, Priority::Normal},
+      {"fanout1024_us", "1 task x 1024 compute tiles, sync", 1, 1024, Priority::Normal},
+      {"chain8x128_us", "8 chained tasks x 128 tiles, sync", 8, 128, Priority::Normal},
+      {"chain32x1_us", "32 chained 1-tile compute tasks, sync", 32, 1, Priority::Normal},
+      {"chain8x128_urgent_us", "8 chained x 128 tiles, urgent gang, sync", 8, 128,
+       Priority::Urgent},
+      {"chain32x1_urgent_us", "32 chained 1-tile, urgent gang, sync", 32, 1,
+       Priority::Urgent},
   };
   for (const FanCase &fc : fanCases) {
     GraphSpec g;
@@ -700,7 +713,7 @@ int main(int argc, char **argv) {
     if (!check(rt->createGraph(g, id), "createGraph(fan-out)"))
       return 1;
     samples.clear();
-    if (!roundTrips(*rt, id, Priority::Normal, fanIters, samples))
+    if (!roundTrips(*rt, id, fc.priority, fanIters, samples))
       return 1;
     // Every element went through 64 steps of v = 0.5 v + 1 per task: 2.
     float y[2] = {0, 0};
@@ -716,7 +729,7 @@ int main(int argc, char **argv) {
     if (trace && fc.tiles == 1 && !traceTiles)
       hopsSince = hopTable(*rt, fc.label, hopsSince, traceTable);
     if (traceTiles && fc.tasks > 1 && fc.tiles > 1)
-      hopsSince = chainTimeline(*rt, id, fc.label, hopsSince, traceTable);
+      hopsSince = chainTimeline(*rt, id, fc.priority, fc.label, hopsSince, traceTable);
     if (!check(rt->destroyGraph(id), "destroyGraph"))
       return 1;
   }
@@ -967,11 +980,12 @@ int main(int argc, char **argv) {
   // The table, last.
   std::printf("\ngpuos-bench on %s: %u workers x %u threads, idle nap %u ns, "
               "urgent singletons %s, continuations %s, job records %s, "
-              "ring acquire %s, settle %s, %llu launches\n",
+              "ring acquire %s, settle %s, gangs %s (%llu runs), %llu launches\n",
               rt->deviceInfo().name.c_str(), st.workers, st.blockThreads,
               idleSleepNs, inlineUrgent ? "inline" : "queued",
               continueSuccessors ? "on" : "off", recordJobs ? "on" : "off",
               ringAcquireGpu ? "gpu scope" : "sys scope", settle ? "on" : "off",
+              gang ? "when idle" : "off", (unsigned long long)st.gangRuns,
               (unsigned long long)st.launches);
   std::printf("%-44s %10s %10s  %-10s %s\n", "metric", "p50", "p99", "unit", "target");
   for (const Row &r : rows)

@@ -36,11 +36,6 @@ struct PollerState {
   uint32_t knownFree; // bit p: slot of next[p] seen free (seq == position)
 };
 
-/// Starts one run: the row (and, speculatively, its first root template)
-/// in one round of loads, then either the root tiles into the priority's
-/// root queue, or, for an urgent run of one task with one tile when
-/// inlineUrgent is set, the job into `sh` for block 0 to run itself (true).
-/// All lanes of the warp call it with the same entry.
 /// The configuration the poller needs on its path, read once per launch
 /// (the host writes it only while the kernel is parked). Read from the
 /// control block instead, each would be a load after every acquire fence
@@ -53,7 +48,8 @@ struct PollerConfig {
   uint32_t *completion;
   TraceSlot *trace;
   uint32_t ringMask, traceMask;
-  bool inlineUrgent, acquireGpu, settle, urgentExclusive;
+  uint32_t workers; // the most members a gang may have
+  bool inlineUrgent, acquireGpu, settle, urgentExclusive, gang;
 
   GPUOS_DEV void load(const DeviceControl *c) {
     ring = reinterpret_cast<const RingEntry *>(c->ring);
@@ -67,6 +63,8 @@ struct PollerConfig {
     acquireGpu = c->ringAcquireGpu != 0;
     settle = c->settleAfterInline != 0;
     urgentExclusive = c->urgentExclusive != 0;
+    gang = c->gangWhenIdle != 0;
+    workers = c->numBlocks > 1 ? c->numBlocks - 1 : 1;
   }
 };
 
@@ -90,6 +88,12 @@ GPUOS_DEV void prefetchL1(uint64_t addr) {
 #endif
 }
 
+/// Starts one run: the row (and, speculatively, its first root template)
+/// in one round of loads, then either the root tiles into the priority's
+/// root queue, or, for an urgent run that finds no other in flight, its
+/// gang members (gangWhenIdle), or, for an urgent run of one task with one
+/// tile when inlineUrgent is set, the job into `sh` for block 0 to run
+/// itself (true). All lanes of the warp call it with the same entry.
 template <typename Warp>
 GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w,
                         const RingEntry &e, PollerState &ps, PollerShared &sh) {
@@ -100,12 +104,19 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
   uint32_t q = rootQueue(prio);
   // The row's counts and (lane 0, speculatively) its first root template in
   // one round of independent loads: one L2 round trip, not two.
+  // An urgent run may start as a gang (Worker.h, "Gangs"): every lane then
+  // needs the template, and whether another run is in flight (this lane's
+  // own increments of runsInFlight come before this load: same address).
+  bool mayGang = cfg.gang && prio == kPriorityUrgent;
   uint32_t n = ldcg(&row->numRootEntries);
   uint32_t numTasks = ldcg(&row->numTasks);
+  uint32_t gangTiles = mayGang ? ldcg(&row->gangTiles) : 0u;
+  uint32_t busy = mayGang ? ldRelaxed(&c->runsInFlight.value) : 1u;
   QueueEntry t;
-  if (w.lane() == 0)
+  if (w.lane() == 0 || mayGang)
     readPayload(&row->first, t);
   uint64_t p0 = ps.next[prio];
+  bool gang = gangTiles != 0 && busy == 0u;
   bool inlined = n == 1 && prio == kPriorityUrgent && numTasks == 1 && cfg.inlineUrgent;
   if (prio == kPriorityUrgent && cfg.urgentExclusive && !inlined && w.lane() == 0) {
     // Counted before its tiles are visible (the publish below releases
@@ -114,7 +125,19 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
     stRelaxed(&reinterpret_cast<RunCounters *>(t.counters)->urgent, 1u);
     atomicAddRelaxed(&c->urgentInFlight.value, 1u);
   }
-  if (n == 1) {
+  if (gang) {
+    // One entry per member; member i runs tiles i, i + n, ... of each task.
+    n = gangTiles < cfg.workers ? gangTiles : cfg.workers;
+    uint32_t epoch = e.epoch;
+    publishEntries(nullptr, q, p0, n, w, [&](uint32_t i, QueueEntry &out) {
+      out = t;
+      out.kind = kGangKind;
+      out.tile = i;
+      out.numTiles = n;
+      out.rangeExtra = 0;
+      out.epoch = (uint16_t)epoch;
+    });
+  } else if (n == 1) {
     if (w.lane() == 0) {
       t.epoch = (uint16_t)e.epoch;
       if (inlined) {
@@ -154,6 +177,8 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
     // After publishing, off the critical path. A fast run may decrement
     // first; the count then wraps for a moment, which reads as busy.
     atomicAddRelaxed(&c->runsInFlight.value, 1u);
+    if (gang)
+      atomicAddRelaxed(&c->gangRuns.value, (uint64_t)1);
   }
   return false;
 }

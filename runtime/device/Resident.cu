@@ -33,6 +33,25 @@ struct DeviceWarp {
     uint32_t ballot = __ballot_sync(0xFFFFFFFFu, v);
     return ballot == 0xFFFFFFFFu ? 32u : (uint32_t)(__ffs(~ballot) - 1);
   }
+  /// The first lane for which `v` holds, or 32.
+  __device__ uint32_t firstTrue(bool v) const {
+    uint32_t ballot = __ballot_sync(0xFFFFFFFFu, v);
+    return ballot ? (uint32_t)(__ffs(ballot) - 1) : 32u;
+  }
+  /// The sum of `v` over the lanes below this one.
+  __device__ uint32_t exclusiveSum(uint32_t v) const {
+    uint32_t sum = v;
+    for (uint32_t d = 1; d < 32; d <<= 1) {
+      uint32_t below = __shfl_up_sync(0xFFFFFFFFu, sum, d);
+      if (lane() >= d)
+        sum += below;
+    }
+    return sum - v;
+  }
+  /// Lane `src`'s `v`.
+  __device__ uint32_t fromLane(uint32_t src, uint32_t v) const {
+    return __shfl_sync(0xFFFFFFFFu, v, src);
+  }
   __device__ RingEntry shuffle(RingEntry e, uint32_t src) const {
     e.seq = __shfl_sync(0xFFFFFFFFu, e.seq, src);
     e.run = __shfl_sync(0xFFFFFFFFu, e.run, src);

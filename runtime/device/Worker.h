@@ -45,6 +45,32 @@
 //      failing tile sets tasksLeft's top bit, so the last decrement also
 //      learns whether the run failed.
 //
+// Gangs (RuntimeOptions::gangWhenIdle): an urgent run that the poller
+// found alone on the GPU is published as G entries of kind kGangKind, one
+// per gang member, G = min(workers, the widest task's tiles). The block
+// that takes member k runs its share of the tiles of every task in index
+// order (GraphLayout::gangTiles: a graph qualifies only when every
+// dependency points to an earlier task), skipping tasks with no tile for
+// it. Before its first tile of a task with dependencies, thread 0 waits
+// until depsLeft[task] is 0 (then fences: acquire); after its last tile of
+// a task it counts its tiles in tilesDone, and the member that completes
+// the task resets the task's counters, counts down depsLeft of every
+// successor and subtracts the task from tasksLeft (step 4). So a hop
+// between dependent tasks is a counter update and the waiting members'
+// next poll, with no queue entry. Deadlock-free: the members sit in the
+// urgent root queue, which workers serve first and in order, and G <=
+// workers, so every member starts; the first task not yet done has all
+// its dependencies done, so its members, which run tasks in order, are
+// at it and not waiting. One gang at a time (the poller starts one only
+// with no run in flight), so no two gangs wait on each other's members.
+// Members do not yield at tile boundaries: a gang is urgent work, and
+// later urgent work waits for it. Tile j of a task goes to member
+// (b + j) mod G, b the graph-wide index of the task's first tile, so
+// independent tasks of one tile land on different members. A gang of one
+// (every task has one tile) needs no counter at all: its block runs the
+// tasks in order, like a chain of kept successors, and subtracts them
+// from tasksLeft at its end.
+//
 // Counters are relaxed atomics in device memory with explicit fences around
 // them (on the GPU one fence can cover a batch; atomicAddOrdered/stPublish
 // name the pairing, Platform.h); the release/acquire chain runs tile ->
@@ -184,6 +210,29 @@ struct HopTrace {
   }
 };
 
+/// A gang member's position (Worker.h header, "Gangs"): thread 0's, except
+/// that warp 0 finds the member's next task (gangSeek).
+struct GangState {
+  QueueEntry member; // its entry: tile = member index, numTiles = gang size
+  TaskDesc desc;     // the task it runs tiles of now
+  uint64_t pos;      // the queue slot the entry came from, to free
+  uint32_t queue;
+  uint32_t mustFree;
+  uint32_t task;     // desc's index (~0u before the first)
+  uint32_t base;     // tiles of the tasks up to `task`: the graph-wide
+                     // index of the next task's first tile
+  uint32_t first;    // the member's first tile of `task`
+  uint32_t next;     // its next tile of `task`
+  uint32_t depsSeen; // depsLeft[task] as the search saw it
+  uint32_t finished; // tasks it completed; subtracted from tasksLeft when
+                     // the member ends
+  bool active;       // the block is a gang member
+  bool seek;         // warp 0 finds the next task with a tile for it
+};
+
+/// sh.stop: what the block does after the scheduling step.
+constexpr uint32_t kRunTile = 0, kExitLoop = 1, kNoTile = 2;
+
 /// The block's view of the job, and thread 0's scheduling state; on the
 /// GPU this is __shared__. Thread 0's state lives here rather than in
 /// registers: it lives across gpuos_dispatch, an ABI call, so this keeps
@@ -204,6 +253,7 @@ struct WorkerShared {
   uint32_t pending;              // tasks whose tasksLeft decrement waits
   bool kept;                     // `cont` holds the next job
   uint32_t origin;               // how the running tile came (kTileFrom...)
+  GangState gang;
 };
 
 GPUOS_DEV uint32_t *depsLeftOf(RunCounters *r) {
@@ -668,6 +718,192 @@ GPUOS_DEV void recordJob(JobRecord *record, const QueueEntry &job) {
               (job.epoch & 0xFFFFu) | (job.kind << 16), job.task, job.tile);
 }
 
+/// Thread 0: the block took gang member entry `pick` (header, "Gangs").
+GPUOS_DEV void gangStart(GangState &g, const Pick &pick) {
+  g.member = pick.job;
+  g.pos = pick.pos;
+  g.queue = pick.queue;
+  g.mustFree = pick.mustFree;
+  g.task = ~0u;
+  g.base = 0;
+  g.finished = 0;
+  g.active = true;
+  g.seek = true;
+}
+
+/// The tile the member runs next: tile g.next of task g.desc.
+GPUOS_DEV void gangJob(const GangState &g, QueueEntry &job) {
+  job = g.member;
+  job.task = g.task;
+  job.kind = g.desc.kind;
+  job.args = g.desc.args;
+  job.numTiles = g.desc.numTiles;
+  job.numSucc = g.desc.numSucc;
+  job.succOffset = g.desc.succOffset;
+  job.tile = g.next;
+  job.rangeExtra = 0;
+}
+
+/// The member's share of a task whose first tile has the graph-wide index
+/// `base`: tile j goes to member (base + j) mod size, so tasks of few
+/// tiles land on different members (independent one-tile tasks run side by
+/// side, not all on member 0). Its first tile, or >= numTiles for none.
+GPUOS_DEV uint32_t gangFirstTile(uint32_t member, uint32_t size, uint32_t base) {
+  return (member + size - base % size) % size;
+}
+
+/// The member ran its tiles of every task: its completed tasks leave the
+/// run's count (whoever reaches zero completes the run), its slot is
+/// freed if it never was, and the block picks again.
+GPUOS_DEV void gangEnd(DeviceControl *c, const WorkerConfig &cfg, GangState &g) {
+  if (g.finished || g.mustFree)
+    fenceGpu(); // release: the tasks it completed (their resets), the slot
+  if (g.mustFree) // (a member has a tile of the widest task: never here)
+    freeSlot(g.queue, g.pos);
+  if (g.finished)
+    subtractTasks(c, cfg, g.member, g.finished);
+  g.active = false;
+}
+
+/// Warp 0 (all lanes): the member's next task with a tile for it, reading
+/// 32 tasks' descriptors and dependency counters per round of loads; then
+/// thread 0 waits until the task's dependencies are done and sets up its
+/// first tile. With no task left the member ends (gangEnd). kExitLoop if
+/// the host stopped the kernel meanwhile.
+template <typename Warp>
+GPUOS_DEV void gangSeek(DeviceControl *c, WorkerShared &sh, const Warp &w,
+                        JobRecord *record) {
+  GangState &g = sh.gang;
+  const uint32_t k = g.member.tile, size = g.member.numTiles;
+  const uint32_t numTasks = g.member.numTasks;
+  const TaskDesc *tasks = reinterpret_cast<const TaskDesc *>(g.member.graph);
+  RunCounters *r = reinterpret_cast<RunCounters *>(g.member.counters);
+  uint32_t *depsLeft = depsLeftOf(r);
+  uint32_t t = g.task + 1, base = g.base;
+  bool found = false;
+  for (; t < numTasks && !found; t += w.width()) {
+    uint32_t i = t + w.lane();
+    TaskDesc d{};
+    uint32_t left = 0;
+    if (i < numTasks) {
+      d = ldcgTask(tasks + i);
+      left = ldRelaxed(depsLeft + i); // with the descriptor: one round
+    }
+    uint32_t before = w.exclusiveSum(d.numTiles);
+    uint32_t j = gangFirstTile(k, size, base + before);
+    uint32_t hit = w.firstTrue(i < numTasks && j < d.numTiles);
+    if (hit < w.width()) {
+      if (w.lane() == hit) {
+        g.desc = d;
+        g.task = i;
+        g.first = j;
+        g.base = base + before + d.numTiles;
+        g.depsSeen = left;
+      }
+      found = true;
+    }
+    base += w.fromLane(w.width() - 1, before + d.numTiles); // the round's tiles
+  }
+  w.sync(); // the hit's lane wrote the state
+  if (w.lane() != 0)
+    return;
+  g.seek = false;
+  if (!found) {
+    gangEnd(c, sh.cfg, g);
+    sh.stop = kNoTile;
+    return;
+  }
+  // A gang of one runs every task itself, in an order its dependencies
+  // allow: the block barrier after each tile orders its writes before the
+  // next tile, as for a kept successor, so it waits for no counter.
+  if (g.desc.numDeps && g.member.numTiles > 1) {
+    if (g.depsSeen != 0u) {
+      const uint32_t *left = depsLeft + g.task;
+      stJobRecord(record, 0u, 0u, 0u, 0u); // waiting, not running a tile
+      for (uint32_t spin = 1; ldRelaxed(left) != 0u; ++spin) {
+        if ((spin & 255) == 0 && ldRelaxed(&c->stop.value)) {
+          sh.stop = kExitLoop; // teardown: the run is lost anyway
+          return;
+        }
+        spinPause();
+      }
+    }
+    fenceGpu(); // acquire: the writes of the tasks it depends on
+  }
+  g.next = g.first;
+  gangJob(g, sh.pick.job);
+  sh.origin = kTileFromGang;
+  sh.stop = kRunTile;
+  recordJob(record, sh.pick.job);
+  sh.counters.begin();
+}
+
+/// Thread 0, after a member's tile: the next tile of the same task, if the
+/// member has one (true), else the next task is to be found (gangSeek).
+GPUOS_DEV bool gangNextTile(WorkerShared &sh) {
+  GangState &g = sh.gang;
+  if (g.next >= g.desc.numTiles) {
+    g.seek = true;
+    return false;
+  }
+  gangJob(g, sh.pick.job);
+  sh.origin = kTileFromGang;
+  return true;
+}
+
+/// Thread 0, after a member's tile (header, "Gangs"): after its last tile
+/// of the task, count them; the member that completes the task resets its
+/// counters for the slot's next run and releases its successors (its
+/// tasksLeft decrement waits for the member's end, gangEnd).
+GPUOS_DEV void gangFinishTile(WorkerShared &sh, int rc) {
+  GangState &g = sh.gang;
+  const QueueEntry &job = sh.pick.job;
+  RunCounters *r = reinterpret_cast<RunCounters *>(job.counters);
+  if (rc != 0)
+    recordFailure(r, job, rc);
+  const uint32_t size = g.member.numTiles;
+  g.next += size;
+  const TaskDesc &d = g.desc;
+  if (g.next < d.numTiles)
+    return; // more tiles of this task: counted after the last
+  if (size == 1) {
+    ++g.finished; // no counter: nobody waits for it (gangSeek)
+    return;
+  }
+  // The first successors' indices (immutable) travel with the fence.
+  const TaskDesc *succ =
+      reinterpret_cast<const TaskDesc *>(job.graph) + job.numTasks + d.succOffset;
+  uint32_t s0 = d.numSucc > 0 ? ldcg(&succ[0].index) : 0u;
+  uint32_t s1 = d.numSucc > 1 ? ldcg(&succ[1].index) : 0u;
+  uint32_t *depsLeft = depsLeftOf(r);
+  if (d.numTiles == 1 && d.numDeps)
+    stRelaxed(depsLeft + g.task, d.numDeps); // only this member waited
+  fenceGpu(); // release: the tiles' writes (the first time, the slot reads)
+  if (g.mustFree) {
+    freeSlot(g.queue, g.pos);
+    g.mustFree = 0;
+  }
+  if (d.numTiles > 1) {
+    uint32_t mine = (d.numTiles - g.first + size - 1) / size;
+    uint32_t *done = tilesDoneOf(r, job.numTasks) + g.task;
+    if (atomicAddOrdered(done, mine) + mine != d.numTiles)
+      return;
+    // Every member with tiles of it has counted them, so none waits for
+    // its depsLeft any more: both counters go back to rest.
+    stRelaxed(done, 0u);
+    if (d.numDeps)
+      stRelaxed(depsLeft + g.task, d.numDeps);
+    fenceGpu(); // acquire: the other members' tiles
+  }
+  if (d.numSucc > 0)
+    atomicAddRelaxed(depsLeft + s0, ~0u);
+  if (d.numSucc > 1)
+    atomicAddRelaxed(depsLeft + s1, ~0u);
+  for (uint32_t i = 2; i < d.numSucc; ++i)
+    atomicAddRelaxed(depsLeft + ldcg(&succ[i].index), ~0u);
+  ++g.finished;
+}
+
 /// The worker loop. `Warp` is the block's warp 0 (publishStaged), `Block`
 /// gives the thread index and the block barrier; `Dispatch` runs one tile
 /// (gpuos_dispatch on the GPU).
@@ -694,6 +930,8 @@ GPUOS_DEV void workerMain(DeviceControl *c, uint32_t blockId, WorkerShared &sh,
     sh.kept = false;
     sh.pending = 0;
     sh.origin = kTileFromQueue;
+    sh.gang.active = false;
+    sh.gang.seek = false;
     range.left = 0;
     range.uncounted = 0;
   }
@@ -701,7 +939,12 @@ GPUOS_DEV void workerMain(DeviceControl *c, uint32_t blockId, WorkerShared &sh,
   for (;;) {
     if (block.tid() == 0) {
       bool next = false;
-      if (range.left) {
+      if (sh.gang.active) {
+        // A gang member: its next tile of this task, or (gangSeek below)
+        // of the next task it has tiles of.
+        next = true;
+        sh.stop = gangNextTile(sh) ? kRunTile : kNoTile;
+      } else if (range.left) {
         // A tile boundary inside a range: urgent first (give the rest of
         // the range back), else the next tile, splitting for idle peers.
         uint32_t look = scanAtBoundary(c, inbox, sh.pick.queue, cfg.exclusive);
@@ -740,8 +983,12 @@ GPUOS_DEV void workerMain(DeviceControl *c, uint32_t blockId, WorkerShared &sh,
           publishKept(c, cfg, inbox, cont, sq, sh.pending);
           sh.pending = 0;
         }
-        sh.stop = pickJob(c, inbox, sh.pick, record, cfg.exclusive) ? 0u : 1u;
-        if (!sh.stop && sh.pick.job.rangeExtra) {
+        sh.stop = pickJob(c, inbox, sh.pick, record, cfg.exclusive) ? kRunTile
+                                                                     : kExitLoop;
+        if (sh.stop == kRunTile && sh.pick.job.kind == kGangKind) {
+          gangStart(sh.gang, sh.pick);
+          sh.stop = kNoTile; // gangSeek sets up its first tile
+        } else if (!sh.stop && sh.pick.job.rangeExtra) {
           range.left = sh.pick.job.rangeExtra;
           sh.pick.job.rangeExtra = 0;
           maybeSplit(c, inbox, sh.pick, range,
@@ -750,7 +997,7 @@ GPUOS_DEV void workerMain(DeviceControl *c, uint32_t blockId, WorkerShared &sh,
       }
       sh.kept = false;
       trace.stamp(3);
-      if (!sh.stop) {
+      if (sh.stop == kRunTile) {
         // The first successor's descriptor travels while the tile runs
         // (once per job: a range's next tiles keep it).
         if (!next && sh.pick.job.numSucc)
@@ -760,9 +1007,18 @@ GPUOS_DEV void workerMain(DeviceControl *c, uint32_t blockId, WorkerShared &sh,
       }
       trace.stamp(4);
     }
+    if (block.tid() < w.width()) {
+      w.sync(); // thread 0's decision before the lanes read it
+      if (sh.gang.seek)
+        gangSeek(c, sh, w, record);
+    }
     block.sync();
-    if (sh.stop)
+    if (sh.stop == kExitLoop)
       break;
+    if (sh.stop == kNoTile) {
+      block.sync(); // everyone read sh.stop before thread 0 decides again
+      continue;
+    }
     if (block.tid() == 0)
       trace.stamp(5);
     int rc = dispatch(sh.pick.job.kind,
@@ -777,7 +1033,9 @@ GPUOS_DEV void workerMain(DeviceControl *c, uint32_t blockId, WorkerShared &sh,
       sh.origin = kTileFromQueue;
       counters.counted();
       sh.staged = 0;
-      if (range.left) {
+      if (sh.gang.active) {
+        gangFinishTile(sh, rc);
+      } else if (range.left) {
         finishRangeTile(sh.pick, rc);
         ++range.uncounted;
         sh.kept = false;

@@ -94,6 +94,7 @@ void gpuos_options_init(gpuos_options *o) {
   o->recover_faults = d.recoverFaults;
   o->record_jobs = d.recordJobs;
   o->urgent_exclusive = d.urgentExclusive;
+  o->gang_when_idle = d.gangWhenIdle;
 }
 
 gpuos_status gpuos_open(int ordinal, const gpuos_options *o,
@@ -122,6 +123,7 @@ gpuos_status gpuos_open(int ordinal, const gpuos_options *o,
     options.recoverFaults = o->recover_faults != 0;
     options.recordJobs = o->record_jobs != 0;
     options.urgentExclusive = o->urgent_exclusive != 0;
+    options.gangWhenIdle = o->gang_when_idle != 0;
   }
   std::unique_ptr<Runtime> rt;
   if (gpuos_status s = report(Runtime::open(ordinal, options, rt)))
@@ -307,6 +309,7 @@ gpuos_status gpuos_get_stats(gpuos_runtime *rt, gpuos_stats *out) {
   out->failed = s.failed;
   out->tasks_run = s.tasksRun;
   out->tiles_run = s.tilesRun;
+  out->gang_runs = s.gangRuns;
   out->launches = s.launches;
   out->parks = s.parks;
   out->park_requests = s.parkRequests;

@@ -123,6 +123,30 @@ std::vector<uint8_t> GraphLayout::runCounters() const {
   return out;
 }
 
+uint32_t GraphLayout::gangTiles() const {
+  if (numTasks() < 2)
+    return 0; // nothing to gain: one task's tiles spread through the queues
+  uint32_t widest = 0;
+  for (const TaskDesc &d : tasks) {
+    for (uint32_t k = 0; k < d.numSucc; ++k)
+      if (successors[d.succOffset + k] <= d.index)
+        return 0; // a dependency on a later task: index order is no schedule
+    widest = std::max(widest, d.numTiles);
+  }
+  return widest;
+}
+
+RunRow GraphLayout::runRow(const std::vector<QueueEntry> &roots,
+                           uint64_t rootsDevice) const {
+  RunRow row{};
+  row.rootEntries = rootsDevice;
+  row.numRootEntries = (uint32_t)roots.size();
+  row.numTasks = numTasks();
+  row.gangTiles = gangTiles();
+  row.first = roots.front();
+  return row;
+}
+
 std::vector<QueueEntry>
 GraphLayout::rootEntries(uint64_t graphDevice, uint32_t run,
                          uint64_t countersDevice) const {

@@ -579,7 +579,9 @@ Status Runtime::readHopTrace(std::vector<HopTraceRecord> &out) {
     r.block = (uint32_t)(k / kHopTraceSlots);
     r.task = t.epoch;
     static_assert((uint32_t)TileOrigin::FromRange == kTileFromRange &&
-                  (uint32_t)TileOrigin::Continued == kTileContinued, "TileOrigin");
+                      (uint32_t)TileOrigin::Continued == kTileContinued &&
+                      (uint32_t)TileOrigin::FromGang == kTileFromGang,
+                  "TileOrigin");
     r.origin = static_cast<TileOrigin>(t.run);
     r.endNs = t.seenNs;
     r.tileEnd = t.cycles[0];
@@ -642,6 +644,8 @@ Status Runtime::stats(Stats &out) {
     QueueState queues[kNumQueues];
     GPUOS_RETURN_IF_ERROR(m.backend->copyFromDevice(
         queues, m.ctlDev + offsetof(DeviceControl, queues), sizeof(queues)));
+    GPUOS_RETURN_IF_ERROR(m.backend->copyFromDevice(
+        &s.gangRuns, m.ctlDev + offsetof(DeviceControl, gangRuns), sizeof(uint64_t)));
     for (uint32_t q = 0; q < kNumQueues; ++q)
       s.queueDepth[priorityOfQueue(q)] +=
           queues[q].reserve.value > queues[q].head.value

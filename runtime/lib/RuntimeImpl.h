@@ -617,11 +617,7 @@ struct Runtime::Impl {
         return st;
       }
     }
-    RunRow row{};
-    row.rootEntries = rs.rootsDev;
-    row.numRootEntries = (uint32_t)roots.size();
-    row.numTasks = L.numTasks();
-    row.first = roots.front();
+    RunRow row = L.runRow(roots, rs.rootsDev);
     st = upload(rs.countersDev, counters.data(), counters.size());
     if (st.ok() && rs.rootsDev)
       st = upload(rs.rootsDev, roots.data(), roots.size() * sizeof(QueueEntry));
@@ -839,6 +835,7 @@ struct Runtime::Impl {
     c.traceMask = traceDev ? traceCount - 1 : 0u;
     c.traceAllTiles = traceDev && options.traceAllTiles ? 1u : 0u;
     c.urgentExclusive = options.urgentExclusive ? 1u : 0u;
+    c.gangWhenIdle = options.gangWhenIdle ? 1u : 0u;
     // Only the configuration: the device state after it (ring head, queue
     // counters, whose values the slots' sequence numbers depend on) stays.
     return upload(ctlDev, &c, offsetof(DeviceControl, ringHead));

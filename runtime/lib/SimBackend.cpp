@@ -34,6 +34,9 @@ struct HostWarp {
   uint32_t lane() const { return 0; }
   uint32_t width() const { return 1; }
   uint32_t leadingTrue(bool v) const { return v ? 1u : 0u; }
+  uint32_t firstTrue(bool v) const { return v ? 0u : 1u; }
+  uint32_t exclusiveSum(uint32_t) const { return 0; }
+  uint32_t fromLane(uint32_t, uint32_t v) const { return v; }
   RingEntry shuffle(RingEntry e, uint32_t) const { return e; }
   uint32_t broadcast(uint32_t v) const { return v; }
   bool all(bool v) const { return v; }
@@ -221,14 +224,14 @@ public:
     };
     threads_.emplace_back([=] {
       guard([&] {
-        PollerShared shared;
+        PollerShared shared{};
         pollerMain(c, HostWarp{}, HostBlock{}, shared, dispatch);
       });
     });
     for (uint32_t b = 1; b < shape.blocks; ++b)
       threads_.emplace_back([=] {
         guard([&] {
-          WorkerShared shared;
+          WorkerShared shared{};
           workerMain(c, b, shared, HostWarp{}, HostBlock{}, dispatch);
         });
       });

@@ -131,6 +131,7 @@ static Status refreshRunSlot(Runtime::Impl &m, GraphRecord &g, uint32_t index,
   std::vector<QueueEntry> roots = g.layout.rootEntries(g.blobDev, index, rs.countersDev);
   std::vector<QueueEntry> before = old.rootEntries(g.blobDev, index, rs.countersDev);
   if (!force && roots.size() == before.size() &&
+      g.layout.gangTiles() == old.gangTiles() &&
       std::memcmp(roots.data(), before.data(), roots.size() * sizeof(QueueEntry)) == 0)
     return Status::success();
   if (roots.size() != before.size() || !rs.rootsDev) {
@@ -143,11 +144,7 @@ static Status refreshRunSlot(Runtime::Impl &m, GraphRecord &g, uint32_t index,
   if (rs.rootsDev)
     GPUOS_RETURN_IF_ERROR(
         m.upload(rs.rootsDev, roots.data(), roots.size() * sizeof(QueueEntry)));
-  RunRow row{};
-  row.rootEntries = rs.rootsDev;
-  row.numRootEntries = (uint32_t)roots.size();
-  row.numTasks = g.layout.numTasks();
-  row.first = roots.front();
+  RunRow row = g.layout.runRow(roots, rs.rootsDev);
   return m.upload(m.runTableDev + (uint64_t)index * sizeof(RunRow), &row, sizeof(row));
 }
 

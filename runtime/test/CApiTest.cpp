@@ -42,6 +42,7 @@ TEST(CApi, NullArgumentsAreRejected) {
   gpuos_options_init(&o);
   EXPECT_EQ(o.urgent_exclusive, 0u); // every field set, the policies off
   EXPECT_EQ(o.record_jobs, 1u);
+  EXPECT_EQ(o.gang_when_idle, 1u);
   o.struct_size = 3;
   gpuos_runtime *rt = nullptr;
   EXPECT_EQ(gpuos_open(0, &o, &rt), GPUOS_ERROR_INVALID_ARGUMENT);

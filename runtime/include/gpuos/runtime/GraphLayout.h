@@ -74,6 +74,14 @@ struct GraphLayout {
 
   /// RunCounters + depsLeft[] + tilesDone[] at rest.
   std::vector<uint8_t> runCounters() const;
+  /// RunRow::gangTiles: the most tiles of any task when the graph can run
+  /// as a gang (several tasks, each depending only on tasks before it:
+  /// gang members take the tasks in index order), else 0.
+  uint32_t gangTiles() const;
+  /// The run table row of a run slot whose root templates `roots` (from
+  /// rootEntries) are at `rootsDevice` (0 when there is only one).
+  proto::RunRow runRow(const std::vector<proto::QueueEntry> &roots,
+                       uint64_t rootsDevice) const;
   /// Root tile templates of run slot `run` (epoch filled in by the poller).
   std::vector<proto::QueueEntry> rootEntries(uint64_t graphDevice, uint32_t run,
                                              uint64_t countersDevice) const;

@@ -40,7 +40,7 @@ namespace gpuos::runtime::proto {
 /// Bumped whenever a layout below or the meaning of a field changes. The
 /// device library exports it as `gpuos_runtime_protocol`; loading an image
 /// linked against another version is refused.
-constexpr uint32_t kProtocolVersion = 10;
+constexpr uint32_t kProtocolVersion = 11;
 
 /// Priority classes; lower goes first.
 constexpr uint32_t kNumPriorities = 3;
@@ -156,6 +156,12 @@ static_assert(offsetof(QueueEntry, counters) == 32, "vector 2");
 static_assert(offsetof(QueueEntry, graph) == 48, "vector 3");
 static_assert(offsetof(QueueEntry, rangeExtra) == 42, "vector 2, .z high");
 
+/// A QueueEntry whose kind is kGangKind is not a tile but a gang member
+/// (Worker.h, "Gangs"): member `tile` of a gang of `numTiles` that runs
+/// the whole run of `graph` with its peers, tile j of each task going to
+/// member j mod numTiles. The other fields are the run's, as in any entry.
+constexpr uint32_t kGangKind = 0xFFFFFFFFu;
+
 /// The most tiles one queue entry names (rangeExtra is 16 bits).
 constexpr uint32_t kMaxRangeTiles = 65536;
 /// How many ranges a task's tiles are first published as, at most: root
@@ -258,7 +264,9 @@ struct alignas(128) RunRow {
   uint64_t rootEntries;    // QueueEntry[numRootEntries] templates
   uint32_t numRootEntries; // ranges of all root tasks (rangeCount each)
   uint32_t numTasks;
-  uint32_t reserved[12];
+  uint32_t gangTiles;      // 0: never as a gang (GraphLayout::gangTiles);
+                           // else the most tiles of any of its tasks
+  uint32_t reserved[11];
   QueueEntry first; // == rootEntries[0]
 };
 static_assert(sizeof(RunRow) == 128, "RunRow layout");
@@ -319,6 +327,7 @@ enum : uint32_t {
   kTileFromQueue = 0,  // picked from a ready queue (a range's first tile)
   kTileContinued = 1,  // the successor the block kept (no queue)
   kTileFromRange = 2,  // the next tile of the range the block holds
+  kTileFromGang = 3,   // the next tile of the gang member the block runs
 };
 
 /// One traced inline singleton (RuntimeOptions::traceRecords): block 0's
@@ -364,6 +373,9 @@ struct DeviceControl {
                           // only continuation hops (Worker.h HopTrace)
   uint32_t urgentExclusive; // workers take no other work while an urgent
                             // run is in flight (urgentInFlight)
+  uint32_t gangWhenIdle; // an urgent run that finds no other run in flight
+                         // starts as a gang (Worker.h, "Gangs")
+  uint32_t reservedConfig;
 
   // Device state, each word on its own line.
   PaddedU64 ringHead;     // the poller's position, kept across launches
@@ -375,6 +387,7 @@ struct DeviceControl {
                           // for splitting ranges; reset when all exit)
   PaddedU32 urgentInFlight; // urgentExclusive: urgent runs started through
                             // the queues and not complete
+  PaddedU64 gangRuns;       // runs the poller started as gangs (Stats)
   QueueState queues[kNumQueues];
 };
 

@@ -116,6 +116,15 @@ struct RuntimeOptions {
   /// traffic, but a stream of urgent work that never pauses holds it back.
   /// Off by default; docs/runtime.md, "Urgent exclusivity".
   bool urgentExclusive = false;
+  /// Latency: an urgent submission of a graph of several tasks that finds
+  /// no other run in flight runs as a gang: min(workers, the graph's
+  /// widest task) workers each take a fixed share of every task's tiles
+  /// (tile j to member j mod size), in task order, and wait on the
+  /// device's dependency counters for the tasks they need: no queue
+  /// entries between dependent tasks (docs/runtime.md, "Gangs"). Graphs
+  /// whose dependencies do not point to earlier tasks never run as gangs;
+  /// runs that find others in flight go through the queues as always.
+  bool gangWhenIdle = true;
 };
 
 /// One traced inline singleton (RuntimeOptions::traceRecords): SM cycles
@@ -139,6 +148,7 @@ enum class TileOrigin : uint32_t {
   FromQueue = 0, // picked from a ready queue (a range's first tile)
   Continued = 1, // the successor the block kept, without a queue
   FromRange = 2, // the next tile of the range the block holds
+  FromGang = 3,  // the next tile of the gang member the block runs
 };
 
 /// One traced continuation hop of a worker (RuntimeOptions::traceRecords),
@@ -178,6 +188,8 @@ struct Stats {
   uint64_t completed = 0;
   uint64_t failed = 0;
   uint64_t tasksRun = 0; // tasks of completed submissions
+  uint64_t gangRuns = 0; // submissions run as gangs (gangWhenIdle), since
+                         // open or the last recovery
   uint64_t tilesRun = 0; // sum of tilesPerBlock
   uint64_t launches = 0; // kernel launches (first + relaunches)
   uint64_t parks = 0;    // device-side parks (idle and requested)

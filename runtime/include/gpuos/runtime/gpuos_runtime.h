@@ -69,6 +69,7 @@ typedef struct gpuos_options {
   uint32_t recover_faults; /* recreate the context after a fault or hang */
   uint32_t record_jobs;    /* name the running tile in fault/timeout errors */
   uint32_t urgent_exclusive; /* no other work while an urgent run is in flight */
+  uint32_t gang_when_idle;   /* urgent graphs run as gangs when nothing else runs */
 } gpuos_options;
 
 /* A buffer bound to a task. bytes = 0: the runtime's own allocation size
@@ -99,6 +100,7 @@ typedef struct gpuos_stats {
   uint64_t queue_total[3];
   uint64_t swaps, recoveries, deadline_misses, host_queued;
   uint32_t num_sms; /* entries gpuos_get_sm_stats has */
+  uint64_t gang_runs; /* submissions run as gangs (gang_when_idle) */
 } gpuos_stats;
 
 /* Per multiprocessor that ran blocks of the resident kernel (its clock). */

@@ -1,0 +1,311 @@
+//===- GangTest.cpp - urgent graphs run as gangs, on simulator and GPU ----===//
+//
+// RuntimeOptions::gangWhenIdle (Worker.h, "Gangs"): an urgent submission of
+// a graph of several tasks that finds nothing else in flight runs as a gang
+// (members take fixed shares of every task's tiles and wait on the device's
+// dependency counters). These tests check that such runs compute what the
+// CPU reference says, run every tile once, leave the run slot's counters
+// at rest for the next run, fail cleanly, and that everything else still
+// goes through the queues.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gpuos/runtime/Runtime.h"
+
+#include "RuntimeFixture.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+using namespace gpuos::runtime;
+using namespace gpuos::runtime::rttest;
+
+namespace {
+
+class GangTest : public RuntimeFixture {
+protected:
+  void SetUp() override {} // each test opens with its own options
+
+  void openWith(bool gang) {
+    RuntimeOptions options;
+    options.gangWhenIdle = gang;
+    options.traceRecords = 16; // readHopTrace: how each tile came
+    options.traceAllTiles = true;
+    open(options);
+  }
+
+  uint64_t gangRuns() {
+    Stats s;
+    EXPECT_OK(rt->stats(s));
+    return s.gangRuns;
+  }
+
+  /// Tiles traced since open (the last 64 per block) that gang members ran.
+  size_t gangTilesTraced() {
+    EXPECT_OK(rt->park()); // trace slots are plain stores: read them parked
+    std::vector<HopTraceRecord> recs;
+    EXPECT_OK(rt->readHopTrace(recs));
+    return std::count_if(recs.begin(), recs.end(), [](const HopTraceRecord &r) {
+      return r.origin == TileOrigin::FromGang;
+    });
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(Backends, GangTest, ::testing::Values("sim", "gpu"),
+                         [](const auto &info) { return info.param; });
+
+/// The test image's `stream` kind (tiles of 4096 floats), as the CPU
+/// reference: every input value shows in the output, so a tile that read
+/// its input before the producer wrote it is caught.
+constexpr int64_t kStreamTile = 4096;
+double streamRef(double v) { return 3.0 * v + 1.0; }
+bool near(float got, double want) {
+  return std::fabs(got - want) <= 1e-6 * std::max(1.0, std::fabs(want));
+}
+
+/// A random DAG whose dependencies point to earlier tasks: `stream` tasks
+/// of 1 to maxTiles tiles (more than the workers: gang members then run
+/// several tiles of a task) reading an earlier output from a random
+/// offset on (so a tile depends on tiles other members ran), and
+/// `add4k` fan-ins of two earlier outputs. Buffers hold maxTiles * 4096
+/// floats and are zeroed before each run.
+struct RandomDag {
+  GraphSpec spec;
+  std::vector<Buffer> out;
+  std::vector<std::vector<double>> ref;
+  Buffer src;
+  std::vector<float> input;
+  size_t len = 0;
+};
+
+} // namespace
+
+// Urgent runs alone on the GPU run as gangs and match the CPU reference,
+// run after run on the same slot (the gang leaves depsLeft and tilesDone
+// at rest); the same graph at normal priority, or with gangWhenIdle off,
+// goes through the queues and computes the same.
+TEST_P(GangTest, RandomDagsMatchTheCpuReference) {
+  for (bool gang : {true, false}) {
+    SCOPED_TRACE(gang ? "gangWhenIdle" : "queues only");
+    if (rt)
+      ASSERT_OK(rt->close());
+    rt.reset();
+    openWith(gang);
+    if (IsSkipped())
+      return;
+    const int maxTiles = scaled(600, 20), n = scaled(40, 14);
+    RandomDag dag;
+    dag.len = (size_t)maxTiles * kStreamTile;
+    std::mt19937 rng(77);
+    std::uniform_real_distribution<float> uni(-2.0f, 2.0f);
+    dag.input.resize(dag.len);
+    for (float &v : dag.input)
+      v = uni(rng);
+    dag.src = alloc(dag.len * 4);
+    ASSERT_OK(rt->copyToDevice(dag.src.ptr, dag.input.data(), dag.len * 4));
+    const int tileChoices[] = {1, 2, 3, 16, maxTiles};
+    for (int k = 0; k < n; ++k) {
+      dag.out.push_back(alloc(dag.len * 4));
+      std::vector<double> r(dag.len, 0.0);
+      std::uniform_int_distribution<int> earlier(0, std::max(0, k - 1));
+      if (k >= 2 && rng() % 4 == 0) {
+        uint32_t a = earlier(rng), b = earlier(rng);
+        dag.spec.tasks.push_back({"add4k", {dag.out[a].arg(), dag.out[b].arg(), dag.out[k].arg()},
+                                  {}, {a, b}});
+        for (int i = 0; i < 4096; ++i)
+          r[i] = dag.ref[a][i] + dag.ref[b][i];
+      } else {
+        int tiles = tileChoices[rng() % 5];
+        if (rng() % 2)
+          tiles = 1 + (int)(rng() % maxTiles);
+        int64_t elems = (int64_t)tiles * kStreamTile;
+        // Read from `shift` elements on: tile j then reads what other tiles
+        // (other gang members) of the producer wrote.
+        int64_t shift = 64 * (int64_t)(rng() % ((dag.len - elems) / 64 + 1));
+        Buffer from = dag.src;
+        std::vector<uint32_t> deps;
+        if (k > 0) {
+          deps.push_back(earlier(rng));
+          from = dag.out[deps[0]];
+        }
+        BufferArg view{from.ptr + 4 * shift, from.bytes - 4 * shift, {}, {}};
+        dag.spec.tasks.push_back({"stream", {view, dag.out[k].arg()}, {elems, elems}, deps});
+        for (int64_t i = 0; i < elems; ++i)
+          r[i] = streamRef(k > 0 ? dag.ref[deps[0]][i + shift] : dag.input[i + shift]);
+      }
+      dag.ref.push_back(std::move(r));
+    }
+    GraphId id;
+    ASSERT_OK(rt->createGraph(dag.spec, id));
+    Stats st0;
+    ASSERT_OK(rt->stats(st0));
+    const int rounds = 4;
+    for (int round = 0; round < rounds; ++round) {
+      for (const Buffer &b : dag.out)
+        zero(b);
+      Submission s;
+      ASSERT_OK(rt->submit(id, round == 3 ? Priority::Normal : Priority::Urgent, s));
+      ASSERT_OK(rt->wait(s, kWaitUs));
+      size_t bad = 0, firstBad = 0;
+      for (int k = 0; k < n; ++k) {
+        std::vector<float> v = readFloats(dag.out[k], dag.len);
+        for (size_t i = 0; i < dag.len; ++i)
+          if (!near(v[i], dag.ref[k][i]) && !bad++)
+            firstBad = k;
+      }
+      ASSERT_EQ(bad, 0u) << "round " << round << ", first wrong output of task " << firstBad;
+    }
+    Stats st;
+    ASSERT_OK(rt->stats(st));
+    uint64_t tiles = 0;
+    for (const TaskSpec &t : dag.spec.tasks)
+      tiles += t.kind == "add4k" ? 16 : (uint64_t)t.dynamic[0] / kStreamTile;
+    EXPECT_EQ(st.tilesRun - st0.tilesRun, rounds * tiles); // each tile once
+    EXPECT_EQ(st.tasksRun - st0.tasksRun, (uint64_t)rounds * n);
+    // Three urgent runs, each alone: gangs exactly when the option is on.
+    EXPECT_EQ(st.gangRuns - st0.gangRuns, gang ? 3u : 0u);
+    size_t traced = gangTilesTraced();
+    if (gang)
+      EXPECT_GT(traced, 0u);
+    else
+      EXPECT_EQ(traced, 0u);
+  }
+}
+
+// A failing tile fails its gang run (naming the task) without stopping
+// the gang: the run completes, and the next runs of the same slot and of
+// another graph are correct.
+TEST_P(GangTest, FailingTileFailsOnlyItsRun) {
+  openWith(true);
+  if (IsSkipped())
+    return;
+  const int64_t elems = kStreamTile * scaled(300, 9);
+  Buffer t = alloc(1024), sink = alloc(64), x = alloc(elems * 4), y = alloc(elems * 4),
+         z = alloc(elems * 4);
+  zero(x);
+  GraphSpec bad; // z = 3 (3 x + 1) + 1, beside a failing task
+  bad.tasks.push_back({"tiny", {t.arg()}, {}, {}});
+  bad.tasks.push_back({"stream", {x.arg(), y.arg()}, {elems, elems}, {0}});
+  bad.tasks.push_back({"missing", {sink.arg()}, {}, {0}});
+  bad.tasks.push_back({"stream", {y.arg(), z.arg()}, {elems, elems}, {1, 2}});
+  GraphId badId;
+  ASSERT_OK(rt->createGraph(bad, badId));
+  for (int round = 0; round < 3; ++round) {
+    Submission s;
+    ASSERT_OK(rt->submit(badId, Priority::Urgent, s));
+    Status st = rt->wait(s, kWaitUs);
+    EXPECT_EQ(st.code(), ErrorCode::TaskFailed) << round;
+    EXPECT_EQ(st.message(), "a task of the graph failed: task 2 ('missing', "
+                            "gpuos_task_missing) of graph " + std::to_string(badId) +
+                                ", tile 0, gpuos_dispatch returned 1008");
+  }
+  EXPECT_EQ(gangRuns(), 3u);
+  GraphSpec good = bad;
+  good.tasks[2] = {"tiny", {t.arg()}, {}, {0}};
+  GraphId goodId;
+  ASSERT_OK(rt->createGraph(good, goodId));
+  for (GraphId id : {goodId, badId, goodId}) {
+    zero(y);
+    zero(z);
+    Submission s;
+    ASSERT_OK(rt->submit(id, Priority::Urgent, s));
+    Status st = rt->wait(s, kWaitUs);
+    if (id == badId) {
+      EXPECT_EQ(st.code(), ErrorCode::TaskFailed);
+      continue;
+    }
+    ASSERT_OK(st);
+    std::vector<float> out = readFloats(z, elems);
+    EXPECT_EQ(std::count(out.begin(), out.end(), 4.0f), elems);
+  }
+  EXPECT_EQ(gangRuns(), 6u);
+}
+
+// Only urgent submissions that find the GPU idle start as gangs: urgent
+// runs submitted while a background graph is in flight, and graphs whose
+// dependencies point to later tasks (index order is no schedule), go
+// through the queues, and all compute the right thing.
+TEST_P(GangTest, OtherRunsGoThroughTheQueues) {
+  openWith(true);
+  if (IsSkipped())
+    return;
+  const int64_t elems = kStreamTile * scaled(64, 6);
+  Buffer x = alloc(elems * 4), y = alloc(elems * 4), z = alloc(elems * 4);
+  zero(x);
+  GraphSpec backwards; // task 0 depends on task 1: z = 3 (3 x + 1) + 1
+  backwards.tasks.push_back({"stream", {y.arg(), z.arg()}, {elems, elems}, {1}});
+  backwards.tasks.push_back({"stream", {x.arg(), y.arg()}, {elems, elems}, {}});
+  GraphId back;
+  ASSERT_OK(rt->createGraph(backwards, back));
+  Submission s;
+  ASSERT_OK(rt->submit(back, Priority::Urgent, s));
+  ASSERT_OK(rt->wait(s, kWaitUs));
+  std::vector<float> out = readFloats(z, elems);
+  EXPECT_EQ(std::count(out.begin(), out.end(), 4.0f), elems);
+  EXPECT_EQ(gangRuns(), 0u);
+
+  // An urgent forward graph while a long background task runs: not a
+  // gang. (Many short tiles: an urgent entry bound to an owed ticket of a
+  // worker inside a background tile waits for that tile, ReadyQueue.h.)
+  const uint32_t spinTiles = scaled(40000, 400);
+  Buffer stamps = alloc(spinTiles * 8);
+  GraphId spin = spinGraph(stamps, spinTiles, 100'000); // 100 us tiles
+  GraphSpec forward;
+  forward.tasks.push_back({"stream", {x.arg(), y.arg()}, {elems, elems}, {}});
+  forward.tasks.push_back({"stream", {y.arg(), z.arg()}, {elems, elems}, {0}});
+  GraphId fwd;
+  ASSERT_OK(rt->createGraph(forward, fwd));
+  Submission bg, urgent;
+  zero(y);
+  zero(z);
+  ASSERT_OK(rt->submit(spin, Priority::Background, bg));
+  ASSERT_OK(rt->submit(fwd, Priority::Urgent, urgent));
+  ASSERT_OK(rt->wait(urgent, kWaitUs));
+  EXPECT_EQ(rt->poll(bg).code(), ErrorCode::NotReady)
+      << "the background graph ended before the urgent one: the test proves nothing";
+  ASSERT_OK(rt->wait(bg, kWaitUs));
+  out = readFloats(z, elems);
+  EXPECT_EQ(std::count(out.begin(), out.end(), 4.0f), elems);
+  EXPECT_EQ(gangRuns(), 0u);
+  // Alone, the same graph is a gang.
+  zero(y);
+  zero(z);
+  ASSERT_OK(rt->submit(fwd, Priority::Urgent, urgent));
+  ASSERT_OK(rt->wait(urgent, kWaitUs));
+  out = readFloats(z, elems);
+  EXPECT_EQ(std::count(out.begin(), out.end(), 4.0f), elems);
+  EXPECT_EQ(gangRuns(), 1u);
+}
+
+// A chain of one-tile tasks is a gang of one member (no counters: its
+// block runs the tasks in order); x <- 3 x + 1 twelve times, ping-pong
+// between two buffers, exact in f32.
+TEST_P(GangTest, OneTileChainIsAGangOfOne) {
+  openWith(true);
+  if (IsSkipped())
+    return;
+  Buffer bufs[2] = {alloc(kStreamTile * 4), alloc(kStreamTile * 4)};
+  const int n = 12;
+  GraphSpec chain;
+  for (int k = 0; k < n; ++k)
+    chain.tasks.push_back({"stream", {bufs[k % 2].arg(), bufs[(k + 1) % 2].arg()},
+                           {kStreamTile, kStreamTile},
+                           k ? std::vector<uint32_t>{(uint32_t)k - 1} : std::vector<uint32_t>{}});
+  GraphId id;
+  ASSERT_OK(rt->createGraph(chain, id));
+  double want = 0.0;
+  for (int k = 0; k < n; ++k)
+    want = streamRef(want);
+  for (int round = 0; round < 5; ++round) {
+    zero(bufs[0]);
+    zero(bufs[1]);
+    Submission s;
+    ASSERT_OK(rt->submit(id, Priority::Urgent, s));
+    ASSERT_OK(rt->wait(s, kWaitUs));
+    std::vector<float> out = readFloats(bufs[n % 2], kStreamTile);
+    EXPECT_EQ(std::count(out.begin(), out.end(), (float)want), kStreamTile) << "round " << round;
+  }
+  EXPECT_EQ(gangRuns(), 5u);
+  EXPECT_GT(gangTilesTraced(), 0u);
+}
