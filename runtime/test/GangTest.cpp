@@ -248,7 +248,7 @@ TEST_P(GangTest, OtherRunsGoThroughTheQueues) {
   // An urgent forward graph while a long background task runs: not a
   // gang. (Many short tiles: an urgent entry bound to an owed ticket of a
   // worker inside a background tile waits for that tile, ReadyQueue.h.)
-  const uint32_t spinTiles = scaled(40000, 400);
+  const uint32_t spinTiles = scaled(20000, 400); // within the queue admission limit
   Buffer stamps = alloc(spinTiles * 8);
   GraphId spin = spinGraph(stamps, spinTiles, 100'000); // 100 us tiles
   GraphSpec forward;
