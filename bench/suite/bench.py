@@ -339,7 +339,8 @@ def run_gpuos(ctx, w, sig, data, spec, sets, refs):
     jpath = os.path.join(ctx.work, "gpuos-%s.json" % w.name)
     _, err = run_driver(ctx, ["bench", "--image", cubin, "--manifest", manifest, "--spec", spec,
                               "--data", data, "--sets", str(sets), "--check-sets", str(len(refs)),
-                              "--out", outdir, "--budget-s", str(ctx.args.budget_s), "--json", jpath],
+                              "--out", outdir, "--budget-s", str(ctx.args.budget_s), "--json", jpath]
+                       + (["--gang", "0"] if ctx.args.no_gang else []),
                         timeout=ctx.args.driver_timeout)
     if err:
         ctx.fail("%s: gpuos driver: %s" % (w.name, err))
@@ -1028,6 +1029,8 @@ def main():
     r.add_argument("--no-graph", action="store_true")
     r.add_argument("--no-gpuos", action="store_true")
     r.add_argument("--no-sharing", action="store_true")
+    r.add_argument("--no-gang", action="store_true",
+                   help="gpuos without RuntimeOptions::gangWhenIdle (urgent graphs through the queues)")
     r.add_argument("--cpu", action="store_true", help="CPU self-test: PyTorch on the CPU, no gpuos")
     r.add_argument("--cpu-compile", action="store_true", help="with --cpu: time torch.compile too")
     r.add_argument("--fake-gpuos", action="store_true", help="with --cpu: eager outputs stand in for gpuos")
