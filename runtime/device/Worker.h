@@ -780,6 +780,7 @@ GPUOS_DEV void gangSeek(DeviceControl *c, WorkerShared &sh, const Warp &w,
   RunCounters *r = reinterpret_cast<RunCounters *>(g.member.counters);
   uint32_t *depsLeft = depsLeftOf(r);
   uint32_t t = g.task + 1, base = g.base;
+  w.sync(); // every lane has read the state before the hit's lane writes it
   bool found = false;
   for (; t < numTasks && !found; t += w.width()) {
     uint32_t i = t + w.lane();

@@ -54,15 +54,15 @@ if [ "$gpus" -ge 2 ]; then
   step multigpu 60 "$bin/GpuosRuntimeTests" --gtest_filter='RuntimeMultiGpu.*'
   grep -hE "Failure" -A4 "$out/multigpu.log" | head -12
 fi
-subset='*ChainComputes*gpu*:*ManifestGraph*gpu*:*RebindsKinds*gpu*'
+subset='*ChainComputes*gpu*:*ManifestGraph*gpu*:*RebindsKinds*gpu*:*GangTest.Failing*gpu*'
 step memcheck 120 compute-sanitizer --tool memcheck "$bin/GpuosRuntimeTests" \
   --gtest_filter="$subset"
 tail -4 "$out/memcheck.log"
 step racecheck 150 compute-sanitizer --tool racecheck "$bin/GpuosRuntimeTests" \
-  --gtest_filter='*ChainComputes*gpu*'
+  --gtest_filter='*ChainComputes*gpu*:*GangTest.OneTile*gpu*:*GangTest.Failing*gpu*'
 tail -4 "$out/racecheck.log"
 step synccheck 150 compute-sanitizer --tool synccheck "$bin/GpuosRuntimeTests" \
-  --gtest_filter='*ChainComputes*gpu*'
+  --gtest_filter='*ChainComputes*gpu*:*GangTest.OneTile*gpu*:*GangTest.Failing*gpu*'
 tail -4 "$out/synccheck.log"
 step bench 90 "$bin/gpuos-bench" --json "$out/bench.json"
 step bench2 90 bash -c "'$bin/gpuos-bench' --quick --workers-per-sm 2; \
