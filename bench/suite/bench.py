@@ -340,7 +340,7 @@ def run_gpuos(ctx, w, sig, data, spec, sets, refs):
     _, err = run_driver(ctx, ["bench", "--image", cubin, "--manifest", manifest, "--spec", spec,
                               "--data", data, "--sets", str(sets), "--check-sets", str(len(refs)),
                               "--out", outdir, "--budget-s", str(ctx.args.budget_s), "--json", jpath]
-                       + (["--gang", "0"] if ctx.args.no_gang else []),
+                       + (["--gang", "0"] if ctx.args.no_gang else []) + ctx.args.driver_extra.split(),
                         timeout=ctx.args.driver_timeout)
     if err:
         ctx.fail("%s: gpuos driver: %s" % (w.name, err))
@@ -484,7 +484,8 @@ def sharing_phase(ctx, data_info):
         _, err = run_driver(ctx, [command, "--image", cubin, "--manifest", manifest, "--urgent-spec", uspec,
                                   "--urgent-data", udata, "--urgent-sets", str(usets), "--bg-spec", bspec,
                                   "--bg-data", bdata, "--out", outdir, "--period-us", str(ctx.args.period_us),
-                                  "--duration-s", str(ctx.args.share_s), "--json", jpath] + extra,
+                                  "--duration-s", str(ctx.args.share_s), "--json", jpath] + extra
+                                 + (ctx.args.driver_extra.split() if command == "share-gpuos" else []),
                             timeout=ctx.args.driver_timeout)
         if err:
             ctx.fail("sharing %s: %s" % (mode, err))
@@ -1029,8 +1030,10 @@ def main():
     r.add_argument("--no-graph", action="store_true")
     r.add_argument("--no-gpuos", action="store_true")
     r.add_argument("--no-sharing", action="store_true")
+    r.add_argument("--driver-extra", default="",
+                   help="more suite-driver options for every gpuos run (bench and share-gpuos), e.g. '--gang 1'")
     r.add_argument("--no-gang", action="store_true",
-                   help="gpuos without RuntimeOptions::gangWhenIdle (urgent graphs through the queues)")
+                   help="gpuos with RuntimeOptions::gangs off (urgent graphs through the queues)")
     r.add_argument("--cpu", action="store_true", help="CPU self-test: PyTorch on the CPU, no gpuos")
     r.add_argument("--cpu-compile", action="store_true", help="with --cpu: time torch.compile too")
     r.add_argument("--fake-gpuos", action="store_true", help="with --cpu: eager outputs stand in for gpuos")

@@ -513,7 +513,7 @@ int main(int argc, char **argv) {
   options.traceRecords = trace ? 1u << 15 : 0u;
   options.traceAllTiles = traceTiles;
   options.settleAfterInline = settle;
-  options.gangWhenIdle = gang;
+  options.gangs = gang ? GangPolicy::OneAtATime : GangPolicy::Off;
   if (sim)
     bwMB = std::min(bwMB, 8u);
   std::unique_ptr<Runtime> rt;
@@ -687,7 +687,7 @@ int main(int argc, char **argv) {
   };
   const int fanIters = sim ? 50 : quick ? 1000 : 3000;
   // The chains again at urgent priority: each call finds the GPU idle, so
-  // it runs as a gang (RuntimeOptions::gangWhenIdle, on by default).
+  // it runs as a gang (RuntimeOptions::gangs, by default).
   struct FanCase {
     const char *key, *label;
     int tasks;
@@ -985,7 +985,7 @@ int main(int argc, char **argv) {
               idleSleepNs, inlineUrgent ? "inline" : "queued",
               continueSuccessors ? "on" : "off", recordJobs ? "on" : "off",
               ringAcquireGpu ? "gpu scope" : "sys scope", settle ? "on" : "off",
-              gang ? "when idle" : "off", (unsigned long long)st.gangRuns,
+              gang ? "one at a time" : "off", (unsigned long long)st.gangRuns,
               (unsigned long long)st.launches);
   std::printf("%-44s %10s %10s  %-10s %s\n", "metric", "p50", "p99", "unit", "target");
   for (const Row &r : rows)

@@ -49,7 +49,7 @@ struct PollerConfig {
   TraceSlot *trace;
   uint32_t ringMask, traceMask;
   uint32_t workers; // the most members a gang may have
-  bool inlineUrgent, acquireGpu, settle, urgentExclusive, gang;
+  bool inlineUrgent, acquireGpu, settle, urgentExclusive, gang, gangBeside;
 
   GPUOS_DEV void load(const DeviceControl *c) {
     ring = reinterpret_cast<const RingEntry *>(c->ring);
@@ -63,7 +63,8 @@ struct PollerConfig {
     acquireGpu = c->ringAcquireGpu != 0;
     settle = c->settleAfterInline != 0;
     urgentExclusive = c->urgentExclusive != 0;
-    gang = c->gangWhenIdle != 0;
+    gang = c->gangPolicy != kGangOff;
+    gangBeside = c->gangPolicy == kGangOneAtATime;
     workers = c->numBlocks > 1 ? c->numBlocks - 1 : 1;
   }
 };
@@ -91,7 +92,7 @@ GPUOS_DEV void prefetchL1(uint64_t addr) {
 /// Starts one run: the row (and, speculatively, its first root template)
 /// in one round of loads, then either the root tiles into the priority's
 /// root queue, or, for an urgent run that finds no other in flight, its
-/// gang members (gangWhenIdle), or, for an urgent run of one task with one
+/// gang members (gangPolicy), or, for an urgent run of one task with one
 /// tile when inlineUrgent is set, the job into `sh` for block 0 to run
 /// itself (true). All lanes of the warp call it with the same entry.
 template <typename Warp>
@@ -105,13 +106,16 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
   // The row's counts and (lane 0, speculatively) its first root template in
   // one round of independent loads: one L2 round trip, not two.
   // An urgent run may start as a gang (Worker.h, "Gangs"): every lane then
-  // needs the template, and whether another run is in flight (this lane's
-  // own increments of runsInFlight come before this load: same address).
+  // needs the template, and whether another run (kGangOneAtATime: another
+  // gang) is in flight; this lane's own increments of those counters come
+  // before this load (same address).
   bool mayGang = cfg.gang && prio == kPriorityUrgent;
   uint32_t n = ldcg(&row->numRootEntries);
   uint32_t numTasks = ldcg(&row->numTasks);
   uint32_t gangTiles = mayGang ? ldcg(&row->gangTiles) : 0u;
-  uint32_t busy = mayGang ? ldRelaxed(&c->runsInFlight.value) : 1u;
+  uint32_t busy = mayGang ? ldRelaxed(cfg.gangBeside ? &c->gangsInFlight.value
+                                                     : &c->runsInFlight.value)
+                          : 1u;
   QueueEntry t;
   if (w.lane() == 0 || mayGang)
     readPayload(&row->first, t);
@@ -126,8 +130,11 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
     atomicAddRelaxed(&c->urgentInFlight.value, 1u);
   }
   if (gang) {
-    // One entry per member; member i runs tiles i, i + n, ... of each task.
+    // One entry per member (Worker.h, gangSeek: which tiles each runs),
+    // counted in flight before any member can complete the run.
     n = gangTiles < cfg.workers ? gangTiles : cfg.workers;
+    if (w.lane() == 0)
+      atomicAddRelaxed(&c->gangsInFlight.value, 1u);
     uint32_t epoch = e.epoch;
     publishEntries(nullptr, q, p0, n, w, [&](uint32_t i, QueueEntry &out) {
       out = t;

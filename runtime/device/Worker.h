@@ -45,8 +45,8 @@
 //      failing tile sets tasksLeft's top bit, so the last decrement also
 //      learns whether the run failed.
 //
-// Gangs (RuntimeOptions::gangWhenIdle): an urgent run that the poller
-// found alone on the GPU is published as G entries of kind kGangKind, one
+// Gangs (RuntimeOptions::gangs): an urgent run that the poller found with
+// no other gang in flight (GangPolicy::WhenIdle: no other run) is published as G entries of kind kGangKind, one
 // per gang member, G = min(workers, the widest task's tiles). The block
 // that takes member k runs its share of the tiles of every task in index
 // order (GraphLayout::gangTiles: a graph qualifies only when every
@@ -760,8 +760,17 @@ GPUOS_DEV void gangEnd(DeviceControl *c, const WorkerConfig &cfg, GangState &g) 
     fenceGpu(); // release: the tasks it completed (their resets), the slot
   if (g.mustFree) // (a member has a tile of the widest task: never here)
     freeSlot(g.queue, g.pos);
-  if (g.finished)
-    subtractTasks(c, cfg, g.member, g.finished);
+  if (g.finished) {
+    RunCounters *r = reinterpret_cast<RunCounters *>(g.member.counters);
+    uint32_t old = atomicAddOrdered(&r->tasksLeft, 0u - g.finished);
+    if ((old & ~kRunFailedBit) == g.finished) {
+      // Out of flight before the completion store: a caller that submits
+      // when it sees the completion gets a gang again.
+      atomicAddRelaxed(&c->gangsInFlight.value, ~0u);
+      completeRun(c, cfg.completion, r, g.member, (old & kRunFailedBit) != 0,
+                  cfg.exclusive);
+    }
+  }
   g.active = false;
 }
 

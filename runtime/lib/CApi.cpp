@@ -94,7 +94,7 @@ void gpuos_options_init(gpuos_options *o) {
   o->recover_faults = d.recoverFaults;
   o->record_jobs = d.recordJobs;
   o->urgent_exclusive = d.urgentExclusive;
-  o->gang_when_idle = d.gangWhenIdle;
+  o->gang_policy = (uint32_t)d.gangs;
 }
 
 gpuos_status gpuos_open(int ordinal, const gpuos_options *o,
@@ -123,7 +123,12 @@ gpuos_status gpuos_open(int ordinal, const gpuos_options *o,
     options.recoverFaults = o->recover_faults != 0;
     options.recordJobs = o->record_jobs != 0;
     options.urgentExclusive = o->urgent_exclusive != 0;
-    options.gangWhenIdle = o->gang_when_idle != 0;
+    if (o->gang_policy > (uint32_t)GangPolicy::OneAtATime) {
+      std::string msg = "gpuos_options.gang_policy is " + std::to_string(o->gang_policy) +
+                        "; 0 (never), 1 (when idle) or 2 (one at a time)";
+      return fail(GPUOS_ERROR_INVALID_ARGUMENT, msg.c_str());
+    }
+    options.gangs = static_cast<GangPolicy>(o->gang_policy);
   }
   std::unique_ptr<Runtime> rt;
   if (gpuos_status s = report(Runtime::open(ordinal, options, rt)))

@@ -835,7 +835,10 @@ struct Runtime::Impl {
     c.traceMask = traceDev ? traceCount - 1 : 0u;
     c.traceAllTiles = traceDev && options.traceAllTiles ? 1u : 0u;
     c.urgentExclusive = options.urgentExclusive ? 1u : 0u;
-    c.gangWhenIdle = options.gangWhenIdle ? 1u : 0u;
+    static_assert((uint32_t)GangPolicy::WhenIdle == kGangWhenIdle &&
+                      (uint32_t)GangPolicy::OneAtATime == kGangOneAtATime,
+                  "GangPolicy");
+    c.gangPolicy = (uint32_t)options.gangs;
     // Only the configuration: the device state after it (ring head, queue
     // counters, whose values the slots' sequence numbers depend on) stays.
     return upload(ctlDev, &c, offsetof(DeviceControl, ringHead));

@@ -42,10 +42,16 @@ TEST(CApi, NullArgumentsAreRejected) {
   gpuos_options_init(&o);
   EXPECT_EQ(o.urgent_exclusive, 0u); // every field set, the policies off
   EXPECT_EQ(o.record_jobs, 1u);
-  EXPECT_EQ(o.gang_when_idle, 1u);
+  EXPECT_EQ(o.gang_policy, 2u);
   o.struct_size = 3;
   gpuos_runtime *rt = nullptr;
   EXPECT_EQ(gpuos_open(0, &o, &rt), GPUOS_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(rt, nullptr);
+  gpuos_options_init(&o);
+  o.gang_policy = 7;
+  EXPECT_EQ(gpuos_open(0, &o, &rt), GPUOS_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(gpuos_last_error(),
+               "gpuos_options.gang_policy is 7; 0 (never), 1 (when idle) or 2 (one at a time)");
   EXPECT_EQ(rt, nullptr);
   EXPECT_STREQ(gpuos_status_name(GPUOS_ERROR_TASK_FAILED), "task failed");
 }

@@ -1,9 +1,9 @@
 //===- GangTest.cpp - urgent graphs run as gangs, on simulator and GPU ----===//
 //
-// RuntimeOptions::gangWhenIdle (Worker.h, "Gangs"): an urgent submission of
-// a graph of several tasks that finds nothing else in flight runs as a gang
-// (members take fixed shares of every task's tiles and wait on the device's
-// dependency counters). These tests check that such runs compute what the
+// RuntimeOptions::gangs (Worker.h, "Gangs"): an urgent submission of a
+// graph of several tasks that finds no other gang in flight (WhenIdle: no
+// other run) runs as a gang (members take fixed shares of every task's
+// tiles and wait on the device's dependency counters). These tests check that such runs compute what the
 // CPU reference says, run every tile once, leave the run slot's counters
 // at rest for the next run, fail cleanly, and that everything else still
 // goes through the queues.
@@ -27,9 +27,9 @@ class GangTest : public RuntimeFixture {
 protected:
   void SetUp() override {} // each test opens with its own options
 
-  void openWith(bool gang) {
+  void openWith(GangPolicy gangs) {
     RuntimeOptions options;
-    options.gangWhenIdle = gang;
+    options.gangs = gangs;
     options.traceRecords = 16; // readHopTrace: how each tile came
     options.traceAllTiles = true;
     open(options);
@@ -83,15 +83,15 @@ struct RandomDag {
 
 // Urgent runs alone on the GPU run as gangs and match the CPU reference,
 // run after run on the same slot (the gang leaves depsLeft and tilesDone
-// at rest); the same graph at normal priority, or with gangWhenIdle off,
-// goes through the queues and computes the same.
+// at rest); the same graph at normal priority, or with gangs off, goes
+// through the queues and computes the same.
 TEST_P(GangTest, RandomDagsMatchTheCpuReference) {
   for (bool gang : {true, false}) {
-    SCOPED_TRACE(gang ? "gangWhenIdle" : "queues only");
+    SCOPED_TRACE(gang ? "gangs" : "queues only");
     if (rt)
       ASSERT_OK(rt->close());
     rt.reset();
-    openWith(gang);
+    openWith(gang ? GangPolicy::OneAtATime : GangPolicy::Off);
     if (IsSkipped())
       return;
     const int maxTiles = scaled(600, 20), n = scaled(40, 14);
@@ -177,7 +177,7 @@ TEST_P(GangTest, RandomDagsMatchTheCpuReference) {
 // the gang: the run completes, and the next runs of the same slot and of
 // another graph are correct.
 TEST_P(GangTest, FailingTileFailsOnlyItsRun) {
-  openWith(true);
+  openWith(GangPolicy::OneAtATime);
   if (IsSkipped())
     return;
   const int64_t elems = kStreamTile * scaled(300, 9);
@@ -222,12 +222,13 @@ TEST_P(GangTest, FailingTileFailsOnlyItsRun) {
   EXPECT_EQ(gangRuns(), 6u);
 }
 
-// Only urgent submissions that find the GPU idle start as gangs: urgent
-// runs submitted while a background graph is in flight, and graphs whose
-// dependencies point to later tasks (index order is no schedule), go
-// through the queues, and all compute the right thing.
+// With GangPolicy::WhenIdle only urgent submissions that find the GPU
+// idle start as gangs: urgent runs submitted while a background graph is
+// in flight, and graphs whose dependencies point to later tasks (index
+// order is no schedule), go through the queues, and all compute the right
+// thing.
 TEST_P(GangTest, OtherRunsGoThroughTheQueues) {
-  openWith(true);
+  openWith(GangPolicy::WhenIdle);
   if (IsSkipped())
     return;
   const int64_t elems = kStreamTile * scaled(64, 6);
@@ -282,7 +283,7 @@ TEST_P(GangTest, OtherRunsGoThroughTheQueues) {
 // block runs the tasks in order); x <- 3 x + 1 twelve times, ping-pong
 // between two buffers, exact in f32.
 TEST_P(GangTest, OneTileChainIsAGangOfOne) {
-  openWith(true);
+  openWith(GangPolicy::OneAtATime);
   if (IsSkipped())
     return;
   Buffer bufs[2] = {alloc(kStreamTile * 4), alloc(kStreamTile * 4)};
@@ -308,4 +309,38 @@ TEST_P(GangTest, OneTileChainIsAGangOfOne) {
   }
   EXPECT_EQ(gangRuns(), 5u);
   EXPECT_GT(gangTilesTraced(), 0u);
+}
+
+// GangPolicy::OneAtATime (the default): an urgent graph submitted while
+// a background graph runs still starts as a gang (no other gang is in
+// flight); its members wait for at most a background tile to start.
+TEST_P(GangTest, BesideOtherWorkOneAtATime) {
+  open();
+  if (IsSkipped())
+    return;
+  const int64_t elems = kStreamTile * scaled(64, 6);
+  Buffer x = alloc(elems * 4), y = alloc(elems * 4), z = alloc(elems * 4);
+  zero(x);
+  const uint32_t spinTiles = scaled(20000, 400);
+  Buffer stamps = alloc(spinTiles * 8);
+  GraphId spin = spinGraph(stamps, spinTiles, 100'000);
+  GraphSpec forward;
+  forward.tasks.push_back({"stream", {x.arg(), y.arg()}, {elems, elems}, {}});
+  forward.tasks.push_back({"stream", {y.arg(), z.arg()}, {elems, elems}, {0}});
+  GraphId fwd;
+  ASSERT_OK(rt->createGraph(forward, fwd));
+  for (int round = 0; round < 3; ++round) {
+    zero(y);
+    zero(z);
+    Submission bg, urgent;
+    ASSERT_OK(rt->submit(spin, Priority::Background, bg));
+    ASSERT_OK(rt->submit(fwd, Priority::Urgent, urgent));
+    ASSERT_OK(rt->wait(urgent, kWaitUs));
+    EXPECT_EQ(rt->poll(bg).code(), ErrorCode::NotReady)
+        << "the background graph ended before the urgent one: the test proves nothing";
+    std::vector<float> out = readFloats(z, elems);
+    EXPECT_EQ(std::count(out.begin(), out.end(), 4.0f), elems) << "round " << round;
+    ASSERT_OK(rt->wait(bg, kWaitUs));
+  }
+  EXPECT_EQ(gangRuns(), 3u);
 }

@@ -36,8 +36,9 @@
 //     for R times; p50/p99 per task in manifest order, and their sum.
 //     --workers-per-sm W sets RuntimeOptions::workersPerSM, --priority P
 //     overrides the tasks' priority (bench too; --urgent-exclusive 1 sets
-//     RuntimeOptions::urgentExclusive, share-gpuos too; --gang 0 clears
-//     RuntimeOptions::gangWhenIdle). --trace-tiles N (N > 0)
+//     RuntimeOptions::urgentExclusive, share-gpuos too; --gang 0/1/2 sets
+//     RuntimeOptions::gangs: off, when idle, one at a time, the default).
+//     --trace-tiles N (N > 0)
 //     traces every tile (RuntimeOptions::traceAllTiles; N sizes the
 //     poller's ring, each worker keeps its last 64 tiles) and prints, per
 //     task, where the workers' time between its tiles goes (p50 cycles per
@@ -347,7 +348,10 @@ std::unique_ptr<Runtime> openRuntime(const Args &args) {
   RuntimeOptions opts;
   opts.workersPerSM = (uint32_t)args.num("workers-per-sm", 0);
   opts.urgentExclusive = args.num("urgent-exclusive", 0) != 0;
-  opts.gangWhenIdle = args.num("gang", 1) != 0;
+  int64_t gangs = args.num("gang", (int64_t)GangPolicy::OneAtATime);
+  if (gangs < 0 || gangs > (int64_t)GangPolicy::OneAtATime)
+    die("--gang: 0 (off), 1 (when idle) or 2 (one at a time)");
+  opts.gangs = static_cast<GangPolicy>(gangs);
   if (uint32_t n = (uint32_t)args.num("trace-tiles", 0)) {
     opts.traceRecords = n;
     opts.traceAllTiles = true;

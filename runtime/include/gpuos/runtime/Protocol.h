@@ -161,6 +161,9 @@ static_assert(offsetof(QueueEntry, rangeExtra) == 42, "vector 2, .z high");
 /// the whole run of `graph` with its peers, tile j of each task going to
 /// member j mod numTiles. The other fields are the run's, as in any entry.
 constexpr uint32_t kGangKind = 0xFFFFFFFFu;
+/// DeviceControl::gangPolicy (RuntimeOptions::gangs): never; when no
+/// other run is in flight; when no other gang is in flight.
+constexpr uint32_t kGangOff = 0, kGangWhenIdle = 1, kGangOneAtATime = 2;
 
 /// The most tiles one queue entry names (rangeExtra is 16 bits).
 constexpr uint32_t kMaxRangeTiles = 65536;
@@ -373,8 +376,8 @@ struct DeviceControl {
                           // only continuation hops (Worker.h HopTrace)
   uint32_t urgentExclusive; // workers take no other work while an urgent
                             // run is in flight (urgentInFlight)
-  uint32_t gangWhenIdle; // an urgent run that finds no other run in flight
-                         // starts as a gang (Worker.h, "Gangs")
+  uint32_t gangPolicy; // kGangOff, or when an urgent run starts as a gang
+                       // (Worker.h, "Gangs")
   uint32_t reservedConfig;
 
   // Device state, each word on its own line.
@@ -388,6 +391,7 @@ struct DeviceControl {
   PaddedU32 urgentInFlight; // urgentExclusive: urgent runs started through
                             // the queues and not complete
   PaddedU64 gangRuns;       // runs the poller started as gangs (Stats)
+  PaddedU32 gangsInFlight;  // gangs started and not complete (0 or 1)
   QueueState queues[kNumQueues];
 };
 

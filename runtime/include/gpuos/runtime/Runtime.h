@@ -36,6 +36,14 @@
 
 namespace gpuos::runtime {
 
+/// When urgent graphs of several tasks run as gangs (RuntimeOptions::gangs).
+enum class GangPolicy : uint32_t {
+  Off = 0,        // never: always through the ready queues
+  WhenIdle = 1,   // when no other run is in flight
+  OneAtATime = 2, // when no other gang is in flight, also beside other
+                  // work (its members then wait up to a tile of it to start)
+};
+
 struct RuntimeOptions {
   /// Worker blocks per multiprocessor (fewer if they do not fit); 0: as
   /// many as fit next to each other (occupancy of the image's resident
@@ -116,15 +124,13 @@ struct RuntimeOptions {
   /// traffic, but a stream of urgent work that never pauses holds it back.
   /// Off by default; docs/runtime.md, "Urgent exclusivity".
   bool urgentExclusive = false;
-  /// Latency: an urgent submission of a graph of several tasks that finds
-  /// no other run in flight runs as a gang: min(workers, the graph's
-  /// widest task) workers each take a fixed share of every task's tiles
-  /// (tile j to member j mod size), in task order, and wait on the
+  /// Latency: an urgent submission of a graph of several tasks may run as
+  /// a gang: min(workers, the graph's widest task) workers each take a
+  /// fixed share of every task's tiles, in task order, and wait on the
   /// device's dependency counters for the tasks they need: no queue
   /// entries between dependent tasks (docs/runtime.md, "Gangs"). Graphs
-  /// whose dependencies do not point to earlier tasks never run as gangs;
-  /// runs that find others in flight go through the queues as always.
-  bool gangWhenIdle = true;
+  /// whose dependencies do not point to earlier tasks never run as gangs.
+  GangPolicy gangs = GangPolicy::OneAtATime;
 };
 
 /// One traced inline singleton (RuntimeOptions::traceRecords): SM cycles
@@ -188,7 +194,7 @@ struct Stats {
   uint64_t completed = 0;
   uint64_t failed = 0;
   uint64_t tasksRun = 0; // tasks of completed submissions
-  uint64_t gangRuns = 0; // submissions run as gangs (gangWhenIdle), since
+  uint64_t gangRuns = 0; // submissions run as gangs (gangs), since
                          // open or the last recovery
   uint64_t tilesRun = 0; // sum of tilesPerBlock
   uint64_t launches = 0; // kernel launches (first + relaunches)

@@ -69,7 +69,8 @@ typedef struct gpuos_options {
   uint32_t recover_faults; /* recreate the context after a fault or hang */
   uint32_t record_jobs;    /* name the running tile in fault/timeout errors */
   uint32_t urgent_exclusive; /* no other work while an urgent run is in flight */
-  uint32_t gang_when_idle;   /* urgent graphs run as gangs when nothing else runs */
+  uint32_t gang_policy; /* urgent graphs as gangs: 0 never, 1 when nothing
+                          else runs, 2 (default) when no other gang runs */
 } gpuos_options;
 
 /* A buffer bound to a task. bytes = 0: the runtime's own allocation size
@@ -100,7 +101,7 @@ typedef struct gpuos_stats {
   uint64_t queue_total[3];
   uint64_t swaps, recoveries, deadline_misses, host_queued;
   uint32_t num_sms; /* entries gpuos_get_sm_stats has */
-  uint64_t gang_runs; /* submissions run as gangs (gang_when_idle) */
+  uint64_t gang_runs; /* submissions run as gangs (gang_policy) */
 } gpuos_stats;
 
 /* Per multiprocessor that ran blocks of the resident kernel (its clock). */
