@@ -41,6 +41,49 @@ protected:
     return s.gangRuns;
   }
 
+  /// Every one of the n floats of `b` is `want`.
+  void expectAll(const Buffer &b, int64_t n, float want, int round = 0) {
+    std::vector<float> out = readFloats(b, n);
+    EXPECT_EQ(std::count(out.begin(), out.end(), want), n) << "round " << round;
+  }
+
+  /// z = 3 (3 x + 1) + 1 as two `stream` tasks through y (4.0 for x = 0);
+  /// `backwards` lists them the other way round (task 0 depends on task 1).
+  GraphId twoStreams(const Buffer &x, const Buffer &y, const Buffer &z, int64_t n,
+                     bool backwards = false) {
+    GraphSpec g;
+    TaskSpec first{"stream", {x.arg(), y.arg()}, {n, n}, {}};
+    TaskSpec second{"stream", {y.arg(), z.arg()}, {n, n}, {backwards ? 1u : 0u}};
+    if (backwards)
+      g.tasks = {second, first};
+    else
+      g.tasks = {first, second};
+    GraphId id = 0;
+    EXPECT_OK(rt->createGraph(g, id));
+    return id;
+  }
+
+  /// Submits `background` and then the urgent `id`, waits for the urgent
+  /// run, checks that the background one was still running (else the test
+  /// proves nothing), then waits for it too.
+  void urgentBehind(GraphId background, GraphId id) {
+    Submission bg, urgent;
+    ASSERT_OK(rt->submit(background, Priority::Background, bg));
+    ASSERT_OK(rt->submit(id, Priority::Urgent, urgent));
+    ASSERT_OK(rt->wait(urgent, kWaitUs));
+    EXPECT_EQ(rt->poll(bg).code(), ErrorCode::NotReady)
+        << "the background graph ended before the urgent one: the test proves nothing";
+    ASSERT_OK(rt->wait(bg, kWaitUs));
+  }
+
+  /// A long background graph of many short tiles (an urgent entry bound to
+  /// an owed ticket of a worker inside a background tile waits for that
+  /// tile, ReadyQueue.h), within the queue's admission limit.
+  GraphId longBackground() {
+    const uint32_t tiles = scaled(20000, 400);
+    return spinGraph(alloc(tiles * 8), tiles, 100'000); // 100 us tiles
+  }
+
   /// Tiles traced since open (the last 64 per block) that gang members ran.
   size_t gangTilesTraced() {
     EXPECT_OK(rt->park()); // trace slots are plain stores: read them parked
@@ -216,8 +259,7 @@ TEST_P(GangTest, FailingTileFailsOnlyItsRun) {
       continue;
     }
     ASSERT_OK(st);
-    std::vector<float> out = readFloats(z, elems);
-    EXPECT_EQ(std::count(out.begin(), out.end(), 4.0f), elems);
+    expectAll(z, elems, 4.0f);
   }
   EXPECT_EQ(gangRuns(), 6u);
 }
@@ -234,48 +276,25 @@ TEST_P(GangTest, OtherRunsGoThroughTheQueues) {
   const int64_t elems = kStreamTile * scaled(64, 6);
   Buffer x = alloc(elems * 4), y = alloc(elems * 4), z = alloc(elems * 4);
   zero(x);
-  GraphSpec backwards; // task 0 depends on task 1: z = 3 (3 x + 1) + 1
-  backwards.tasks.push_back({"stream", {y.arg(), z.arg()}, {elems, elems}, {1}});
-  backwards.tasks.push_back({"stream", {x.arg(), y.arg()}, {elems, elems}, {}});
-  GraphId back;
-  ASSERT_OK(rt->createGraph(backwards, back));
   Submission s;
-  ASSERT_OK(rt->submit(back, Priority::Urgent, s));
+  ASSERT_OK(rt->submit(twoStreams(x, y, z, elems, /*backwards=*/true), Priority::Urgent, s));
   ASSERT_OK(rt->wait(s, kWaitUs));
-  std::vector<float> out = readFloats(z, elems);
-  EXPECT_EQ(std::count(out.begin(), out.end(), 4.0f), elems);
+  expectAll(z, elems, 4.0f);
   EXPECT_EQ(gangRuns(), 0u);
 
-  // An urgent forward graph while a long background task runs: not a
-  // gang. (Many short tiles: an urgent entry bound to an owed ticket of a
-  // worker inside a background tile waits for that tile, ReadyQueue.h.)
-  const uint32_t spinTiles = scaled(20000, 400); // within the queue admission limit
-  Buffer stamps = alloc(spinTiles * 8);
-  GraphId spin = spinGraph(stamps, spinTiles, 100'000); // 100 us tiles
-  GraphSpec forward;
-  forward.tasks.push_back({"stream", {x.arg(), y.arg()}, {elems, elems}, {}});
-  forward.tasks.push_back({"stream", {y.arg(), z.arg()}, {elems, elems}, {0}});
-  GraphId fwd;
-  ASSERT_OK(rt->createGraph(forward, fwd));
-  Submission bg, urgent;
+  // An urgent forward graph while a long background graph runs: not a gang.
+  GraphId fwd = twoStreams(x, y, z, elems), background = longBackground();
   zero(y);
   zero(z);
-  ASSERT_OK(rt->submit(spin, Priority::Background, bg));
-  ASSERT_OK(rt->submit(fwd, Priority::Urgent, urgent));
-  ASSERT_OK(rt->wait(urgent, kWaitUs));
-  EXPECT_EQ(rt->poll(bg).code(), ErrorCode::NotReady)
-      << "the background graph ended before the urgent one: the test proves nothing";
-  ASSERT_OK(rt->wait(bg, kWaitUs));
-  out = readFloats(z, elems);
-  EXPECT_EQ(std::count(out.begin(), out.end(), 4.0f), elems);
+  urgentBehind(background, fwd);
+  expectAll(z, elems, 4.0f);
   EXPECT_EQ(gangRuns(), 0u);
   // Alone, the same graph is a gang.
   zero(y);
   zero(z);
-  ASSERT_OK(rt->submit(fwd, Priority::Urgent, urgent));
-  ASSERT_OK(rt->wait(urgent, kWaitUs));
-  out = readFloats(z, elems);
-  EXPECT_EQ(std::count(out.begin(), out.end(), 4.0f), elems);
+  ASSERT_OK(rt->submit(fwd, Priority::Urgent, s));
+  ASSERT_OK(rt->wait(s, kWaitUs));
+  expectAll(z, elems, 4.0f);
   EXPECT_EQ(gangRuns(), 1u);
 }
 
@@ -304,8 +323,7 @@ TEST_P(GangTest, OneTileChainIsAGangOfOne) {
     Submission s;
     ASSERT_OK(rt->submit(id, Priority::Urgent, s));
     ASSERT_OK(rt->wait(s, kWaitUs));
-    std::vector<float> out = readFloats(bufs[n % 2], kStreamTile);
-    EXPECT_EQ(std::count(out.begin(), out.end(), (float)want), kStreamTile) << "round " << round;
+    expectAll(bufs[n % 2], kStreamTile, (float)want, round);
   }
   EXPECT_EQ(gangRuns(), 5u);
   EXPECT_GT(gangTilesTraced(), 0u);
@@ -321,26 +339,12 @@ TEST_P(GangTest, BesideOtherWorkOneAtATime) {
   const int64_t elems = kStreamTile * scaled(64, 6);
   Buffer x = alloc(elems * 4), y = alloc(elems * 4), z = alloc(elems * 4);
   zero(x);
-  const uint32_t spinTiles = scaled(20000, 400);
-  Buffer stamps = alloc(spinTiles * 8);
-  GraphId spin = spinGraph(stamps, spinTiles, 100'000);
-  GraphSpec forward;
-  forward.tasks.push_back({"stream", {x.arg(), y.arg()}, {elems, elems}, {}});
-  forward.tasks.push_back({"stream", {y.arg(), z.arg()}, {elems, elems}, {0}});
-  GraphId fwd;
-  ASSERT_OK(rt->createGraph(forward, fwd));
+  GraphId fwd = twoStreams(x, y, z, elems), background = longBackground();
   for (int round = 0; round < 3; ++round) {
     zero(y);
     zero(z);
-    Submission bg, urgent;
-    ASSERT_OK(rt->submit(spin, Priority::Background, bg));
-    ASSERT_OK(rt->submit(fwd, Priority::Urgent, urgent));
-    ASSERT_OK(rt->wait(urgent, kWaitUs));
-    EXPECT_EQ(rt->poll(bg).code(), ErrorCode::NotReady)
-        << "the background graph ended before the urgent one: the test proves nothing";
-    std::vector<float> out = readFloats(z, elems);
-    EXPECT_EQ(std::count(out.begin(), out.end(), 4.0f), elems) << "round " << round;
-    ASSERT_OK(rt->wait(bg, kWaitUs));
+    urgentBehind(background, fwd);
+    expectAll(z, elems, 4.0f, round);
   }
   EXPECT_EQ(gangRuns(), 3u);
 }
