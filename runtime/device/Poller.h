@@ -116,6 +116,7 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
   uint32_t busy = mayGang ? ldRelaxed(cfg.gangBeside ? &c->gangsInFlight.value
                                                      : &c->runsInFlight.value)
                           : 1u;
+  busy = w.broadcast(busy); // one decision for every lane (publishEntries)
   QueueEntry t;
   if (w.lane() == 0 || mayGang)
     readPayload(&row->first, t);
@@ -184,8 +185,7 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
     // After publishing, off the critical path. A fast run may decrement
     // first; the count then wraps for a moment, which reads as busy.
     atomicAddRelaxed(&c->runsInFlight.value, 1u);
-    if (gang)
-      atomicAddRelaxed(&c->gangRuns.value, (uint64_t)1);
+
   }
   return false;
 }

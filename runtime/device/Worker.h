@@ -46,30 +46,31 @@
 //      learns whether the run failed.
 //
 // Gangs (RuntimeOptions::gangs): an urgent run that the poller found with
-// no other gang in flight (GangPolicy::WhenIdle: no other run) is published as G entries of kind kGangKind, one
-// per gang member, G = min(workers, the widest task's tiles). The block
-// that takes member k runs its share of the tiles of every task in index
-// order (GraphLayout::gangTiles: a graph qualifies only when every
-// dependency points to an earlier task), skipping tasks with no tile for
-// it. Before its first tile of a task with dependencies, thread 0 waits
-// until depsLeft[task] is 0 (then fences: acquire); after its last tile of
-// a task it counts its tiles in tilesDone, and the member that completes
-// the task resets the task's counters, counts down depsLeft of every
-// successor and subtracts the task from tasksLeft (step 4). So a hop
-// between dependent tasks is a counter update and the waiting members'
-// next poll, with no queue entry. Deadlock-free: the members sit in the
-// urgent root queue, which workers serve first and in order, and G <=
-// workers, so every member starts; the first task not yet done has all
-// its dependencies done, so its members, which run tasks in order, are
-// at it and not waiting. One gang at a time (the poller starts one only
-// with no run in flight), so no two gangs wait on each other's members.
-// Members do not yield at tile boundaries: a gang is urgent work, and
-// later urgent work waits for it. Tile j of a task goes to member
+// no other gang in flight (GangPolicy::WhenIdle: no other run at all) is
+// published as G entries of kind kGangKind, one per gang member, G =
+// min(workers, the graph's width: the most tiles of one dependency level,
+// GraphLayout::gangTiles, which is 0 unless every dependency points to an
+// earlier task). The block that takes member k runs its share of the
+// tiles of every task in index order: tile j of a task goes to member
 // (b + j) mod G, b the graph-wide index of the task's first tile, so
-// independent tasks of one tile land on different members. A gang of one
-// (every task has one tile) needs no counter at all: its block runs the
-// tasks in order, like a chain of kept successors, and subtracts them
-// from tasksLeft at its end.
+// independent tasks of one tile land on different members. Before its
+// first tile of a task with dependencies, the member waits until
+// depsLeft[task] is 0 (then fences: acquire); after its last tile of a
+// task it counts its tiles in tilesDone, and the member that completes the
+// task resets the task's counters and counts down depsLeft of every
+// successor (release); each member subtracts the tasks it completed from
+// tasksLeft when it has none left (step 4). So a hop between dependent
+// tasks is a counter update and the waiting members' next poll, with no
+// queue entry. Deadlock-free: the members sit in the urgent root queue,
+// which workers serve first and in order, G <= workers, and a worker busy
+// with other work takes its member after at most one tile of it; the
+// first task not yet done has all its dependencies done, so its members,
+// which run tasks in order, are at it and not waiting. One gang at a time
+// (DeviceControl::gangsInFlight), so no two gangs wait on each other's
+// members. Members do not yield at tile boundaries: a gang is urgent work,
+// and later urgent work that needs their workers waits for it. A gang of
+// one needs no counter at all: its block runs the tasks in order, like a
+// chain of kept successors, and subtracts them from tasksLeft at its end.
 //
 // Counters are relaxed atomics in device memory with explicit fences around
 // them (on the GPU one fence can cover a batch; atomicAddOrdered/stPublish
@@ -758,15 +759,17 @@ GPUOS_DEV uint32_t gangFirstTile(uint32_t member, uint32_t size, uint32_t base) 
 GPUOS_DEV void gangEnd(DeviceControl *c, const WorkerConfig &cfg, GangState &g) {
   if (g.finished || g.mustFree)
     fenceGpu(); // release: the tasks it completed (their resets), the slot
-  if (g.mustFree) // (a member has a tile of the widest task: never here)
+  if (g.mustFree) // (every member has a tile, G <= the graph's tiles)
     freeSlot(g.queue, g.pos);
   if (g.finished) {
     RunCounters *r = reinterpret_cast<RunCounters *>(g.member.counters);
     uint32_t old = atomicAddOrdered(&r->tasksLeft, 0u - g.finished);
     if ((old & ~kRunFailedBit) == g.finished) {
-      // Out of flight before the completion store: a caller that submits
-      // when it sees the completion gets a gang again.
+      // Out of flight (and counted) before the completion store: a caller
+      // that submits when it sees the completion gets a gang again, and
+      // its statistics include this one.
       atomicAddRelaxed(&c->gangsInFlight.value, ~0u);
+      atomicAddRelaxed(&c->gangRuns.value, (uint64_t)1);
       completeRun(c, cfg.completion, r, g.member, (old & kRunFailedBit) != 0,
                   cfg.exclusive);
     }
@@ -797,7 +800,7 @@ GPUOS_DEV void gangSeek(DeviceControl *c, WorkerShared &sh, const Warp &w,
     uint32_t left = 0;
     if (i < numTasks) {
       d = ldcgTask(tasks + i);
-      left = ldRelaxed(depsLeft + i); // with the descriptor: one round
+      left = ldObserve(depsLeft + i); // with the descriptor: one round
     }
     uint32_t before = w.exclusiveSum(d.numTiles);
     uint32_t j = gangFirstTile(k, size, base + before);
@@ -809,6 +812,8 @@ GPUOS_DEV void gangSeek(DeviceControl *c, WorkerShared &sh, const Warp &w,
         g.first = j;
         g.base = base + before + d.numTiles;
         g.depsSeen = left;
+        if (d.numDeps && left == 0u)
+          fenceGpu(); // acquire, in the thread that loaded the count
       }
       found = true;
     }
@@ -826,17 +831,20 @@ GPUOS_DEV void gangSeek(DeviceControl *c, WorkerShared &sh, const Warp &w,
   // A gang of one runs every task itself, in an order its dependencies
   // allow: the block barrier after each tile orders its writes before the
   // next tile, as for a kept successor, so it waits for no counter.
-  if (g.desc.numDeps && g.member.numTiles > 1) {
-    if (g.depsSeen != 0u) {
-      const uint32_t *left = depsLeft + g.task;
-      stJobRecord(record, 0u, 0u, 0u, 0u); // waiting, not running a tile
-      for (uint32_t spin = 1; ldRelaxed(left) != 0u; ++spin) {
-        if ((spin & 255) == 0 && ldRelaxed(&c->stop.value)) {
+  // (A search lane that saw the count at 0 has acquired already.)
+  if (g.desc.numDeps && g.member.numTiles > 1 && g.depsSeen != 0u) {
+    const uint32_t *left = depsLeft + g.task;
+    stJobRecord(record, 0u, 0u, 0u, 0u); // waiting, not running a tile
+    for (uint32_t spin = 1; ldObserve(left) != 0u; ++spin) {
+      if ((spin & 63) == 0) {
+        if (ldRelaxed(&c->stop.value)) {
           sh.stop = kExitLoop; // teardown: the run is lost anyway
           return;
         }
-        spinPause();
+        // A producer may wait for a slot this worker owes from a lap ago.
+        drainOwed(sh.inbox);
       }
+      spinPause();
     }
     fenceGpu(); // acquire: the writes of the tasks it depends on
   }
@@ -905,12 +913,13 @@ GPUOS_DEV void gangFinishTile(WorkerShared &sh, int rc) {
       stRelaxed(depsLeft + g.task, d.numDeps);
     fenceGpu(); // acquire: the other members' tiles
   }
+  // Releases (after the fence above): the waiting members acquire them.
   if (d.numSucc > 0)
-    atomicAddRelaxed(depsLeft + s0, ~0u);
+    atomicAddOrdered(depsLeft + s0, ~0u);
   if (d.numSucc > 1)
-    atomicAddRelaxed(depsLeft + s1, ~0u);
+    atomicAddOrdered(depsLeft + s1, ~0u);
   for (uint32_t i = 2; i < d.numSucc; ++i)
-    atomicAddRelaxed(depsLeft + ldcg(&succ[i].index), ~0u);
+    atomicAddOrdered(depsLeft + ldcg(&succ[i].index), ~0u);
   ++g.finished;
 }
 

@@ -77,6 +77,7 @@ void gpuos_options_init(gpuos_options *o) {
   if (!o)
     return;
   RuntimeOptions d;
+  *o = gpuos_options{}; // padding and reserved words too
   o->struct_size = sizeof(gpuos_options);
   o->workers_per_sm = d.workersPerSM;
   o->idle_park_us = d.idleParkUs;

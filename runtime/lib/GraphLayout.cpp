@@ -126,14 +126,22 @@ std::vector<uint8_t> GraphLayout::runCounters() const {
 uint32_t GraphLayout::gangTiles() const {
   if (numTasks() < 2)
     return 0; // nothing to gain: one task's tiles spread through the queues
-  uint32_t widest = 0;
+  // Dependency levels in index order (a successor comes later), and the
+  // tiles of each: the most that can run at once, so a gang of that many
+  // members can run a level of independent narrow tasks side by side.
+  std::vector<uint32_t> level(numTasks(), 0);
+  std::vector<uint64_t> tilesAt(numTasks(), 0);
+  uint64_t width = 0;
   for (const TaskDesc &d : tasks) {
-    for (uint32_t k = 0; k < d.numSucc; ++k)
-      if (successors[d.succOffset + k] <= d.index)
+    for (uint32_t k = 0; k < d.numSucc; ++k) {
+      uint32_t s = successors[d.succOffset + k];
+      if (s <= d.index)
         return 0; // a dependency on a later task: index order is no schedule
-    widest = std::max(widest, d.numTiles);
+      level[s] = std::max(level[s], level[d.index] + 1);
+    }
+    width = std::max(width, tilesAt[level[d.index]] += d.numTiles);
   }
-  return widest;
+  return (uint32_t)std::min<uint64_t>(width, UINT32_MAX);
 }
 
 RunRow GraphLayout::runRow(const std::vector<QueueEntry> &roots,

@@ -43,6 +43,7 @@ TEST(CApi, NullArgumentsAreRejected) {
   EXPECT_EQ(o.urgent_exclusive, 0u); // every field set, the policies off
   EXPECT_EQ(o.record_jobs, 1u);
   EXPECT_EQ(o.gang_policy, 2u);
+  EXPECT_EQ(o.reserved, 0u);
   o.struct_size = 3;
   gpuos_runtime *rt = nullptr;
   EXPECT_EQ(gpuos_open(0, &o, &rt), GPUOS_ERROR_INVALID_ARGUMENT);

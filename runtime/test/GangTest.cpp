@@ -348,3 +348,39 @@ TEST_P(GangTest, BesideOtherWorkOneAtATime) {
   }
   EXPECT_EQ(gangRuns(), 3u);
 }
+
+// A level of independent one-tile tasks and a join: the gang is as wide
+// as the level (GraphLayout::gangTiles), its members run the tasks side
+// by side, and the join waits for all of them.
+TEST_P(GangTest, WideLevelOfOneTileTasks) {
+  openWith(GangPolicy::OneAtATime);
+  if (IsSkipped())
+    return;
+  const int n = scaled(48, 8);
+  Buffer x = alloc(kStreamTile * 4), sum = alloc(kStreamTile * 4);
+  std::vector<Buffer> outs;
+  GraphSpec g;
+  std::vector<uint32_t> all;
+  for (int k = 0; k < n; ++k) {
+    outs.push_back(alloc(kStreamTile * 4));
+    g.tasks.push_back({"stream", {x.arg(), outs[k].arg()}, {kStreamTile, kStreamTile}, {}});
+    all.push_back((uint32_t)k);
+  }
+  // sum = outs[0] + outs[n - 1], after every task of the level.
+  g.tasks.push_back({"add4k", {outs[0].arg(), outs[n - 1].arg(), sum.arg()}, {}, all});
+  GraphId id;
+  ASSERT_OK(rt->createGraph(g, id));
+  zero(x);
+  for (int round = 0; round < 3; ++round) {
+    for (const Buffer &b : outs)
+      zero(b);
+    zero(sum);
+    Submission s;
+    ASSERT_OK(rt->submit(id, Priority::Urgent, s));
+    ASSERT_OK(rt->wait(s, kWaitUs));
+    for (const Buffer &b : outs)
+      expectAll(b, kStreamTile, 1.0f, round);
+    expectAll(sum, kStreamTile, 2.0f, round);
+  }
+  EXPECT_EQ(gangRuns(), 3u);
+}

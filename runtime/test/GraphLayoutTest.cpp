@@ -267,3 +267,36 @@ TEST_F(GraphLayoutTest, RejectsGraphsLargerThanTheQueue) {
                           "most 40 in flight (raise "
                           "RuntimeOptions::queueCapacity)");
 }
+
+// RunRow::gangTiles: 0 for one task or a dependency on a later task (a
+// gang takes tasks in index order), else the graph's width: the most tiles
+// of one dependency level.
+TEST_F(GraphLayoutTest, GangTilesIsTheWidestLevel) {
+  auto hits = [](int64_t tiles, std::vector<uint32_t> deps) {
+    return TaskSpec{"hits", {buf(X)}, {tiles}, std::move(deps)};
+  };
+  auto gangTiles = [&](const GraphSpec &g) {
+    GraphLayout L;
+    Status st = build(g, L);
+    EXPECT_TRUE(st.ok()) << st.toString();
+    std::vector<QueueEntry> roots = L.rootEntries(0x1000, 0, 0x2000);
+    EXPECT_EQ(L.runRow(roots, 0).gangTiles, L.gangTiles()); // what the poller reads
+    return L.gangTiles();
+  };
+  EXPECT_EQ(gangTiles(GraphSpec{{hits(100, {})}}), 0u);
+  EXPECT_EQ(gangTiles(chain()), 16u);
+  GraphSpec wide; // 20 independent one-tile tasks, then a join of 3 tiles
+  std::vector<uint32_t> all;
+  for (uint32_t k = 0; k < 20; ++k) {
+    wide.tasks.push_back(hits(1, {}));
+    all.push_back(k);
+  }
+  wide.tasks.push_back(hits(3, all));
+  EXPECT_EQ(gangTiles(wide), 20u);
+  // Levels: {5, 7} then {2, 9}: 12 (not the widest task's 9).
+  EXPECT_EQ(gangTiles(GraphSpec{{hits(5, {}), hits(7, {}), hits(2, {0}), hits(9, {1, 2})}}), 12u);
+  // A chain whose second task is the widest: its level alone.
+  EXPECT_EQ(gangTiles(GraphSpec{{hits(5, {}), hits(40, {0}), hits(3, {1})}}), 40u);
+  // Task 0 depends on task 1: no gang.
+  EXPECT_EQ(gangTiles(GraphSpec{{hits(4, {1}), hits(4, {})}}), 0u);
+}

@@ -74,9 +74,10 @@ struct GraphLayout {
 
   /// RunCounters + depsLeft[] + tilesDone[] at rest.
   std::vector<uint8_t> runCounters() const;
-  /// RunRow::gangTiles: the most tiles of any task when the graph can run
-  /// as a gang (several tasks, each depending only on tasks before it:
-  /// gang members take the tasks in index order), else 0.
+  /// RunRow::gangTiles: when the graph can run as a gang (several tasks,
+  /// each depending only on tasks before it: gang members take the tasks
+  /// in index order), its width: the most tiles of one dependency level
+  /// (level: the longest chain of dependencies before a task); else 0.
   uint32_t gangTiles() const;
   /// The run table row of a run slot whose root templates `roots` (from
   /// rootEntries) are at `rootsDevice` (0 when there is only one).

@@ -158,8 +158,9 @@ static_assert(offsetof(QueueEntry, rangeExtra) == 42, "vector 2, .z high");
 
 /// A QueueEntry whose kind is kGangKind is not a tile but a gang member
 /// (Worker.h, "Gangs"): member `tile` of a gang of `numTiles` that runs
-/// the whole run of `graph` with its peers, tile j of each task going to
-/// member j mod numTiles. The other fields are the run's, as in any entry.
+/// the whole run of `graph` with its peers, tile j of a task whose first
+/// tile has the graph-wide index b going to member (b + j) mod numTiles.
+/// The other fields are the run's, as in any entry.
 constexpr uint32_t kGangKind = 0xFFFFFFFFu;
 /// DeviceControl::gangPolicy (RuntimeOptions::gangs): never; when no
 /// other run is in flight; when no other gang is in flight.
@@ -268,7 +269,8 @@ struct alignas(128) RunRow {
   uint32_t numRootEntries; // ranges of all root tasks (rangeCount each)
   uint32_t numTasks;
   uint32_t gangTiles;      // 0: never as a gang (GraphLayout::gangTiles);
-                           // else the most tiles of any of its tasks
+                           // else the graph's width (the most tiles of
+                           // one dependency level)
   uint32_t reserved[11];
   QueueEntry first; // == rootEntries[0]
 };

@@ -125,7 +125,7 @@ struct RuntimeOptions {
   /// Off by default; docs/runtime.md, "Urgent exclusivity".
   bool urgentExclusive = false;
   /// Latency: an urgent submission of a graph of several tasks may run as
-  /// a gang: min(workers, the graph's widest task) workers each take a
+  /// a gang: min(workers, the graph's width) workers each take a
   /// fixed share of every task's tiles, in task order, and wait on the
   /// device's dependency counters for the tasks they need: no queue
   /// entries between dependent tasks (docs/runtime.md, "Gangs"). Graphs

@@ -71,6 +71,8 @@ typedef struct gpuos_options {
   uint32_t urgent_exclusive; /* no other work while an urgent run is in flight */
   uint32_t gang_policy; /* urgent graphs as gangs: 0 never, 1 when nothing
                           else runs, 2 (default) when no other gang runs */
+  uint32_t reserved;    /* 0; makes sizeof differ from the struct without
+                           gang_policy, so struct_size refuses old callers */
 } gpuos_options;
 
 /* A buffer bound to a task. bytes = 0: the runtime's own allocation size
