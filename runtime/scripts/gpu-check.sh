@@ -45,7 +45,7 @@ grep -hE "Failure|^\[  FAILED|info \]" -A3 "$out/tests.log" | head -40
 # new context in that process, and a wedged tile keeps running until exit.
 for t in DeadlineNamesTheRunningTile HungTileRecoversTheKernel \
          FaultFailsWhatWasInFlightAndRecovers WithoutRecoveryTheFaultIsSticky \
-         WedgedTileLeavesTheRuntimeFaultedNotHung; do
+         WedgedTileLeavesTheRuntimeFaultedNotHung FaultInAGangFailsItAndRecovers; do
   step "rec-${t:0:12}" 60 "$bin/GpuosRuntimeTests" --gtest_filter="*RecoveryTest.$t/gpu"
 done
 cat "$out"/rec-*.log > "$out/recovery.log"
