@@ -16,7 +16,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <atomic>
 #include <random>
+#include <thread>
 
 using namespace gpuos::runtime;
 using namespace gpuos::runtime::rttest;
@@ -383,4 +385,71 @@ TEST_P(GangTest, WideLevelOfOneTileTasks) {
     expectAll(sum, kStreamTile, 2.0f, round);
   }
   EXPECT_EQ(gangRuns(), 3u);
+}
+
+// Several threads submit urgent graphs at once beside a background graph,
+// with and without urgentExclusive: one gang at a time, the rest through
+// the queues, every result exact and every tile run once.
+TEST_P(GangTest, ConcurrentUrgentSubmittersBesideBackground) {
+  for (bool exclusive : {false, true}) {
+    SCOPED_TRACE(exclusive ? "urgentExclusive" : "priorities");
+    if (rt)
+      ASSERT_OK(rt->close());
+    rt.reset();
+    RuntimeOptions options;
+    options.urgentExclusive = exclusive;
+    open(options);
+    if (IsSkipped())
+      return;
+    const int threads = 3, rounds = scaled(40, 8);
+    const int64_t elems = kStreamTile * scaled(32, 3);
+    struct Lane {
+      Buffer x, y, z;
+      GraphId id = 0;
+    };
+    std::vector<Lane> lanes(threads);
+    for (Lane &l : lanes) {
+      l.x = alloc(elems * 4);
+      l.y = alloc(elems * 4);
+      l.z = alloc(elems * 4);
+      zero(l.x);
+      l.id = twoStreams(l.x, l.y, l.z, elems);
+    }
+    GraphId background = longBackground();
+    Stats st0;
+    ASSERT_OK(rt->stats(st0));
+    Submission bg;
+    ASSERT_OK(rt->submit(background, Priority::Background, bg));
+    std::atomic<int> bad{0};
+    std::vector<std::thread> workers;
+    for (Lane &l : lanes)
+      workers.emplace_back([&, lp = &l] {
+        const std::vector<float> zeros(elems, 0.0f);
+        for (int r = 0; r < rounds; ++r) {
+          Submission s;
+          std::vector<float> out(elems);
+          if (!rt->copyToDevice(lp->y.ptr, zeros.data(), elems * 4).ok() ||
+              !rt->copyToDevice(lp->z.ptr, zeros.data(), elems * 4).ok() ||
+              !rt->submit(lp->id, Priority::Urgent, s).ok() || !rt->wait(s, kWaitUs).ok() ||
+              !rt->copyFromDevice(out.data(), lp->z.ptr, elems * 4).ok() ||
+              std::count(out.begin(), out.end(), 4.0f) != elems)
+            ++bad;
+        }
+      });
+    for (std::thread &t : workers)
+      t.join();
+    ASSERT_OK(rt->wait(bg, kWaitUs));
+    EXPECT_EQ(bad.load(), 0);
+    Stats st;
+    ASSERT_OK(rt->stats(st));
+    uint64_t urgentRuns = (uint64_t)threads * rounds;
+    EXPECT_EQ(st.tilesRun - st0.tilesRun,
+              urgentRuns * 2 * (elems / kStreamTile) + (uint64_t)scaled(20000, 400));
+    EXPECT_GE(st.gangRuns - st0.gangRuns, 1u);
+    EXPECT_LE(st.gangRuns - st0.gangRuns, urgentRuns);
+    std::printf("[   info   ] %s%s: %llu of %llu urgent runs were gangs\n", GetParam().c_str(),
+                exclusive ? " (urgentExclusive)" : "",
+                (unsigned long long)(st.gangRuns - st0.gangRuns),
+                (unsigned long long)urgentRuns);
+  }
 }
