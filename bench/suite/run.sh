@@ -156,10 +156,27 @@ profile() {
   done
 }
 
+# One run of each workload's whole graph with every tile traced
+# (suite-driver timeline): per task when it was ready, started and ended,
+# and the critical path's waiting against running.
+timeline() {
+  local driver=${BENCH_DRIVER:-/tmp/gpuos-bench/build/suite-driver} name
+  [[ $# -gt 0 ]] || { echo "usage: bash bench/suite/run.sh timeline WORKLOAD..." >&2; exit 2; }
+  [[ -x $driver ]] || build_driver >/dev/null
+  for name in "$@"; do
+    echo "=== timeline $name"
+    # shellcheck disable=SC2086
+    "$driver" timeline --image "$bench_dir/images/$name.cubin" \
+      --manifest "$bench_dir/images/$name.manifest.json" --graph "$name" \
+      --reps "${REPS:-50}" --json "${OUT:-/tmp}/timeline-$name.json" ${PROFILE_FLAGS:-}
+  done
+}
+
 case $mode in
   prepare) prepare ;;
   run) run "$@" ;;
   build-driver) build_driver ;;
   profile) profile "$@" ;;
-  *) echo "usage: $0 prepare | run [bench.py run options] | build-driver | profile WORKLOAD..." >&2; exit 2 ;;
+  timeline) timeline "$@" ;;
+  *) echo "usage: $0 prepare | run [bench.py run options] | build-driver | profile WORKLOAD... | timeline WORKLOAD..." >&2; exit 2 ;;
 esac

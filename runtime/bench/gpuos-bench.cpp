@@ -37,6 +37,7 @@
 
 #include "gpuos/runtime/Driver.h"
 #include "gpuos/runtime/Runtime.h"
+#include "gpuos/runtime/TraceWindow.h"
 
 #include "TestImage.h"
 
@@ -296,47 +297,12 @@ private:
   CUdeviceptr args = 0;
 };
 
-/// The workers' hop trace records that ended after `sinceNs` (device
-/// globaltimer), by block and then time; the newest stamp; and the SM clock
-/// in cycles per ns, from consecutive records of one block less than 100 us
-/// apart (a relaunch in between restarts the SM clock), 0 without any.
-struct TraceWindow {
-  std::vector<HopTraceRecord> records;
-  uint64_t newest = 0;
-  double ghz = 0;
-};
-
-bool readTraceWindow(Runtime &rt, uint64_t sinceNs, TraceWindow &w) {
-  std::vector<HopTraceRecord> all;
-  if (!check(rt.readHopTrace(all), "readHopTrace"))
-    return false;
-  w.records.clear();
-  w.newest = sinceNs;
-  for (const HopTraceRecord &h : all)
-    if (h.endNs > sinceNs) {
-      w.records.push_back(h);
-      w.newest = std::max(w.newest, h.endNs);
-    }
-  std::vector<HopTraceRecord> &v = w.records;
-  std::sort(v.begin(), v.end(), [](const HopTraceRecord &a, const HopTraceRecord &b) {
-    return a.block != b.block ? a.block < b.block : a.endNs < b.endNs;
-  });
-  double cyc = 0, ns = 0;
-  for (size_t k = 1; k < v.size(); ++k)
-    if (v[k].block == v[k - 1].block && v[k].endNs - v[k - 1].endNs < 100000) {
-      cyc += (double)(v[k].nextTileEnd - v[k - 1].nextTileEnd);
-      ns += (double)(v[k].endNs - v[k - 1].endNs);
-    }
-  w.ghz = ns > 0 ? cyc / ns : 0;
-  return true;
-}
-
 /// --trace: the median of each step of the workers' continuation hops
 /// recorded after `sinceNs`, in us at the SM clock. Returns the newest stamp.
 uint64_t hopTable(Runtime &rt, const char *what, uint64_t sinceNs,
                   std::string &table) {
   TraceWindow w;
-  if (!readTraceWindow(rt, sinceNs, w))
+  if (!check(readTraceWindow(rt, sinceNs, w), "readHopTrace"))
     return sinceNs;
   const std::vector<HopTraceRecord> &v = w.records;
   uint64_t newest = w.newest;
@@ -386,12 +352,13 @@ uint64_t hopTable(Runtime &rt, const char *what, uint64_t sinceNs,
 uint64_t chainTimeline(Runtime &rt, GraphId id, Priority priority, const char *what,
                        uint64_t sinceNs, std::string &table) {
   TraceWindow w;
-  if (!readTraceWindow(rt, sinceNs, w)) // everything traced so far is older
+  if (!check(readTraceWindow(rt, sinceNs, w), "readHopTrace")) // all older
     return sinceNs;
   sinceNs = w.newest;
   Submission s;
   if (!check(rt.submit(id, priority, s), "submit") ||
-      !check(rt.wait(s, 10'000'000), "wait") || !readTraceWindow(rt, sinceNs, w))
+      !check(rt.wait(s, 10'000'000), "wait") ||
+      !check(readTraceWindow(rt, sinceNs, w), "readHopTrace"))
     return sinceNs;
   const std::vector<HopTraceRecord> &v = w.records;
   uint64_t newest = w.newest;
@@ -407,7 +374,7 @@ uint64_t chainTimeline(Runtime &rt, GraphId id, Priority priority, const char *w
   std::map<uint32_t, Task> tasks;
   for (size_t k = 0; k < v.size(); ++k) {
     Task &t = tasks[v[k].task];
-    double start = (double)v[k].endNs - us(v[k].nextTileEnd - v[k].tileStart) * 1000.0;
+    double start = w.tileStartNs(v[k]);
     t.firstStart = std::min(t.firstStart, start);
     t.tile.push_back(us(v[k].nextTileEnd - v[k].tileStart));
     t.lastEnd = std::max(t.lastEnd, v[k].endNs);

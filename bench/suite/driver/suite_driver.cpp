@@ -49,6 +49,13 @@
 //     block per tile, no resident kernel): R launches back to back timed
 //     with events, per launch (the task's own time, without the runtime).
 //
+//   suite-driver timeline --image --manifest --graph [--reps R] [--json F]
+//     The whole graph over zero-filled buffers, R synchronous runs, then one
+//     more with every tile traced: per task its tiles, when its last
+//     dependency ended ("ready"), its first tile start and last tile end
+//     (us from the run's first tile), and the wait in between; then the
+//     critical path's waiting (the runtime's hops) and running (tiles).
+//
 //   suite-driver validate --manifest I.manifest.json --spec S.txt
 //     No GPU: binds the spec's buffers to the manifest's graph as the runtime
 //     does and runs its host-side validation and layout (prepare's check).
@@ -70,6 +77,7 @@
 #include "gpuos/runtime/GraphLayout.h"
 #include "gpuos/runtime/Manifest.h"
 #include "gpuos/runtime/Runtime.h"
+#include "gpuos/runtime/TraceWindow.h"
 #ifdef SUITE_SIM
 #include "TestImage.h"
 #endif
@@ -1026,6 +1034,23 @@ SmTotals smTotals(Runtime &rt) {
   return t;
 }
 
+/// The buffer named b.name in `buffers`, allocated zero-filled on first
+/// use: the profile commands bind every task of a graph to buffers shared by
+/// name, as the manifest's graph shares them.
+BufferArg namedBuffer(Runtime &rt, std::map<std::string, Buffer> &buffers,
+                      const ManifestBuffer &b) {
+  auto it = buffers.find(b.name);
+  if (it == buffers.end()) {
+    Buffer buf;
+    uint64_t bytes = std::max<uint64_t>(viewExtent(b), 16);
+    need(rt.alloc(bytes, buf), "alloc " + b.name);
+    std::vector<char> zero(bytes, 0);
+    need(rt.copyToDevice(buf.ptr, zero.data(), bytes), "zero " + b.name);
+    it = buffers.emplace(b.name, buf).first;
+  }
+  return BufferArg{it->second.ptr, it->second.bytes, {}, {}};
+}
+
 int cmdProfile(const Args &args) {
   std::string graph = args.get("graph");
   int reps = std::max(3, (int)args.num("reps", 200));
@@ -1043,18 +1068,8 @@ int cmdProfile(const Args &args) {
   for (const ManifestTask &t : profiledTasks(man, graph)) {
     TaskSpec ts;
     ts.kind = t.kind;
-    for (const ManifestBuffer &b : t.buffers) {
-      auto it = buffers.find(b.name);
-      if (it == buffers.end()) {
-        Buffer buf;
-        uint64_t bytes = std::max<uint64_t>(viewExtent(b), 16);
-        need(rt->alloc(bytes, buf), "alloc " + b.name);
-        std::vector<char> zero(bytes, 0);
-        need(rt->copyToDevice(buf.ptr, zero.data(), bytes), "zero " + b.name);
-        it = buffers.emplace(b.name, buf).first;
-      }
-      ts.buffers.push_back(BufferArg{it->second.ptr, it->second.bytes, {}, {}});
-    }
+    for (const ManifestBuffer &b : t.buffers)
+      ts.buffers.push_back(namedBuffer(*rt, buffers, b));
     GraphSpec gs;
     gs.tasks.push_back(ts);
     GraphId g = 0;
@@ -1238,6 +1253,144 @@ int usage() {
   return 2;
 }
 
+//===----------------------------------------------------------------------===//
+// timeline: where one run of a whole graph goes, task by task
+//===----------------------------------------------------------------------===//
+
+/// One task of a traced run: its tiles' first start and last end (device
+/// globaltimer ns) and the task's dependencies (indices in the graph).
+struct TaskSpan {
+  std::string kind;
+  uint64_t tiles = 0, traced = 0;
+  double start = 1e300, end = 0;
+  std::vector<uint32_t> deps;
+};
+
+int cmdTimeline(const Args &in) {
+  Args args = in;
+  if (!args.kv.count("trace-tiles")) // every tile traced (openRuntime)
+    args.kv["trace-tiles"] = "4096";
+  std::string graph = args.get("graph");
+  int reps = std::max(3, (int)args.num("reps", 50));
+  std::unique_ptr<Runtime> rt = openRuntime(args);
+  const ImageManifest &man = *rt->manifest();
+  // The whole graph over zero-filled buffers shared by name; depends_on
+  // (manifest indices) as indices within the graph.
+  std::map<std::string, Buffer> buffers;
+  std::map<int64_t, uint32_t> indexOf;
+  std::vector<TaskSpan> spans;
+  GraphSpec gs;
+  Priority prio = Priority::Urgent;
+  for (const ManifestTask &t : profiledTasks(man, graph)) {
+    int64_t at = &t - man.tasks.data();
+    indexOf[at] = (uint32_t)spans.size();
+    TaskSpec ts;
+    ts.kind = t.kind;
+    for (const ManifestBuffer &b : t.buffers)
+      ts.buffers.push_back(namedBuffer(*rt, buffers, b));
+    for (int64_t d : t.dependsOn)
+      ts.deps.push_back(indexOf.at(d)); // validated: earlier in the manifest
+    prio = priorityOption(args, t.priority);
+    TaskSpan span;
+    span.kind = t.kind;
+    span.tiles = t.numTiles;
+    span.deps = ts.deps;
+    spans.push_back(span);
+    gs.tasks.push_back(std::move(ts));
+  }
+  if (spans.empty())
+    die("the manifest has no graph '" + graph + "'");
+  GraphId g = 0;
+  need(rt->createGraph(gs, g), "createGraph(" + graph + ")");
+  std::vector<double> lat;
+  for (int i = 0; i < reps; ++i) {
+    auto t0 = Clock::now();
+    runOnce(*rt, g, prio);
+    lat.push_back(usBetween(t0, Clock::now()));
+  }
+  // One more run, traced on its own: the window holds only its tiles.
+  TraceWindow w;
+  need(readTraceWindow(*rt, 0, w), "readHopTrace");
+  uint64_t since = w.newest;
+  Stats before;
+  need(rt->stats(before), "stats");
+  runOnce(*rt, g, prio);
+  Stats after;
+  need(rt->stats(after), "stats");
+  need(readTraceWindow(*rt, since, w), "readHopTrace");
+  for (const HopTraceRecord &r : w.records) {
+    if (r.task >= spans.size())
+      continue;
+    TaskSpan &t = spans[r.task];
+    t.start = std::min(t.start, w.tileStartNs(r));
+    t.end = std::max(t.end, (double)r.endNs);
+    ++t.traced;
+  }
+  double origin = 1e300, last = 0;
+  for (const TaskSpan &t : spans)
+    if (t.traced) {
+      origin = std::min(origin, t.start);
+      last = std::max(last, t.end);
+    }
+  Dist d = distOf(lat);
+  std::printf("graph %s: %zu tasks, sync p50 %.2f us (p99 %.2f) over %d runs; one traced run: "
+              "%llu gang run(s), first tile start to last tile end %.2f us, SM clock %.3f GHz\n",
+              graph.c_str(), spans.size(), d.p50, d.p99, reps,
+              (unsigned long long)(after.gangRuns - before.gangRuns),
+              last > origin ? (last - origin) / 1000.0 : 0.0, w.ghz);
+  std::printf("%-5s %-36s %6s %6s %9s %9s %9s %9s\n", "task", "kind", "tiles", "traced",
+              "ready", "start", "end", "wait");
+  // ready: its last dependency's end; wait: from then to its first tile.
+  std::ostringstream js;
+  js << "{\"graph\": \"" << graph << "\", \"sync_us\": " << jsonDist(d) << ", \"tasks\": [";
+  for (size_t k = 0; k < spans.size(); ++k) {
+    const TaskSpan &t = spans[k];
+    double ready = origin;
+    for (uint32_t dep : t.deps)
+      ready = std::max(ready, spans[dep].end);
+    auto us = [&](double ns) { return t.traced ? (ns - origin) / 1000.0 : 0.0; };
+    std::printf("%-5zu %-36s %6llu %6llu %9.2f %9.2f %9.2f %9.2f\n", k, t.kind.c_str(),
+                (unsigned long long)t.tiles, (unsigned long long)t.traced, us(ready),
+                us(t.start), us(t.end), t.traced ? (t.start - ready) / 1000.0 : 0.0);
+    js << (k ? ", " : "") << "{\"kind\": \"" << t.kind << "\", \"tiles\": " << t.tiles
+       << ", \"traced\": " << t.traced << ", \"ready_us\": " << us(ready)
+       << ", \"start_us\": " << us(t.start) << ", \"end_us\": " << us(t.end) << "}";
+  }
+  // The critical path: from the task that ended last, back through the
+  // dependency that ended last; its waits are the runtime's share.
+  std::vector<size_t> path;
+  size_t at = 0;
+  for (size_t k = 0; k < spans.size(); ++k)
+    if (spans[k].end > spans[at].end)
+      at = k;
+  for (;;) {
+    path.push_back(at);
+    const TaskSpan &t = spans[at];
+    if (t.deps.empty())
+      break;
+    at = *std::max_element(t.deps.begin(), t.deps.end(), [&](uint32_t a, uint32_t b) {
+      return spans[a].end < spans[b].end;
+    });
+  }
+  double waits = 0, runs = 0;
+  for (size_t k : path) {
+    const TaskSpan &t = spans[k];
+    double ready = origin;
+    for (uint32_t dep : t.deps)
+      ready = std::max(ready, spans[dep].end);
+    if (t.traced) {
+      waits += (t.start - ready) / 1000.0;
+      runs += (t.end - t.start) / 1000.0;
+    }
+  }
+  std::printf("critical path: %zu tasks, waiting %.2f us, running %.2f us\n", path.size(), waits,
+              runs);
+  js << "], \"critical_path_tasks\": " << path.size() << ", \"critical_wait_us\": " << waits
+     << ", \"critical_run_us\": " << runs << "}";
+  emitJson(args, js.str());
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -1259,6 +1412,8 @@ int main(int argc, char **argv) {
     return cmdProfile(args);
   if (cmd == "profile-launch")
     return cmdProfileLaunch(args);
+  if (cmd == "timeline")
+    return cmdTimeline(args);
   if (cmd == "share-gpuos")
     return cmdShareGpuos(args);
   if (cmd == "share-streams")
