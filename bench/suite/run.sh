@@ -138,45 +138,48 @@ run() {
   return "$rc"
 }
 
-# Per-task synchronous latency of workloads' graphs (suite-driver profile):
-# where a graph's sync latency goes. Builds the driver first if needed.
-profile() {
-  local driver=${BENCH_DRIVER:-/tmp/gpuos-bench/build/suite-driver} name
-  [[ $# -gt 0 ]] || { echo "usage: bash bench/suite/run.sh profile WORKLOAD..." >&2; exit 2; }
+# Runs suite-driver on each named workload's image and graph: `$1` the
+# usage word, `$2` the driver's step (a function of the driver and the
+# workload's name); builds the driver first if needed.
+for_workloads() {
+  local what=$1 step=$2 driver=${BENCH_DRIVER:-/tmp/gpuos-bench/build/suite-driver} name
+  shift 2
+  [[ $# -gt 0 ]] || { echo "usage: bash bench/suite/run.sh $what WORKLOAD..." >&2; exit 2; }
   [[ -x $driver ]] || build_driver >/dev/null
   for name in "$@"; do
-    echo "=== profile $name"
-    # shellcheck disable=SC2086
-    "$driver" profile --image "$bench_dir/images/$name.cubin" \
-      --manifest "$bench_dir/images/$name.manifest.json" --graph "$name" \
-      --reps "${REPS:-100}" --json "${OUT:-/tmp}/profile-$name.json" ${PROFILE_FLAGS:-}
-    "$driver" profile-launch --image "$bench_dir/images/$name.cubin" \
-      --manifest "$bench_dir/images/$name.manifest.json" --graph "$name" \
-      --reps "${REPS:-100}" --json "${OUT:-/tmp}/launch-$name.json"
+    echo "=== $what $name"
+    "$step" "$driver" "$name" --image "$bench_dir/images/$name.cubin" \
+      --manifest "$bench_dir/images/$name.manifest.json" --graph "$name"
   done
+}
+
+# Per-task synchronous latency of workloads' graphs (suite-driver profile):
+# where a graph's sync latency goes; then the same tasks as plain launches.
+profile_step() { # driver name image-args...
+  local driver=$1 name=$2
+  shift 2
+  # shellcheck disable=SC2086
+  "$driver" profile "$@" --reps "${REPS:-100}" --json "${OUT:-/tmp}/profile-$name.json" \
+    ${PROFILE_FLAGS:-}
+  "$driver" profile-launch "$@" --reps "${REPS:-100}" --json "${OUT:-/tmp}/launch-$name.json"
 }
 
 # One run of each workload's whole graph with every tile traced
 # (suite-driver timeline): per task when it was ready, started and ended,
 # and the critical path's waiting against running.
-timeline() {
-  local driver=${BENCH_DRIVER:-/tmp/gpuos-bench/build/suite-driver} name
-  [[ $# -gt 0 ]] || { echo "usage: bash bench/suite/run.sh timeline WORKLOAD..." >&2; exit 2; }
-  [[ -x $driver ]] || build_driver >/dev/null
-  for name in "$@"; do
-    echo "=== timeline $name"
-    # shellcheck disable=SC2086
-    "$driver" timeline --image "$bench_dir/images/$name.cubin" \
-      --manifest "$bench_dir/images/$name.manifest.json" --graph "$name" \
-      --reps "${REPS:-50}" --json "${OUT:-/tmp}/timeline-$name.json" ${PROFILE_FLAGS:-}
-  done
+timeline_step() { # driver name image-args...
+  local driver=$1 name=$2
+  shift 2
+  # shellcheck disable=SC2086
+  "$driver" timeline "$@" --reps "${REPS:-50}" --json "${OUT:-/tmp}/timeline-$name.json" \
+    ${PROFILE_FLAGS:-}
 }
 
 case $mode in
   prepare) prepare ;;
   run) run "$@" ;;
   build-driver) build_driver ;;
-  profile) profile "$@" ;;
-  timeline) timeline "$@" ;;
+  profile) for_workloads profile profile_step "$@" ;;
+  timeline) for_workloads timeline timeline_step "$@" ;;
   *) echo "usage: $0 prepare | run [bench.py run options] | build-driver | profile WORKLOAD... | timeline WORKLOAD..." >&2; exit 2 ;;
 esac
