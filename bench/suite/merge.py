@@ -8,7 +8,8 @@ docs/results/runtime-bench-h200.json (gpuos-bench --json), and
 takes "workloads", "sharing", "bandwidth" and the run's device, versions,
 date and command; the per-mode distributions go to
 docs/results/bench-suite-raw-h200.json, the tables to
-docs/results/benchmarks-h200.md, the plots beside them.
+docs/results/benchmarks-h200.md (what follows its KEEP marker there is
+kept: sections written by hand), the plots beside them.
 """
 import json
 import shutil
@@ -47,7 +48,16 @@ if rt_path.exists():
     }
 path.write_text(json.dumps(doc, indent=2) + "\n")
 (results / "bench-suite-raw-h200.json").write_text(json.dumps(new.get("raw", {}), indent=1) + "\n")
-shutil.copy(run / "results.md", results / "benchmarks-h200.md")
+# The run's tables replace the file; what was written by hand after the
+# KEEP marker (analyses, same-session comparisons, each with its own
+# command and date) is kept below them.
+KEEP = "<!-- written by hand below this line: bench/suite/merge.py keeps it -->"
+tables = (run / "results.md").read_text().rstrip("\n") + "\n"
+md = results / "benchmarks-h200.md"
+old_md = md.read_text() if md.exists() else ""
+if KEEP in old_md:
+    tables += "\n" + KEEP + old_md.split(KEEP, 1)[1]
+md.write_text(tables)
 for png in run.glob("*.png"):
     shutil.copy(png, results / png.name)
 print(f"merged {run} into {results}")
