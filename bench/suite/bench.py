@@ -328,6 +328,12 @@ def run_driver(ctx, argv, timeout):
     return r, None
 
 
+def runtime_options(ctx):
+    """suite-driver options for every run on the gpuos runtime (bench and
+    share-gpuos): --no-gang and --driver-extra."""
+    return (["--gang", "0"] if ctx.args.no_gang else []) + ctx.args.driver_extra.split()
+
+
 def run_gpuos(ctx, w, sig, data, spec, sets, refs):
     """The driver's bench; returns (result or None, max_rel_err or None, ok)."""
     cubin, manifest = image_paths(ctx, w)
@@ -340,7 +346,7 @@ def run_gpuos(ctx, w, sig, data, spec, sets, refs):
     _, err = run_driver(ctx, ["bench", "--image", cubin, "--manifest", manifest, "--spec", spec,
                               "--data", data, "--sets", str(sets), "--check-sets", str(len(refs)),
                               "--out", outdir, "--budget-s", str(ctx.args.budget_s), "--json", jpath]
-                       + (["--gang", "0"] if ctx.args.no_gang else []) + ctx.args.driver_extra.split(),
+                       + runtime_options(ctx),
                         timeout=ctx.args.driver_timeout)
     if err:
         ctx.fail("%s: gpuos driver: %s" % (w.name, err))
@@ -485,7 +491,7 @@ def sharing_phase(ctx, data_info):
                                   "--urgent-data", udata, "--urgent-sets", str(usets), "--bg-spec", bspec,
                                   "--bg-data", bdata, "--out", outdir, "--period-us", str(ctx.args.period_us),
                                   "--duration-s", str(ctx.args.share_s), "--json", jpath] + extra
-                                 + (ctx.args.driver_extra.split() if command == "share-gpuos" else []),
+                                 + (runtime_options(ctx) if command == "share-gpuos" else []),
                             timeout=ctx.args.driver_timeout)
         if err:
             ctx.fail("sharing %s: %s" % (mode, err))

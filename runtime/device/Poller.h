@@ -185,7 +185,6 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
     // After publishing, off the critical path. A fast run may decrement
     // first; the count then wraps for a moment, which reads as busy.
     atomicAddRelaxed(&c->runsInFlight.value, 1u);
-
   }
   return false;
 }

@@ -334,6 +334,21 @@ GPUOS_DEV const TaskDesc *successorsOf(const QueueEntry &job) {
          job.succOffset;
 }
 
+/// The queue entry for tile `tile` of task `d` of `run`'s run (a
+/// successor released or kept, a gang member's next tile).
+GPUOS_DEV void taskEntry(const QueueEntry &run, const TaskDesc &d, uint32_t tile,
+                         QueueEntry &e) {
+  e = run;
+  e.task = d.index;
+  e.kind = d.kind;
+  e.args = d.args;
+  e.numTiles = d.numTiles;
+  e.numSucc = d.numSucc;
+  e.succOffset = d.succOffset;
+  e.tile = tile;
+  e.rangeExtra = 0;
+}
+
 /// What releaseSuccessors did (bits).
 constexpr uint32_t kKept = 1;    // a successor waits in `cont` for this block
 constexpr uint32_t kFenced = 2;  // it issued the release fence (step 1)
@@ -369,18 +384,11 @@ GPUOS_DEV_OUTLINE uint32_t releaseSuccessors(DeviceControl *c,
       stRelaxed(depsLeft + d.index, d.numDeps);
       fenceGpu(); // acquire: the other predecessors' writes
     }
-    QueueEntry e = job;
-    e.task = d.index;
-    e.kind = d.kind;
-    e.args = d.args;
-    e.numTiles = d.numTiles;
-    e.numSucc = d.numSucc;
-    e.succOffset = d.succOffset;
-    e.rangeExtra = 0;
+    QueueEntry e;
+    taskEntry(job, d, 0, e);
     if (cont && !(out & kKept) && d.numTiles == 1) {
       // Keep it: this block runs it next (see workerMain), unless
       // higher-priority work is waiting by then.
-      e.tile = 0;
       *cont = e;
       out |= kKept;
       continue;
@@ -686,16 +694,7 @@ GPUOS_DEV bool keepAtOnce(WorkerShared &sh, bool continuations, int rc) {
   const TaskDesc &d = sh.nextSucc;
   if (d.numDeps != 1 || d.numTiles != 1)
     return false;
-  QueueEntry &e = sh.cont;
-  e = job;
-  e.task = d.index;
-  e.kind = d.kind;
-  e.args = d.args;
-  e.numTiles = 1;
-  e.numSucc = d.numSucc;
-  e.succOffset = d.succOffset;
-  e.tile = 0;
-  e.rangeExtra = 0;
+  taskEntry(job, d, 0, sh.cont);
   return true;
 }
 
@@ -730,19 +729,6 @@ GPUOS_DEV void gangStart(GangState &g, const Pick &pick) {
   g.finished = 0;
   g.active = true;
   g.seek = true;
-}
-
-/// The tile the member runs next: tile g.next of task g.desc.
-GPUOS_DEV void gangJob(const GangState &g, QueueEntry &job) {
-  job = g.member;
-  job.task = g.task;
-  job.kind = g.desc.kind;
-  job.args = g.desc.args;
-  job.numTiles = g.desc.numTiles;
-  job.numSucc = g.desc.numSucc;
-  job.succOffset = g.desc.succOffset;
-  job.tile = g.next;
-  job.rangeExtra = 0;
 }
 
 /// The member's share of a task whose first tile has the graph-wide index
@@ -849,7 +835,7 @@ GPUOS_DEV void gangSeek(DeviceControl *c, WorkerShared &sh, const Warp &w,
     fenceGpu(); // acquire: the writes of the tasks it depends on
   }
   g.next = g.first;
-  gangJob(g, sh.pick.job);
+  taskEntry(g.member, g.desc, g.next, sh.pick.job);
   sh.origin = kTileFromGang;
   sh.stop = kRunTile;
   recordJob(record, sh.pick.job);
@@ -864,7 +850,7 @@ GPUOS_DEV bool gangNextTile(WorkerShared &sh) {
     g.seek = true;
     return false;
   }
-  gangJob(g, sh.pick.job);
+  taskEntry(g.member, g.desc, g.next, sh.pick.job);
   sh.origin = kTileFromGang;
   return true;
 }

@@ -123,34 +123,13 @@ std::vector<uint8_t> GraphLayout::runCounters() const {
   return out;
 }
 
-uint32_t GraphLayout::gangTiles() const {
-  if (numTasks() < 2)
-    return 0; // nothing to gain: one task's tiles spread through the queues
-  // Dependency levels in index order (a successor comes later), and the
-  // tiles of each: the most that can run at once, so a gang of that many
-  // members can run a level of independent narrow tasks side by side.
-  std::vector<uint32_t> level(numTasks(), 0);
-  std::vector<uint64_t> tilesAt(numTasks(), 0);
-  uint64_t width = 0;
-  for (const TaskDesc &d : tasks) {
-    for (uint32_t k = 0; k < d.numSucc; ++k) {
-      uint32_t s = successors[d.succOffset + k];
-      if (s <= d.index)
-        return 0; // a dependency on a later task: index order is no schedule
-      level[s] = std::max(level[s], level[d.index] + 1);
-    }
-    width = std::max(width, tilesAt[level[d.index]] += d.numTiles);
-  }
-  return (uint32_t)std::min<uint64_t>(width, UINT32_MAX);
-}
-
 RunRow GraphLayout::runRow(const std::vector<QueueEntry> &roots,
                            uint64_t rootsDevice) const {
   RunRow row{};
   row.rootEntries = rootsDevice;
   row.numRootEntries = (uint32_t)roots.size();
   row.numTasks = numTasks();
-  row.gangTiles = gangTiles();
+  row.gangTiles = gangTiles;
   row.first = roots.front();
   return row;
 }
@@ -187,6 +166,28 @@ GraphLayout::rootEntries(uint64_t graphDevice, uint32_t run,
     }
   }
   return out;
+}
+
+/// GraphLayout::gangTiles of a laid-out graph (successor lists filled).
+static uint32_t gangWidth(const GraphLayout &g) {
+  if (g.numTasks() < 2)
+    return 0; // nothing to gain: one task's tiles spread through the queues
+  // Dependency levels in index order (a successor comes later), and the
+  // tiles of each: the most that can run at once, so a gang of that many
+  // members can run a level of independent narrow tasks side by side.
+  std::vector<uint32_t> level(g.numTasks(), 0);
+  std::vector<uint64_t> tilesAt(g.numTasks(), 0);
+  uint64_t width = 0;
+  for (const TaskDesc &d : g.tasks) {
+    for (uint32_t k = 0; k < d.numSucc; ++k) {
+      uint32_t s = g.successors[d.succOffset + k];
+      if (s <= d.index)
+        return 0; // a dependency on a later task: index order is no schedule
+      level[s] = std::max(level[s], level[d.index] + 1);
+    }
+    width = std::max(width, tilesAt[level[d.index]] += d.numTiles);
+  }
+  return (uint32_t)std::min<uint64_t>(width, UINT32_MAX);
 }
 
 Status buildGraphLayout(const ImageManifest &manifest, const GraphSpec &spec,
@@ -356,6 +357,7 @@ Status buildGraphLayout(const ImageManifest &manifest, const GraphSpec &spec,
   for (uint32_t r : g.roots)
     rootTiles += g.tasks[r].numTiles;
   g.rootTiles = (uint32_t)rootTiles;
+  g.gangTiles = gangWidth(g);
   out = std::move(g);
   return Status::success();
 }

@@ -131,7 +131,7 @@ static Status refreshRunSlot(Runtime::Impl &m, GraphRecord &g, uint32_t index,
   std::vector<QueueEntry> roots = g.layout.rootEntries(g.blobDev, index, rs.countersDev);
   std::vector<QueueEntry> before = old.rootEntries(g.blobDev, index, rs.countersDev);
   if (!force && roots.size() == before.size() &&
-      g.layout.gangTiles() == old.gangTiles() &&
+      g.layout.gangTiles == old.gangTiles &&
       std::memcmp(roots.data(), before.data(), roots.size() * sizeof(QueueEntry)) == 0)
     return Status::success();
   if (roots.size() != before.size() || !rs.rootsDev) {

@@ -280,8 +280,8 @@ TEST_F(GraphLayoutTest, GangTilesIsTheWidestLevel) {
     Status st = build(g, L);
     EXPECT_TRUE(st.ok()) << st.toString();
     std::vector<QueueEntry> roots = L.rootEntries(0x1000, 0, 0x2000);
-    EXPECT_EQ(L.runRow(roots, 0).gangTiles, L.gangTiles()); // what the poller reads
-    return L.gangTiles();
+    EXPECT_EQ(L.runRow(roots, 0).gangTiles, L.gangTiles); // what the poller reads
+    return L.gangTiles;
   };
   EXPECT_EQ(gangTiles(GraphSpec{{hits(100, {})}}), 0u);
   EXPECT_EQ(gangTiles(chain()), 16u);

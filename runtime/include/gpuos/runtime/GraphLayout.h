@@ -63,6 +63,11 @@ struct GraphLayout {
   uint32_t rootTiles = 0;
   uint32_t maxBlockSize = 0;
   uint32_t maxSharedBytes = 0;
+  /// RunRow::gangTiles: when the graph can run as a gang (several tasks,
+  /// each depending only on tasks before it: gang members take the tasks
+  /// in index order), its width: the most tiles of one dependency level
+  /// (level: the longest chain of dependencies before a task); else 0.
+  uint32_t gangTiles = 0;
 
   uint32_t numTasks() const { return (uint32_t)tasks.size(); }
   /// Offset of the argument blocks in the graph's device blob.
@@ -74,11 +79,6 @@ struct GraphLayout {
 
   /// RunCounters + depsLeft[] + tilesDone[] at rest.
   std::vector<uint8_t> runCounters() const;
-  /// RunRow::gangTiles: when the graph can run as a gang (several tasks,
-  /// each depending only on tasks before it: gang members take the tasks
-  /// in index order), its width: the most tiles of one dependency level
-  /// (level: the longest chain of dependencies before a task); else 0.
-  uint32_t gangTiles() const;
   /// The run table row of a run slot whose root templates `roots` (from
   /// rootEntries) are at `rootsDevice` (0 when there is only one).
   proto::RunRow runRow(const std::vector<proto::QueueEntry> &roots,

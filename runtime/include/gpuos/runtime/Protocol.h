@@ -392,7 +392,8 @@ struct DeviceControl {
                           // for splitting ranges; reset when all exit)
   PaddedU32 urgentInFlight; // urgentExclusive: urgent runs started through
                             // the queues and not complete
-  PaddedU64 gangRuns;       // runs the poller started as gangs (Stats)
+  PaddedU64 gangRuns;       // gang runs completed (Stats), counted by the
+                            // member that completes one
   PaddedU32 gangsInFlight;  // gangs started and not complete (0 or 1)
   QueueState queues[kNumQueues];
 };
