@@ -33,7 +33,10 @@ namespace gpuos::dev {
 /// their only producer) and whether that slot is already known to be free.
 struct PollerState {
   uint64_t next[kNumPriorities];
-  uint32_t knownFree; // bit p: slot of next[p] seen free (seq == position)
+  uint32_t knownFree; // bit p: the first publish chunk from next[p] seen
+                      // free, each slot by the lane that writes it
+                      // (slotsSeenFree); the acquire fence after the ring
+                      // read orders those loads before the writes
 };
 
 /// The configuration the poller needs on its path, read once per launch
@@ -112,14 +115,15 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
   bool mayGang = cfg.gang && prio == kPriorityUrgent;
   uint32_t n = ldcg(&row->numRootEntries);
   uint32_t numTasks = ldcg(&row->numTasks);
+  uint32_t rootTiles = ldcg(&row->rootTiles);
   uint32_t gangTiles = mayGang ? ldcg(&row->gangTiles) : 0u;
   uint32_t busy = mayGang ? ldRelaxed(cfg.gangBeside ? &c->gangsInFlight.value
                                                      : &c->runsInFlight.value)
                           : 1u;
   busy = w.broadcast(busy); // one decision for every lane (publishEntries)
-  QueueEntry t;
-  if (w.lane() == 0 || mayGang)
-    readPayload(&row->first, t);
+  QueueEntry t; // every lane: the entries of one root task are made from it
+  readPayload(&row->first, t);
+  const bool seenFree = (ps.knownFree >> prio & 1u) != 0;
   uint64_t p0 = ps.next[prio];
   bool gang = gangTiles != 0 && busy == 0u;
   bool inlined = n == 1 && prio == kPriorityUrgent && numTasks == 1 && cfg.inlineUrgent;
@@ -144,7 +148,7 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
       out.numTiles = n;
       out.rangeExtra = 0;
       out.epoch = (uint16_t)epoch;
-    });
+    }, seenFree);
   } else if (n == 1) {
     if (w.lane() == 0) {
       t.epoch = (uint16_t)e.epoch;
@@ -154,7 +158,7 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
         sh.inlineJob = 1;
       } else {
         QueueEntry *slot = slotOf(q, p0);
-        if (!(ps.knownFree >> prio & 1u)) {
+        if (!seenFree) {
           while (ldObserve(&slot->seq) != (uint32_t)p0)
             spinPause();
           fenceGpu(); // acquire: the previous lap's consumer is done with it
@@ -166,6 +170,18 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
     }
     if (inlined)
       return true;
+  } else if (rootTiles) {
+    // One root task: its ranges are `first` split evenly (as the host's
+    // templates are), with no template read in series before the writes.
+    uint32_t epoch = e.epoch;
+    publishEntries(nullptr, q, p0, n, w, [&](uint32_t i, QueueEntry &out) {
+      uint32_t first = 0, count = 0;
+      rangePart(rootTiles, n, i, first, count);
+      out = t;
+      out.tile = first;
+      out.rangeExtra = (uint16_t)(count - 1);
+      out.epoch = (uint16_t)epoch;
+    }, seenFree);
   } else {
     const QueueEntry *templates =
         reinterpret_cast<const QueueEntry *>(ldcg(&row->rootEntries));
@@ -174,7 +190,7 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
                    [&](uint32_t i, QueueEntry &out) {
                      readPayload(templates + i, out);
                      out.epoch = (uint16_t)epoch;
-                   });
+                   }, seenFree);
   }
   ps.next[prio] = p0 + n;
   ps.knownFree &= ~(1u << prio);
@@ -189,13 +205,13 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
   return false;
 }
 
-/// While idle: learn whether the next slot of each root queue is free, so
-/// the next submission need not wait for that load.
-GPUOS_DEV void precheckRootSlots(PollerState &ps) {
+/// While idle (all lanes): learn whether the first publish chunk of each
+/// root queue is free, so that the next submission need not wait for those
+/// loads and their fence (publishEntries' seenFree).
+template <typename Warp>
+GPUOS_DEV void precheckRootSlots(PollerState &ps, const Warp &w) {
   for (uint32_t p = 0; p < kNumPriorities; ++p)
-    if (!(ps.knownFree >> p & 1u) &&
-        ldObserve(&slotOf(rootQueue(p), ps.next[p])->seq) ==
-            (uint32_t)ps.next[p])
+    if (!(ps.knownFree >> p & 1u) && slotsSeenFree(rootQueue(p), ps.next[p], w))
       ps.knownFree |= 1u << p;
 }
 
@@ -214,6 +230,22 @@ struct PollerLoop {
   uint64_t tIssue, tSeen, tAcquired, tSeenNs, tRow;
   uint32_t traced;   // records written
 };
+
+/// Diagnostics (lane 0): the record of a run published to the queues,
+/// up to its publication (TraceRecord::queued; no tile, no completion).
+GPUOS_DEV_OUTLINE void traceQueued(PollerLoop &L, const RingEntry &e) {
+  uint64_t published = cycles();
+  TraceSlot *t = L.cfg.trace + (L.traced++ & L.cfg.traceMask);
+  t->run = e.run;
+  t->epoch = e.epoch;
+  t->seenNs = L.tSeenNs;
+  t->cycles[0] = L.tIssue;
+  t->cycles[1] = L.tSeen;
+  t->cycles[2] = L.tAcquired;
+  t->cycles[3] = published;
+  for (uint32_t k = 4; k < 8; ++k)
+    t->cycles[k] = 0;
+}
 
 /// One step of warp 0: read the ring (unless entries of the last read are
 /// still pending) and start what is there; stop at an inline job. While
@@ -265,6 +297,8 @@ GPUOS_DEV void pollStep(DeviceControl *c, const Warp &w, PollerLoop &L,
             L.tRow = cycles();
           break; // run it now; the rest of the batch next step
         }
+        if (L.cfg.trace && w.lane() == 0)
+          traceQueued(L, e);
       } else {
         L.parkRequested = true;
       }
@@ -284,8 +318,6 @@ GPUOS_DEV void pollStep(DeviceControl *c, const Warp &w, PollerLoop &L,
       stRelaxedSys(&hs->ringHead, L.head);
       L.reported = L.head;
     }
-    if (L.ps.knownFree != (1u << kNumPriorities) - 1)
-      precheckRootSlots(L.ps);
     if ((++L.idle & 7) == 0 || L.parkRequested) {
       uint64_t now = nowNs();
       if (ldRelaxed(&c->stop.value) != 0u)
@@ -302,7 +334,8 @@ GPUOS_DEV void pollStep(DeviceControl *c, const Warp &w, PollerLoop &L,
     }
     sh.exit = stop;
   }
-  L.ps.knownFree = w.broadcast(L.ps.knownFree);
+  if (L.ps.knownFree != (1u << kNumPriorities) - 1)
+    precheckRootSlots(L.ps, w);
   spinPause();
 }
 

@@ -145,36 +145,43 @@ GPUOS_DEV void drainOwed(Inbox *inbox) {
 /// only lane 0 owns) and wait together: a slot a lane waits for may be one
 /// of this worker's own owed positions from a lap ago, which only lane 0
 /// can take (drainOwed), so no lane may leave lane 0 behind.
+/// `seenFree`: the caller knows the first chunk's slots are free (each lane
+/// saw its own ones free, slotsSeenFree, and has fenced with acquire
+/// since), so that chunk skips the check and its fence.
 constexpr uint32_t kPublishChunk = 8;
 
 template <typename Warp, typename Make>
 GPUOS_DEV void publishEntries(Inbox *inbox, uint32_t q, uint64_t p0,
-                              uint32_t n, const Warp &w, Make make) {
+                              uint32_t n, const Warp &w, Make make,
+                              bool seenFree = false) {
   const uint32_t stride = w.width();
   Inbox *own = w.lane() == 0 ? inbox : nullptr;
   for (uint32_t base = 0; base < n; base += kPublishChunk * stride) {
-    uint32_t seqs[kPublishChunk];
     uint32_t m = 0;
-    for (uint32_t i = base + w.lane(); i < n && m < kPublishChunk;
-         i += stride, ++m)
-      seqs[m] = ldObserve(&slotOf(q, p0 + i)->seq);
-    auto isFree = [&](uint32_t k) {
-      return seqs[k] == (uint32_t)(p0 + base + w.lane() + k * stride);
-    };
-    for (;;) {
-      bool ready = true;
+    for (uint32_t i = base + w.lane(); i < n && m < kPublishChunk; i += stride)
+      ++m;
+    if (!(seenFree && base == 0)) {
+      uint32_t seqs[kPublishChunk];
       for (uint32_t k = 0; k < m; ++k)
-        ready = ready && isFree(k);
-      if (w.all(ready))
-        break;
-      drainOwed(own);
-      spinPause();
-      for (uint32_t k = 0; k < m; ++k)
-        if (!isFree(k))
-          seqs[k] = ldObserve(
-              &slotOf(q, p0 + base + w.lane() + k * stride)->seq);
+        seqs[k] = ldObserve(&slotOf(q, p0 + base + w.lane() + k * stride)->seq);
+      auto isFree = [&](uint32_t k) {
+        return seqs[k] == (uint32_t)(p0 + base + w.lane() + k * stride);
+      };
+      for (;;) {
+        bool ready = true;
+        for (uint32_t k = 0; k < m; ++k)
+          ready = ready && isFree(k);
+        if (w.all(ready))
+          break;
+        drainOwed(own);
+        spinPause();
+        for (uint32_t k = 0; k < m; ++k)
+          if (!isFree(k))
+            seqs[k] = ldObserve(
+                &slotOf(q, p0 + base + w.lane() + k * stride)->seq);
+      }
+      fenceGpu();
     }
-    fenceGpu();
     for (uint32_t k = 0; k < m; ++k) {
       uint32_t i = base + w.lane() + k * stride;
       QueueEntry e;
@@ -187,6 +194,21 @@ GPUOS_DEV void publishEntries(Inbox *inbox, uint32_t q, uint64_t p0,
       stPublish(&slotOf(q, pos)->seq, (uint32_t)(pos + 1));
     }
   }
+}
+
+/// Are the first chunk publishEntries writes from p0 (this lane's ones:
+/// p0 + lane + k * width, k < kPublishChunk) all free? Every lane must
+/// then fence with acquire before it writes them (publishEntries'
+/// seenFree).
+template <typename Warp>
+GPUOS_DEV bool slotsSeenFree(uint32_t q, uint64_t p0, const Warp &w) {
+  uint32_t seqs[kPublishChunk];
+  for (uint32_t k = 0; k < kPublishChunk; ++k)
+    seqs[k] = ldObserve(&slotOf(q, p0 + w.lane() + k * w.width())->seq);
+  bool free = true;
+  for (uint32_t k = 0; k < kPublishChunk; ++k)
+    free = free && seqs[k] == (uint32_t)(p0 + w.lane() + k * w.width());
+  return w.all(free);
 }
 
 /// What pickJob found: the entry, its queue, and the slot to free after the

@@ -311,6 +311,28 @@ GPUOS_DEV_OUTLINE void completeRun(DeviceControl *c, uint32_t *completionWords,
   atomicAddRelaxed(&c->runsInFlight.value, ~0u); // after: park drains on it
 }
 
+/// The last tile of a run's only task was counted (and the caller has
+/// fenced with acquire after its count): the run is complete. No other
+/// task's decrement to wait for, so neither tasksLeft's atomic nor
+/// completeRun's fence: a failure shows in tasksLeft's bit (recordFailure,
+/// ordered before the failing tile's count), read after that acquire.
+/// Inline: an outlined call after a fence reloads its saved registers from
+/// memory the fence made cold.
+GPUOS_DEV void completeOnlyTask(DeviceControl *c, const WorkerConfig &cfg,
+                                RunCounters *r, const QueueEntry &job) {
+  bool failed = (ldRelaxed(&r->tasksLeft) & kRunFailedBit) != 0;
+  if (cfg.exclusive)
+    uncountUrgent(c, r);
+  if (failed) {
+    stRelaxed(&r->tasksLeft, job.numTasks);
+    stRelaxed(&r->errorClaim, 0u);
+  }
+  stReleaseSys(cfg.completion + job.run,
+               (job.epoch & 0xFFFFu) |
+                   ((failed ? kStatusFailed : kStatusOk) << 16));
+  atomicAddRelaxed(&c->runsInFlight.value, ~0u); // after: park drains on it
+}
+
 /// A run of one task with one tile, finished by the block that ran it
 /// (thread 0, after the barrier): the completion store is a release at
 /// system scope, which covers the block's writes the barrier ordered
@@ -661,6 +683,10 @@ GPUOS_DEV_OUTLINE bool finishTile(DeviceControl *c, const WorkerConfig &cfg,
     }
     stRelaxed(done, 0u);
     fenceGpu(); // acquire: the task's other tiles
+    if (job.numTasks == 1) {
+      completeOnlyTask(c, cfg, r, job);
+      return false;
+    }
   }
   if (job.numSucc) {
     uint32_t did = releaseSuccessors(c, cfg, inbox, sh, fenced,

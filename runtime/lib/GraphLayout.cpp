@@ -123,14 +123,15 @@ std::vector<uint8_t> GraphLayout::runCounters() const {
   return out;
 }
 
-RunRow GraphLayout::runRow(const std::vector<QueueEntry> &roots,
-                           uint64_t rootsDevice) const {
+RunRow GraphLayout::runRow(const std::vector<QueueEntry> &entries,
+                           uint64_t entriesDevice) const {
   RunRow row{};
-  row.rootEntries = rootsDevice;
-  row.numRootEntries = (uint32_t)roots.size();
+  row.rootEntries = entriesDevice;
+  row.numRootEntries = (uint32_t)entries.size();
   row.numTasks = numTasks();
   row.gangTiles = gangTiles;
-  row.first = roots.front();
+  row.rootTiles = roots.size() == 1 ? tasks[roots[0]].numTiles : 0;
+  row.first = entries.front();
   return row;
 }
 

@@ -592,6 +592,12 @@ Status Runtime::readHopTrace(std::vector<HopTraceRecord> &out) {
     r.tileStart = t.cycles[5];
     r.dispatched = t.cycles[6];
     r.nextTileEnd = t.cycles[7];
+    // The block's next slot opened at this tile's end; its "finished" stamp
+    // is this tile's (HopTrace::tileEnded), also while it is still open.
+    const TraceSlot &after =
+        slots[k - k % kHopTraceSlots + (k + 1) % kHopTraceSlots];
+    if (after.cycles[0] == t.cycles[7])
+      r.nextFinished = after.cycles[1];
     out.push_back(r);
   }
   return Status::success();

@@ -154,6 +154,19 @@ TEST_F(GraphLayoutTest, DynamicValuesDecideTiles) {
     next = e.tile + e.rangeExtra + 1u;
   }
   EXPECT_EQ(next, 1000u);
+  // The poller builds a single root task's entries from the row's `first`
+  // (Poller.h): the same ranges, the same other fields.
+  RunRow row = L.runRow(roots, 0x5000);
+  ASSERT_EQ(row.rootTiles, 1000u);
+  ASSERT_EQ(row.numRootEntries, roots.size());
+  for (uint32_t i = 0; i < row.numRootEntries; ++i) {
+    uint32_t first = 0, count = 0;
+    rangePart(row.rootTiles, row.numRootEntries, i, first, count);
+    QueueEntry made = row.first;
+    made.tile = first;
+    made.rangeExtra = (uint16_t)(count - 1);
+    EXPECT_EQ(std::memcmp(&made, &roots[i], sizeof(QueueEntry)), 0) << i;
+  }
   std::vector<uint8_t> blob = L.blob(0);
   int64_t dyn[2];
   std::memcpy(dyn, blob.data() + L.argBlocksOffset() + L.tasks[1].args + 8,
@@ -174,7 +187,7 @@ TEST_F(GraphLayoutTest, RejectsBadTasks) {
   g.tasks[1].kind = "scale";
   EXPECT_EQ(error(g), "task 1: unknown task kind 'scale' (the image has: "
                       "iota4k, scale4k, add4k, tiny, count, hits, spin, "
-                      "fault, missing, stream, stream4, compute)");
+                      "fault, missing, stream, stream4, compute, missing_tiles)");
   g = chain();
   g.tasks[2].buffers.pop_back();
   EXPECT_EQ(error(g), "task 2 ('add4k'): 2 buffers bound, the kind takes 3 "
@@ -280,7 +293,10 @@ TEST_F(GraphLayoutTest, GangTilesIsTheWidestLevel) {
     Status st = build(g, L);
     EXPECT_TRUE(st.ok()) << st.toString();
     std::vector<QueueEntry> roots = L.rootEntries(0x1000, 0, 0x2000);
-    EXPECT_EQ(L.runRow(roots, 0).gangTiles, L.gangTiles); // what the poller reads
+    RunRow row = L.runRow(roots, 0);
+    EXPECT_EQ(row.gangTiles, L.gangTiles); // what the poller reads
+    // One root task: the poller makes its entries from `first` alone.
+    EXPECT_EQ(row.rootTiles, L.roots.size() == 1 ? L.tasks[L.roots[0]].numTiles : 0u);
     return L.gangTiles;
   };
   EXPECT_EQ(gangTiles(GraphSpec{{hits(100, {})}}), 0u);

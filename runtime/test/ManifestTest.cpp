@@ -41,7 +41,7 @@ TEST(Manifest, ReadsTheTestImage) {
   Status st = parseManifest(testManifest(), m);
   ASSERT_TRUE(st.ok()) << st.toString();
   EXPECT_EQ(m.arch, "sm_90");
-  ASSERT_EQ(m.tasks.size(), 12u);
+  ASSERT_EQ(m.tasks.size(), 13u);
   EXPECT_EQ(m.findKind("add4k"), 2);
   EXPECT_EQ(m.findKind("nope"), -1);
   const ManifestTask &add = m.tasks[2];

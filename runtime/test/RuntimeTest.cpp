@@ -462,16 +462,48 @@ TEST_P(RuntimeTest, TaskErrorsFailTheSubmission) {
                                 std::to_string(mixedId) +
                                 ", tile 0, gpuos_dispatch returned 1008");
   }
+  // A run of one task of many tiles completes when its last tile is
+  // counted (no tasksLeft decrement): every tile fails here, and each
+  // priority's run reports it; the slot's counters are clean afterwards.
+  Buffer many = alloc(300 * 4);
+  GraphSpec wide;
+  wide.tasks.push_back({"missing_tiles", {many.arg()}, {300}, {}});
+  GraphId wideId;
+  ASSERT_OK(rt->createGraph(wide, wideId));
+  for (Priority p : {Priority::Urgent, Priority::Normal, Priority::Background}) {
+    ASSERT_OK(rt->submit(wideId, p, s));
+    st = rt->wait(s, kWaitUs);
+    EXPECT_EQ(st.code(), ErrorCode::TaskFailed) << (int)p;
+    EXPECT_NE(st.message().find("task 0 ('missing_tiles', gpuos_task_missing_tiles) of graph " +
+                                std::to_string(wideId)),
+              std::string::npos)
+        << st.message();
+    EXPECT_NE(st.message().find("gpuos_dispatch returned 1012"), std::string::npos)
+        << st.message();
+  }
   GraphSpec ok;
   ok.tasks.push_back({"tiny", {t.arg()}, {}, {}});
   GraphId good;
   ASSERT_OK(rt->createGraph(ok, good));
   ASSERT_OK(rt->submit(good, Priority::Urgent, s));
   EXPECT_OK(rt->wait(s, kWaitUs));
+  Buffer y = alloc(3000 * 4);
+  GraphSpec hits; // the same shape of run after the failures: counted right
+  hits.tasks.push_back({"hits", {y.arg()}, {3000}, {}});
+  GraphId hitsId;
+  ASSERT_OK(rt->createGraph(hits, hitsId));
+  zero(y);
+  for (int round = 0; round < 3; ++round) {
+    ASSERT_OK(rt->submit(hitsId, round == 1 ? Priority::Urgent : Priority::Normal, s));
+    ASSERT_OK(rt->wait(s, kWaitUs));
+  }
+  std::vector<uint32_t> h = readU32(y, 3000);
+  for (uint32_t i = 0; i < 3000; ++i)
+    ASSERT_EQ(h[i], 3u) << i;
   Stats stats;
   ASSERT_OK(rt->stats(stats));
-  EXPECT_EQ(stats.failed, 4u);
-  EXPECT_EQ(stats.completed, 5u);
+  EXPECT_EQ(stats.failed, 7u);
+  EXPECT_EQ(stats.completed, 11u);
 }
 
 // Misuse is rejected on the host with a message.

@@ -1263,6 +1263,8 @@ struct TaskSpan {
   std::string kind;
   uint64_t tiles = 0, traced = 0;
   double start = 1e300, end = 0;
+  double decided = 1e300; // the first tile's worker chose it
+  double finished = 0;     // finishing its last tile returned
   std::vector<uint32_t> deps;
 };
 
@@ -1314,7 +1316,23 @@ int cmdTimeline(const Args &in) {
   uint64_t since = w.newest;
   Stats before;
   need(rt->stats(before), "stats");
-  runOnce(*rt, g, prio);
+  // Host stamps on the device's axis: %globaltimer follows the host's
+  // CLOCK_REALTIME (system_clock) on this driver, to within the PCIe
+  // ping-pong's uncertainty; with a skewed clock the two legs below move
+  // in opposite directions, their sum stays right.
+  auto hostNs = [] {
+    return (double)std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
+  double submitted = hostNs();
+  Submission sub;
+  need(rt->submit(g, prio, sub), "submit");
+  need(rt->wait(sub, 30000000), "wait");
+  double returned = hostNs();
+  uint32_t runIndex = (uint32_t)(sub.id & 0xFFFFFFu); // Runtime's submissionId
+  std::vector<TraceRecord> polls;
+  need(rt->readTrace(polls), "readTrace");
   Stats after;
   need(rt->stats(after), "stats");
   need(readTraceWindow(*rt, since, w), "readHopTrace");
@@ -1323,6 +1341,8 @@ int cmdTimeline(const Args &in) {
       continue;
     TaskSpan &t = spans[r.task];
     t.start = std::min(t.start, w.tileStartNs(r));
+    t.decided = std::min(t.decided, w.tileDecidedNs(r));
+    t.finished = std::max(t.finished, w.tileFinishedNs(r));
     t.end = std::max(t.end, (double)r.endNs);
     ++t.traced;
   }
@@ -1338,11 +1358,40 @@ int cmdTimeline(const Args &in) {
               graph.c_str(), spans.size(), d.p50, d.p99, reps,
               (unsigned long long)(after.gangRuns - before.gangRuns),
               last > origin ? (last - origin) / 1000.0 : 0.0, w.ghz);
+  double toFirst = origin < 1e300 ? (origin - submitted) / 1000.0 : 0.0;
+  double fromLast = last > 0 ? (returned - last) / 1000.0 : 0.0;
+  double firstDecided = 1e300, lastFinished = 0;
+  for (const TaskSpan &t : spans) {
+    firstDecided = std::min(firstDecided, t.decided);
+    lastFinished = std::max(lastFinished, t.finished);
+  }
+  // The poller's record of this run (the newest for its slot): when its
+  // ring read returned and when the run was in the queues.
+  const TraceRecord *poll = nullptr;
+  for (const TraceRecord &p : polls)
+    if (p.run == runIndex && (!poll || p.seenNs > poll->seenNs))
+      poll = &p;
+  double seen = poll ? (double)poll->seenNs : 0;
+  double published = poll && w.ghz > 0 && !poll->tileStart
+                         ? seen + (double)(poll->rowRead - poll->seen) / w.ghz
+                         : 0;
+  auto rel = [&](double ns) { return ns > 0 ? (ns - origin) / 1000.0 : 0.0; };
+  std::printf("device (us from the first tile start): ring entry seen %.2f, in the queues %.2f, "
+              "first tile chosen %.2f, last tile end %.2f, its finish %.2f\n",
+              rel(seen), rel(published), rel(firstDecided), rel(last), rel(lastFinished));
+  std::printf("host: submit -> first tile start + last tile end -> wait returned = %.2f us "
+              "(the traced run took %.2f us)\n",
+              toFirst + fromLast, (returned - submitted) / 1000.0);
   std::printf("%-5s %-36s %6s %6s %9s %9s %9s %9s\n", "task", "kind", "tiles", "traced",
               "ready", "start", "end", "wait");
   // ready: its last dependency's end; wait: from then to its first tile.
   std::ostringstream js;
-  js << "{\"graph\": \"" << graph << "\", \"sync_us\": " << jsonDist(d) << ", \"tasks\": [";
+  js << "{\"graph\": \"" << graph << "\", \"sync_us\": " << jsonDist(d)
+     << ", \"submit_to_first_tile_us\": " << toFirst << ", \"last_tile_to_return_us\": " << fromLast
+     << ", \"traced_run_us\": " << (returned - submitted) / 1000.0
+     << ", \"ring_seen_us\": " << rel(seen) << ", \"published_us\": " << rel(published)
+     << ", \"first_decided_us\": " << rel(firstDecided)
+     << ", \"last_finished_us\": " << rel(lastFinished) << ", \"tasks\": [";
   for (size_t k = 0; k < spans.size(); ++k) {
     const TaskSpan &t = spans[k];
     double ready = origin;

@@ -14,6 +14,7 @@ namespace gpuos::runtime::testimage {
 enum TestKind : uint32_t {
   kIota4k, kScale4k, kAdd4k, kTiny, kCount, kHits, kSpin, kFault, kMissing,
   kStream, kStream4, kCompute, // in both images, last (9, 10 and 11)
+  kMissingTiles, // v1 only: like kMissing, with a tile per element of n
   kInject // only in image v2 (test_image_v2.json, index 8)
 };
 

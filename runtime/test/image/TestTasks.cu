@@ -201,8 +201,9 @@ extern "C" __device__ void gpuos_task_compute(const unsigned char *args,
 }
 
 #ifndef GPUOS_TEST_IMAGE_V2
-/// The image's dispatch switch. Kind 8 ("missing") is in the manifest but
-/// not here, so the device-side unknown-kind path can be tested.
+/// The image's dispatch switch. Kinds 8 ("missing") and 12
+/// ("missing_tiles") are in the manifest but not here, so the device-side
+/// unknown-kind path can be tested.
 extern "C" __device__ int gpuos_dispatch(unsigned kind,
                                          const unsigned char *args,
                                          unsigned tile) {

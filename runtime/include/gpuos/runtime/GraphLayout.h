@@ -79,10 +79,10 @@ struct GraphLayout {
 
   /// RunCounters + depsLeft[] + tilesDone[] at rest.
   std::vector<uint8_t> runCounters() const;
-  /// The run table row of a run slot whose root templates `roots` (from
-  /// rootEntries) are at `rootsDevice` (0 when there is only one).
-  proto::RunRow runRow(const std::vector<proto::QueueEntry> &roots,
-                       uint64_t rootsDevice) const;
+  /// The run table row of a run slot whose root templates `entries` (from
+  /// rootEntries) are at `entriesDevice` (0 when there is only one).
+  proto::RunRow runRow(const std::vector<proto::QueueEntry> &entries,
+                       uint64_t entriesDevice) const;
   /// Root tile templates of run slot `run` (epoch filled in by the poller).
   std::vector<proto::QueueEntry> rootEntries(uint64_t graphDevice, uint32_t run,
                                              uint64_t countersDevice) const;

@@ -40,7 +40,7 @@ namespace gpuos::runtime::proto {
 /// Bumped whenever a layout below or the meaning of a field changes. The
 /// device library exports it as `gpuos_runtime_protocol`; loading an image
 /// linked against another version is refused.
-constexpr uint32_t kProtocolVersion = 11;
+constexpr uint32_t kProtocolVersion = 12;
 
 /// Priority classes; lower goes first.
 constexpr uint32_t kNumPriorities = 3;
@@ -271,7 +271,11 @@ struct alignas(128) RunRow {
   uint32_t gangTiles;      // 0: never as a gang (GraphLayout::gangTiles);
                            // else the graph's width (the most tiles of
                            // one dependency level)
-  uint32_t reserved[11];
+  uint32_t rootTiles;      // one root task: its tiles, and the entries are
+                           // `first` split as rangePart(rootTiles,
+                           // numRootEntries, i) (the poller builds them
+                           // without reading the templates); 0: several
+  uint32_t reserved[10];
   QueueEntry first; // == rootEntries[0]
 };
 static_assert(sizeof(RunRow) == 128, "RunRow layout");

@@ -141,8 +141,10 @@ struct TraceRecord {
   uint64_t pollIssued = 0;   // the ring read that found it was issued
   uint64_t seen = 0;         // ... and returned
   uint64_t acquired = 0;     // after the acquire fence
-  uint64_t rowRead = 0;      // run row read, job set up (startRun)
-  uint64_t tileStart = 0;    // block 0 enters gpuos_dispatch
+  uint64_t rowRead = 0;      // run row read, job set up (startRun); for a
+                             // run published to the queues: published
+  uint64_t tileStart = 0;    // block 0 enters gpuos_dispatch (0: queued,
+                             // and the fields below are 0 too)
   uint64_t tileEnd = 0;      // after the tile and its barrier
   uint64_t completed = 0;    // the completion st.release.sys issued
   uint64_t performed = 0;    // a fence.sc.sys after it returned
@@ -173,6 +175,8 @@ struct HopTraceRecord {
   uint64_t tileStart = 0;       // after the barrier
   uint64_t dispatched = 0;      // thread 0 returned from gpuos_dispatch
   uint64_t nextTileEnd = 0;     // after the barrier that ends that tile
+  uint64_t nextFinished = 0;    // finishing that tile returned (its
+                                // counters, a completion), if recorded yet
 };
 
 struct Buffer {

@@ -22,7 +22,8 @@ namespace gpuos::runtime {
 /// The workers' hop trace records that ended after `sinceNs` (device
 /// globaltimer), by block and then time; the newest stamp; and the SM clock
 /// in cycles per ns, from consecutive records of one block less than 100 us
-/// apart (a relaunch in between restarts the SM clock), 0 without any.
+/// apart anywhere in the trace (a relaunch in between restarts the SM
+/// clock), 0 without any.
 struct TraceWindow {
   std::vector<HopTraceRecord> records;
   uint64_t newest = 0;
@@ -34,12 +35,38 @@ struct TraceWindow {
     double cycles = (double)(r.nextTileEnd - r.tileStart);
     return (double)r.endNs - (ghz > 0 ? cycles / ghz : 0.0);
   }
+  /// When finishing record `r`'s tile returned (its counters, successors,
+  /// perhaps the run's completion), in globaltimer ns; 0 if not recorded.
+  double tileFinishedNs(const HopTraceRecord &r) const {
+    if (!r.nextFinished || ghz <= 0)
+      return 0;
+    return (double)r.endNs + (double)(r.nextFinished - r.nextTileEnd) / ghz;
+  }
+  /// When record `r`'s worker had decided on the tile (pickJob returned,
+  /// or the kept successor or next range tile was chosen), in globaltimer ns.
+  double tileDecidedNs(const HopTraceRecord &r) const {
+    double cycles = (double)(r.nextTileEnd - r.decided);
+    return (double)r.endNs - (ghz > 0 ? cycles / ghz : 0.0);
+  }
 };
 
 inline Status readTraceWindow(Runtime &rt, uint64_t sinceNs, TraceWindow &w) {
   std::vector<HopTraceRecord> all;
   if (Status st = rt.readHopTrace(all); !st.ok())
     return st;
+  auto byBlockThenEnd = [](const HopTraceRecord &a, const HopTraceRecord &b) {
+    return a.block != b.block ? a.block < b.block : a.endNs < b.endNs;
+  };
+  // The clock rate from every record, not only the window's: in a window
+  // where each block ran one tile there is no pair to measure it with.
+  std::sort(all.begin(), all.end(), byBlockThenEnd);
+  double cyc = 0, ns = 0;
+  for (size_t k = 1; k < all.size(); ++k)
+    if (all[k].block == all[k - 1].block && all[k].endNs - all[k - 1].endNs < 100000) {
+      cyc += (double)(all[k].nextTileEnd - all[k - 1].nextTileEnd);
+      ns += (double)(all[k].endNs - all[k - 1].endNs);
+    }
+  w.ghz = ns > 0 ? cyc / ns : 0;
   w.records.clear();
   w.newest = sinceNs;
   for (const HopTraceRecord &h : all)
@@ -47,17 +74,6 @@ inline Status readTraceWindow(Runtime &rt, uint64_t sinceNs, TraceWindow &w) {
       w.records.push_back(h);
       w.newest = std::max(w.newest, h.endNs);
     }
-  std::vector<HopTraceRecord> &v = w.records;
-  std::sort(v.begin(), v.end(), [](const HopTraceRecord &a, const HopTraceRecord &b) {
-    return a.block != b.block ? a.block < b.block : a.endNs < b.endNs;
-  });
-  double cyc = 0, ns = 0;
-  for (size_t k = 1; k < v.size(); ++k)
-    if (v[k].block == v[k - 1].block && v[k].endNs - v[k - 1].endNs < 100000) {
-      cyc += (double)(v[k].nextTileEnd - v[k - 1].nextTileEnd);
-      ns += (double)(v[k].endNs - v[k - 1].endNs);
-    }
-  w.ghz = ns > 0 ? cyc / ns : 0;
   return Status::success();
 }
 
