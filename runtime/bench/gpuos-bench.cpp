@@ -522,6 +522,8 @@ int main(int argc, char **argv) {
     std::vector<TraceRecord> tr;
     if (!check(rt->readTrace(tr), "readTrace"))
       return 1;
+    tr.erase(std::remove_if(tr.begin(), tr.end(), [](const TraceRecord &r) { return r.queued; }),
+             tr.end()); // the inline ones only
     size_t skipN = tr.size() > (size_t)rtIters ? tr.size() - rtIters : 0;
     tr.erase(tr.begin(), tr.begin() + skipN);
     if (tr.size() > 2 && tr.back().seenNs > tr.front().seenNs) {

@@ -29,7 +29,7 @@ GPUOS_DEV_OUTLINE bool tryPark(DeviceControl *c, HostShared *hs, const RingEntry
                        uint64_t head) {
   stRelaxedSys(&hs->parkPhase, kPhaseParking);
   fenceSysSc();
-  RingEntry e = ldRingEntry(ring + (head & c->ringMask));
+  RingEntry e = ldRingEntry(ring + (head & c->ringMask), false); // validity only
   if (ringEntryValid(e, (uint32_t)(head + 1))) {
     stRelaxedSys(&hs->parkPhase, kPhaseRunning);
     return false;

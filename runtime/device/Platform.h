@@ -212,16 +212,6 @@ GPUOS_DEV void fenceSysSc() {
 #endif
 }
 
-/// After reading ring entries with plain (volatile) loads: acquire what
-/// the host wrote before them (e.g. buffers it copied to the device).
-GPUOS_DEV void fenceSysAcqRel() {
-#if defined(__CUDA_ARCH__)
-  asm volatile("fence.acq_rel.sys;" ::: "memory");
-#else
-  __atomic_thread_fence(__ATOMIC_ACQ_REL);
-#endif
-}
-
 GPUOS_DEV void stRelaxedSys(uint32_t *p, uint32_t v) {
 #if defined(__CUDA_ARCH__)
   asm volatile("st.relaxed.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
@@ -250,15 +240,27 @@ GPUOS_DEV void stReleaseSys(uint32_t *p, uint32_t v) {
 }
 
 /// One ring entry in one 16-byte load over PCIe (one request, so the entry
-/// is read as a unit; the check byte rejects anything else). On the host
-/// the simulator reads seq with acquire first, like any consumer would.
-GPUOS_DEV RingEntry ldRingEntry(const RingEntry *p) {
+/// is read as a unit; the check byte rejects anything else), with acquire
+/// semantics: it pairs with the host's release of the entry, so the data
+/// the host wrote before it is visible to this thread's later loads. An
+/// acquire load instead of a volatile load and `fence.acq_rel.sys` after
+/// it: the fence cost the round trip ~0.55 us, the acquire load ~0.
+/// `gpuScope` (RuntimeOptions::ringAcquireGpuScope) acquires at GPU scope.
+/// On the host the simulator reads seq with acquire first, like any
+/// consumer would.
+GPUOS_DEV RingEntry ldRingEntry(const RingEntry *p, bool gpuScope) {
   RingEntry e;
 #if defined(__CUDA_ARCH__)
-  asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
-               : "=r"(e.seq), "=r"(e.run), "=r"(e.epoch), "=r"(e.ctl)
-               : "l"(p) : "memory");
+  if (gpuScope)
+    asm volatile("ld.acquire.gpu.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(e.seq), "=r"(e.run), "=r"(e.epoch), "=r"(e.ctl)
+                 : "l"(p) : "memory");
+  else
+    asm volatile("ld.acquire.sys.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(e.seq), "=r"(e.run), "=r"(e.epoch), "=r"(e.ctl)
+                 : "l"(p) : "memory");
 #else
+  (void)gpuScope;
   e.seq = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
   e.run = __atomic_load_n(&p->run, __ATOMIC_RELAXED);
   e.epoch = __atomic_load_n(&p->epoch, __ATOMIC_RELAXED);

@@ -34,9 +34,8 @@ namespace gpuos::dev {
 struct PollerState {
   uint64_t next[kNumPriorities];
   uint32_t knownFree; // bit p: the first publish chunk from next[p] seen
-                      // free, each slot by the lane that writes it
-                      // (slotsSeenFree); the acquire fence after the ring
-                      // read orders those loads before the writes
+                      // free, each slot by the lane that writes it, with
+                      // an acquire load (slotsSeenFree)
 };
 
 /// The configuration the poller needs on its path, read once per launch
@@ -100,7 +99,8 @@ GPUOS_DEV void prefetchL1(uint64_t addr) {
 /// itself (true). All lanes of the warp call it with the same entry.
 template <typename Warp>
 GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w,
-                        const RingEntry &e, PollerState &ps, PollerShared &sh) {
+                        const RingEntry &e, PollerState &ps, PollerShared &sh,
+                        uint64_t *steps) {
   const RunRow *row = cfg.runTable + e.run;
   uint32_t prio = ringPriority(e);
   if (prio >= kNumPriorities)
@@ -124,6 +124,8 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
   QueueEntry t; // every lane: the entries of one root task are made from it
   readPayload(&row->first, t);
   const bool seenFree = (ps.knownFree >> prio & 1u) != 0;
+  if (steps) // tracing: the row's loads returned (broadcast waited for busy)
+    steps[0] = cycles();
   uint64_t p0 = ps.next[prio];
   bool gang = gangTiles != 0 && busy == 0u;
   bool inlined = n == 1 && prio == kPriorityUrgent && numTasks == 1 && cfg.inlineUrgent;
@@ -162,7 +164,7 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
           while (ldObserve(&slot->seq) != (uint32_t)p0)
             spinPause();
           fenceGpu(); // acquire: the previous lap's consumer is done with it
-        } // else: seen free before the fence.acq_rel.sys after the ring read
+        } // else: seen free by this lane with an acquire (slotsSeenFree)
         writePayload(slot, t);
         fenceGpu(); // release the payload
         stPublish(&slot->seq, (uint32_t)(p0 + 1));
@@ -192,6 +194,8 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
                      out.epoch = (uint16_t)epoch;
                    }, seenFree);
   }
+  if (steps)
+    steps[1] = cycles(); // this lane's entries are written and published
   ps.next[prio] = p0 + n;
   ps.knownFree &= ~(1u << prio);
   w.sync();
@@ -228,12 +232,14 @@ struct PollerLoop {
   PollerConfig cfg;
   // Tracing (cfg.trace): lane 0's cycles of the read that found the batch.
   uint64_t tIssue, tSeen, tAcquired, tSeenNs, tRow;
+  uint64_t tSteps[2]; // startRun's: row read, entries published
   uint32_t traced;   // records written
 };
 
 /// Diagnostics (lane 0): the record of a run published to the queues,
 /// up to its publication (TraceRecord::queued; no tile, no completion).
 GPUOS_DEV_OUTLINE void traceQueued(PollerLoop &L, const RingEntry &e) {
+  // Lane 0's stamps: its entries are a share of the publication.
   uint64_t published = cycles();
   TraceSlot *t = L.cfg.trace + (L.traced++ & L.cfg.traceMask);
   t->run = e.run;
@@ -242,9 +248,11 @@ GPUOS_DEV_OUTLINE void traceQueued(PollerLoop &L, const RingEntry &e) {
   t->cycles[0] = L.tIssue;
   t->cycles[1] = L.tSeen;
   t->cycles[2] = L.tAcquired;
-  t->cycles[3] = published;
-  for (uint32_t k = 4; k < 8; ++k)
-    t->cycles[k] = 0;
+  t->cycles[3] = L.tSteps[0];
+  t->cycles[4] = L.tSteps[1];
+  t->cycles[5] = published;
+  t->cycles[6] = t->cycles[7] = 0;
+  t->pad[0] = 1; // queued (TraceRecord::queued)
 }
 
 /// One step of warp 0: read the ring (unless entries of the last read are
@@ -264,7 +272,11 @@ GPUOS_DEV void pollStep(DeviceControl *c, const Warp &w, PollerLoop &L,
   if (L.i >= L.n) {
     uint64_t pos = L.head + w.lane();
     uint64_t issued = L.cfg.trace ? cycles() : 0;
-    L.batch = ldRingEntry(ring + (pos & L.cfg.ringMask));
+    // Each lane acquires its entry (ldRingEntry); the PTX model asks for
+    // system scope, ringAcquireGpu (opt-in) uses GPU scope: everything the
+    // host wrote is device memory it copied (and synchronized) before the
+    // ring store, already in L2.
+    L.batch = ldRingEntry(ring + (pos & L.cfg.ringMask), L.cfg.acquireGpu);
     L.n = w.leadingTrue(ringEntryValid(L.batch, (uint32_t)(pos + 1)));
     L.i = 0;
     if (L.n) {
@@ -273,14 +285,10 @@ GPUOS_DEV void pollStep(DeviceControl *c, const Warp &w, PollerLoop &L,
         L.tSeen = cycles();
         L.tSeenNs = nowNs();
       }
-      // Acquire what the host wrote before these entries. The PTX model
-      // asks for system scope; ringAcquireGpu (opt-in, measured) uses GPU
-      // scope: everything the host wrote is device memory it copied (and
-      // synchronized) before the ring store, already in L2.
-      if (L.cfg.acquireGpu)
-        fenceGpu();
-      else
-        fenceSysAcqRel();
+      // Entry i is lane i's acquire, and every lane works on every entry:
+      // the warp barrier (it orders memory among the lanes) puts each
+      // lane's later accesses after all the lanes' acquires.
+      w.sync();
       if (L.cfg.trace)
         L.tAcquired = cycles();
     }
@@ -292,7 +300,7 @@ GPUOS_DEV void pollStep(DeviceControl *c, const Warp &w, PollerLoop &L,
       ++L.i;
       ++L.head;
       if (ringOp(e) == kRingOpSubmit) {
-        if (startRun(c, L.cfg, w, e, L.ps, sh)) {
+        if (startRun(c, L.cfg, w, e, L.ps, sh, L.cfg.trace ? L.tSteps : nullptr)) {
           if (L.cfg.trace)
             L.tRow = cycles();
           break; // run it now; the rest of the batch next step
@@ -359,6 +367,7 @@ GPUOS_DEV_OUTLINE void traceInline(PollerLoop &L, const QueueEntry &job,
   t->cycles[5] = tEnd;
   t->cycles[6] = issued;
   t->cycles[7] = performed;
+  t->pad[0] = 0;
 }
 
 /// Block 0: warp 0 polls; the whole block runs inline jobs. Two barriers

@@ -146,8 +146,8 @@ GPUOS_DEV void drainOwed(Inbox *inbox) {
 /// of this worker's own owed positions from a lap ago, which only lane 0
 /// can take (drainOwed), so no lane may leave lane 0 behind.
 /// `seenFree`: the caller knows the first chunk's slots are free (each lane
-/// saw its own ones free, slotsSeenFree, and has fenced with acquire
-/// since), so that chunk skips the check and its fence.
+/// saw its own ones free with acquire loads, slotsSeenFree), so that chunk
+/// skips the check and its fence.
 constexpr uint32_t kPublishChunk = 8;
 
 template <typename Warp, typename Make>
@@ -197,14 +197,16 @@ GPUOS_DEV void publishEntries(Inbox *inbox, uint32_t q, uint64_t p0,
 }
 
 /// Are the first chunk publishEntries writes from p0 (this lane's ones:
-/// p0 + lane + k * width, k < kPublishChunk) all free? Every lane must
-/// then fence with acquire before it writes them (publishEntries'
-/// seenFree).
+/// p0 + lane + k * width, k < kPublishChunk) all free? Acquire loads: each
+/// pairs with the last consumer's release of its slot, so this lane's
+/// later writes of the slot come after that consumer's reads of it
+/// (publishEntries' seenFree). Off the submission path: the poller asks
+/// while idle.
 template <typename Warp>
 GPUOS_DEV bool slotsSeenFree(uint32_t q, uint64_t p0, const Warp &w) {
   uint32_t seqs[kPublishChunk];
   for (uint32_t k = 0; k < kPublishChunk; ++k)
-    seqs[k] = ldObserve(&slotOf(q, p0 + w.lane() + k * w.width())->seq);
+    seqs[k] = ldAcquire(&slotOf(q, p0 + w.lane() + k * w.width())->seq);
   bool free = true;
   for (uint32_t k = 0; k < kPublishChunk; ++k)
     free = free && seqs[k] == (uint32_t)(p0 + w.lane() + k * w.width());

@@ -555,10 +555,16 @@ Status Runtime::readTrace(std::vector<TraceRecord> &out) {
     r.seen = t.cycles[1];
     r.acquired = t.cycles[2];
     r.rowRead = t.cycles[3];
-    r.tileStart = t.cycles[4];
-    r.tileEnd = t.cycles[5];
-    r.completed = t.cycles[6];
-    r.performed = t.cycles[7];
+    r.queued = t.pad[0] != 0;
+    if (r.queued) {
+      r.entriesWritten = t.cycles[4];
+      r.published = t.cycles[5];
+    } else {
+      r.tileStart = t.cycles[4];
+      r.tileEnd = t.cycles[5];
+      r.completed = t.cycles[6];
+      r.performed = t.cycles[7];
+    }
     out.push_back(r);
   }
   return Status::success();

@@ -1372,13 +1372,19 @@ int cmdTimeline(const Args &in) {
     if (p.run == runIndex && (!poll || p.seenNs > poll->seenNs))
       poll = &p;
   double seen = poll ? (double)poll->seenNs : 0;
-  double published = poll && w.ghz > 0 && !poll->tileStart
-                         ? seen + (double)(poll->rowRead - poll->seen) / w.ghz
-                         : 0;
+  auto pollNs = [&](uint64_t cycles) { // a poller stamp of a queued run
+    return poll && poll->queued && w.ghz > 0 && cycles
+               ? seen + (double)(int64_t)(cycles - poll->seen) / w.ghz
+               : 0.0;
+  };
+  double published = pollNs(poll ? poll->published : 0);
   auto rel = [&](double ns) { return ns > 0 ? (ns - origin) / 1000.0 : 0.0; };
-  std::printf("device (us from the first tile start): ring entry seen %.2f, in the queues %.2f, "
-              "first tile chosen %.2f, last tile end %.2f, its finish %.2f\n",
-              rel(seen), rel(published), rel(firstDecided), rel(last), rel(lastFinished));
+  std::printf("device (us from the first tile start): ring entry seen %.2f, acquired %.2f, "
+              "row read %.2f, entries written %.2f, in the queues %.2f, first tile chosen %.2f, "
+              "last tile end %.2f, its finish %.2f\n",
+              rel(seen), rel(pollNs(poll ? poll->acquired : 0)), rel(pollNs(poll ? poll->rowRead : 0)),
+              rel(pollNs(poll ? poll->entriesWritten : 0)), rel(published), rel(firstDecided),
+              rel(last), rel(lastFinished));
   std::printf("host: submit -> first tile start + last tile end -> wait returned = %.2f us "
               "(the traced run took %.2f us)\n",
               toFirst + fromLast, (returned - submitted) / 1000.0);

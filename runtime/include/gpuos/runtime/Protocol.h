@@ -373,7 +373,7 @@ struct DeviceControl {
   uint32_t idleSleepNs; // workers nap this long between idle polls (0: spin)
   uint32_t inlineUrgent; // block 0 runs urgent one-task one-tile graphs itself
   uint32_t continuations; // a worker runs a one-tile successor it released
-  uint32_t ringAcquireGpu; // after a ring read: fence.acq_rel.gpu, not .sys
+  uint32_t ringAcquireGpu; // the ring loads acquire at GPU scope, not sys
   uint32_t traceMask;  // trace records - 1 (diagnostics; 0 with trace == 0)
   uint64_t trace;      // TraceSlot[traceMask + 1] in device memory, or 0;
                        // then kHopTraceSlots per block (hop traces)

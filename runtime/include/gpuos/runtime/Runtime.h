@@ -93,9 +93,9 @@ struct RuntimeOptions {
   /// Workers write what they run into host memory (one 16-byte posted
   /// store per tile), so faults and missed deadlines name the task.
   bool recordJobs = true;
-  /// Experimental: the poller acquires a ring read with a GPU-scope fence
-  /// instead of the system-scope one the PTX memory model asks for (see
-  /// docs/runtime.md, "Round trip"). Off by default.
+  /// Experimental: the poller's ring loads acquire at GPU scope instead of
+  /// the system scope the PTX memory model asks for (see docs/runtime.md,
+  /// "Round trip"). Off by default.
   bool ringAcquireGpuScope = false;
   /// After block 0 ran an inline singleton, it waits for the completion
   /// store to perform (fence.sc.sys, ~0.5 us) before it reads the ring
@@ -141,13 +141,16 @@ struct TraceRecord {
   uint64_t pollIssued = 0;   // the ring read that found it was issued
   uint64_t seen = 0;         // ... and returned
   uint64_t acquired = 0;     // after the acquire fence
-  uint64_t rowRead = 0;      // run row read, job set up (startRun); for a
-                             // run published to the queues: published
-  uint64_t tileStart = 0;    // block 0 enters gpuos_dispatch (0: queued,
-                             // and the fields below are 0 too)
+  uint64_t rowRead = 0;      // run row read, job set up (startRun)
+  uint64_t tileStart = 0;    // block 0 enters gpuos_dispatch
   uint64_t tileEnd = 0;      // after the tile and its barrier
   uint64_t completed = 0;    // the completion st.release.sys issued
   uint64_t performed = 0;    // a fence.sc.sys after it returned
+  // A run the poller published to the queues instead (no tile, no
+  // completion above): rowRead, then its entries written (lane 0's share)
+  // and the queue's reserve stored.
+  bool queued = false;
+  uint64_t entriesWritten = 0, published = 0;
 };
 
 /// How a worker got the tile a HopTraceRecord ends with (the device's
