@@ -253,6 +253,9 @@ GPUOS_DEV_OUTLINE bool pickJobLoop(DeviceControl *c, Inbox *inbox, Pick &pick,
       }
     uint64_t head[kNumQueues], reserve[kNumQueues];
     uint32_t seen[kNumQueues];
+    // The stop flag in the same round of loads: a park waits for every
+    // worker to see it, and it costs no extra round trip here.
+    uint32_t stop = ldRelaxed(&c->stop.value);
     for (uint32_t q = 0; q < kNumQueues; ++q) {
       if (inbox[q].state == kInboxOwed) {
         seen[q] = ldObserve(&slotOf(q, inbox[q].ticket)->seq);
@@ -291,7 +294,7 @@ GPUOS_DEV_OUTLINE bool pickJobLoop(DeviceControl *c, Inbox *inbox, Pick &pick,
       atomicAddRelaxed(&c->idleWorkers.value, 1u); // result unused: a red
       idle = true;
     }
-    if ((spin & 15) == 15 && ldRelaxed(&c->stop.value))
+    if (stop)
       return false;
     if (spin > 256)
       idleNap(c->idleSleepNs);

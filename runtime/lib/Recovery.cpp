@@ -240,7 +240,7 @@ Status Runtime::Impl::recover(const std::string &reason, bool hung) {
     ImageManifest again = manifest;
     std::vector<char> bytes = cubin;
     if (st.ok())
-      st = installImage(bytes, again);
+      st = installImage(std::move(bytes), again);
   }
   // Graphs: those that touch no lost buffer are uploaded again.
   for (auto &[id, g] : graphs) {

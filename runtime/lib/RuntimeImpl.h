@@ -207,8 +207,10 @@ struct Runtime::Impl {
   /// Posts the submissions queued meanwhile (failing those of graphs that
   /// went stale); relaunches when anything was posted or `relaunchNow`.
   Status endQuiesce(bool relaunchNow);
-  /// Loads, checks and shapes an image; on success the image is current.
-  Status installImage(const std::vector<char> &bytes, ImageManifest &manifest);
+  /// Loads, checks and shapes an image; on success the image is current
+  /// and keeps `bytes` (moved in: an image is hundreds of KiB, copied
+  /// inside the swap's pause).
+  Status installImage(std::vector<char> &&bytes, ImageManifest &manifest);
   /// Rebuilds every graph's layout against the current manifest: same
   /// bytes stay, changed ones are re-uploaded, impossible ones go stale.
   void rebindGraphs();
@@ -398,7 +400,8 @@ struct Runtime::Impl {
           if (late())
             return Status::error(ErrorCode::Timeout,
                                  "the resident kernel did not park within " +
-                                     std::to_string(timeoutUs / 1000) + " ms");
+                                     std::to_string(timeoutUs / 1000) + " ms (" +
+                                     describeDeviceState() + ")");
           std::this_thread::yield();
         }
         cpuPause();
@@ -408,6 +411,28 @@ struct Runtime::Impl {
     launched = false;
     safePoint();
     return Status::success();
+  }
+
+  /// What the kernel's control block says now (read while it runs, on the
+  /// copy stream), for errors about a kernel that does not do what it was
+  /// asked: runs it counts in flight, its flags, each queue's tickets.
+  std::string describeDeviceState() {
+    DeviceControl c{};
+    if (!backend->copyFromDevice(&c, ctlDev, sizeof(c)).ok())
+      return "its control block could not be read";
+    std::string out = "runs in flight " + std::to_string(c.runsInFlight.value) +
+                      ", gangs in flight " + std::to_string(c.gangsInFlight.value) +
+                      ", stop " + std::to_string(c.stop.value) + ", exited " +
+                      std::to_string(c.exited.value) + ", ring " +
+                      std::to_string(loadAcquire(&hs->ringHead)) + " of " +
+                      std::to_string(ringTail) + " consumed; queues (head/reserve)";
+    for (uint32_t q = 0; q < kNumQueues; ++q)
+      out += " " + std::to_string(c.queues[q].head.value) + "/" +
+             std::to_string(c.queues[q].reserve.value);
+    uint32_t busy = 0;
+    for (uint32_t r : busyRuns)
+      busy += runs[r].busy ? 1 : 0;
+    return out + "; the host has " + std::to_string(busy) + " runs in flight";
   }
 
   /// Last resort when parking fails: raise the stop flag in device memory

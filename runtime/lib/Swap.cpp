@@ -68,7 +68,7 @@ Status Runtime::Impl::endQuiesce(bool relaunchNow) {
   return st;
 }
 
-Status Runtime::Impl::installImage(const std::vector<char> &bytes,
+Status Runtime::Impl::installImage(std::vector<char> &&bytes,
                                    ImageManifest &newManifest) {
   LaunchShape s;
   uint32_t threads = options.blockThreads, shared = 0;
@@ -117,7 +117,7 @@ Status Runtime::Impl::installImage(const std::vector<char> &bytes,
     controlWritten = true;
   }
   manifest = std::move(newManifest);
-  cubin = bytes;
+  cubin = std::move(bytes);
   imageLoaded = true;
   return Status::success();
 }
@@ -243,7 +243,7 @@ Status Runtime::loadImage(std::vector<char> cubin, ImageManifest manifest) {
                            std::to_string(protocol) + ", this runtime " +
                            std::to_string(kProtocolVersion) + "; relink the image");
   } else {
-    st = m.installImage(cubin, manifest);
+    st = m.installImage(std::move(cubin), manifest);
   }
   if (st.ok()) {
     m.rebindGraphs();
