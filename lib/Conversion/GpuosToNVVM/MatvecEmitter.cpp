@@ -69,7 +69,6 @@ MatvecEmitter::MatvecEmitter(TaskEmitter &task) : t(task), b(task.b) {
       plan.vector = v;
       plan.groups = tn / v;
       plan.unroll = m == 1 ? 4 : m <= 4 ? 2 : 1;
-      if (const char *e = getenv("GPUOS_EXP_UNROLL"); e && m == 1) plan.unroll = atoi(e); // EXPERIMENT
       bytes = kMatvecSlots * m * tn * 4;
     }
     plan.sharedOffset = offset;

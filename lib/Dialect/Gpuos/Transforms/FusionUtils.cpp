@@ -685,7 +685,6 @@ SmallVector<int64_t> gpuos::fusion::chooseTile(TaskOp task) {
       // more tiles (H200: the 8 x 4-row micro-batch matmul 1024x1024 ran
       // 71 us in 32 tiles of 32 columns, 34 us in 128 of 8).
       int64_t minTn = sharedWeight ? 8 : 16;
-      if (const char *e = getenv("GPUOS_EXP_MINTN"); e && m == 1 && !sharedWeight) minTn = atoi(e); // EXPERIMENT
       int64_t tn = minTn;
       if (n != kDynamic)
         tn = std::clamp<int64_t>(
