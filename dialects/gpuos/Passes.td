@@ -163,6 +163,42 @@ def GpuosFuseSharedWeights : Pass<"gpuos-fuse-shared-weights", "::gpuos::GraphOp
   ];
 }
 
+def GpuosFuseMatmulEpilogues
+    : Pass<"gpuos-fuse-matmul-epilogues", "::gpuos::GraphOp"> {
+  let summary = "Fuses elementwise consumers of a matmul into its task";
+  let description = [{
+    An elementwise unit (an elementwise op, or a task of them) whose
+    iteration space is a matmul unit's result shape (a matmul, or the task
+    of `gpuos-fuse-shared-weights`) and that reads the matmul's result
+    directly joins it as an epilogue: bias, activation, residual, scale,
+    cast. The lowering evaluates the epilogue at each output element (the
+    small-M strategy reads the products from shared memory), so the
+    product is never written and read back, and one dependent task less
+    waits on the device. Only when the unit's other operands are ready no
+    later than the matmul's own (graph inputs, views and constants of
+    them, or values the matmul already depends on): a residual add joins
+    the projection before it, but `silu(gate) * up` does not join `gate`,
+    which would then wait for the independent `up`. Priorities must agree;
+    no cycle; at most 16 results per task.
+
+    Before:
+    ```mlir
+    %p = gpuos.matmul %x, %w : !gpuos.tensor<1x64xf32>, !gpuos.tensor<64x128xf32>
+    %y = gpuos.add %p, %r : !gpuos.tensor<1x128xf32>, !gpuos.tensor<1x128xf32>
+    ```
+    After:
+    ```mlir
+    %y = gpuos.task "g_t0_matmul_add" ins(%a = %x : !gpuos.tensor<1x64xf32>,
+        %b = %w : !gpuos.tensor<64x128xf32>, %c = %r : !gpuos.tensor<1x128xf32>)
+        tile [1, 16] -> (!gpuos.tensor<1x128xf32>) {
+      %p = gpuos.matmul %a, %b : !gpuos.tensor<1x64xf32>, !gpuos.tensor<64x128xf32>
+      %y = gpuos.add %p, %c : !gpuos.tensor<1x128xf32>, !gpuos.tensor<1x128xf32>
+      gpuos.yield %y : !gpuos.tensor<1x128xf32>
+    }
+    ```
+  }];
+}
+
 def GpuosFuseHorizontal : Pass<"gpuos-fuse-horizontal", "::gpuos::GraphOp"> {
   let summary = "Fuses independent tasks of one iteration space into one task";
   let description = [{

@@ -18,6 +18,7 @@ void gpuos::buildGpuosPipeline(OpPassManager &pm) {
   graphs.addPass(createGpuosFuseElementwise());
   graphs.addPass(createGpuosFuseReductions());
   graphs.addPass(createGpuosFuseSharedWeights());
+  graphs.addPass(createGpuosFuseMatmulEpilogues());
   graphs.addPass(createGpuosFuseHorizontal());
   graphs.addPass(createGpuosPartition());
   graphs.addPass(createGpuosAssignPriorities());
@@ -28,7 +29,7 @@ void gpuos::registerGpuosPipeline() {
   PassPipelineRegistration<>(
       "gpuos-pipeline",
       "canonicalize, sort, fuse (elementwise, reductions, shared-weight "
-      "matmuls, horizontal), partition into tasks, assign priorities, "
-      "canonicalize",
+      "matmuls, matmul epilogues, horizontal), partition into tasks, assign "
+      "priorities, canonicalize",
       [](OpPassManager &pm) { buildGpuosPipeline(pm); });
 }

@@ -26,14 +26,15 @@
 // RUN: diff %t.norm.before %t.norm.after
 
 // The decode step: each silu-gated product and each final residual add +
-// rms_norm fuse; the scaled scores are the softmax's prologue; the KV
-// cache appends (concats of two inputs) go into the attention matmuls that
-// read them; the body is tasks only.
+// rms_norm fuse; the residual adds after the output and down projections
+// are those matmuls' epilogues; the scaled scores are the softmax's
+// prologue; the KV cache appends (concats of two inputs) go into the
+// attention matmuls that read them; the body is tasks only.
 // RUN: gpuos-opt %S/../../../../examples/decode_step.mlir --gpuos-pipeline | grep -o 'gpuos.task "[a-z0-9_]*"' | sed -E 's/_t[0-9]+_/_/' | sort | uniq -c | FileCheck %s --check-prefix=DECODE
-// DECODE: {{^ *}}3 gpuos.task "decode_step_add"
-// DECODE-NEXT: {{^ *}}1 gpuos.task "decode_step_add_rms_norm"
+// DECODE: {{^ *}}1 gpuos.task "decode_step_add_rms_norm"
 // DECODE-NEXT: {{^ *}}1 gpuos.task "decode_step_argmax"
-// DECODE-NEXT: {{^ *}}19 gpuos.task "decode_step_matmul"
+// DECODE-NEXT: {{^ *}}16 gpuos.task "decode_step_matmul"
+// DECODE-NEXT: {{^ *}}3 gpuos.task "decode_step_matmul_add"
 // DECODE-NEXT: {{^ *}}2 gpuos.task "decode_step_mul_softmax"
 // DECODE-NEXT: {{^ *}}4 gpuos.task "decode_step_rms_norm"
 // DECODE-NEXT: {{^ *}}2 gpuos.task "decode_step_silu_mul"
