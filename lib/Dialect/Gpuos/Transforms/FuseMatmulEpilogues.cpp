@@ -25,45 +25,53 @@ using namespace gpuos;
 using namespace gpuos::fusion;
 
 namespace {
-/// Whether nodes are ancestors of one node (its transitive producers), by a
-/// backward search from it that stops at kSearchLimit steps (then: unknown,
-/// which callers treat as "no").
-class Ancestors {
+/// "Is this value ready before that node's inputs?", by backward searches
+/// over the graph's nodes (numbered in topological order) that never go
+/// below the producer asked about: its ancestors all come before it. A
+/// residual produced a few nodes before the matmul costs a few steps, not a
+/// walk over the whole graph above it. A search that passes kSearchLimit
+/// steps answers "no", which only forgoes a merge.
+class ReadyBefore {
 public:
-  Ancestors(FusionGraph &fg, unsigned node) : fg(fg), mark(fg.size(), false) {
-    SmallVector<unsigned> stack(fg.predecessors(node).begin(),
-                                fg.predecessors(node).end());
-    while (!stack.empty() && steps < FusionGraph::kSearchLimit) {
-      unsigned n = stack.pop_back_val();
-      ++steps;
-      if (mark[n])
-        continue;
-      mark[n] = true;
-      stack.append(fg.predecessors(n).begin(), fg.predecessors(n).end());
-    }
-    complete = stack.empty();
-  }
+  explicit ReadyBefore(FusionGraph &fg) : fg(fg), seen(fg.size(), 0) {}
 
-  /// `value` is ready no later than the node's inputs: a graph input, a
-  /// node's ancestor, or a view or constant of such values.
-  bool readyBefore(Value value) {
+  /// `value` is a graph input, a value `node` depends on, or a view or
+  /// constant of such values.
+  bool operator()(Value value, unsigned node) {
     std::optional<unsigned> producer = fg.producer(value);
     if (!producer)
-      return true; // a graph input
-    if (mark[*producer])
       return true;
     Operation *op = fg.op(*producer);
-    if (!isViewOrConstant(op) || !complete)
-      return false;
-    return llvm::all_of(op->getOperands(),
-                        [&](Value operand) { return readyBefore(operand); });
+    if (isViewOrConstant(op))
+      return llvm::all_of(op->getOperands(),
+                          [&](Value operand) { return (*this)(operand, node); });
+    return dependsOn(node, *producer);
   }
 
 private:
+  bool dependsOn(unsigned node, unsigned ancestor) {
+    if (ancestor >= node)
+      return false;
+    ++epoch;
+    SmallVector<unsigned> stack = {node};
+    for (unsigned steps = 0; !stack.empty(); ++steps) {
+      if (steps == FusionGraph::kSearchLimit)
+        return false;
+      for (unsigned p : fg.predecessors(stack.pop_back_val())) {
+        if (p == ancestor)
+          return true;
+        if (p > ancestor && seen[p] != epoch) {
+          seen[p] = epoch;
+          stack.push_back(p);
+        }
+      }
+    }
+    return false;
+  }
+
   FusionGraph &fg;
-  SmallVector<bool> mark;
-  unsigned steps = 0;
-  bool complete = false;
+  SmallVector<unsigned> seen;
+  unsigned epoch = 0;
 };
 
 struct FuseMatmulEpilogues
@@ -75,6 +83,7 @@ struct FuseMatmulEpilogues
       return signalPassFailure();
     FusionGraph fg(body);
     SmallVector<UnitInfo> units = classifyUnits(fg);
+    ReadyBefore readyBefore(fg);
     // For the representative of each matmul group: its matmul node.
     SmallVector<int> matmulOf(fg.size(), -1);
 
@@ -102,10 +111,9 @@ struct FuseMatmulEpilogues
           continue;
         // Every value the unit reads from outside the group must be ready
         // before the matmul's inputs are.
-        Ancestors before(fg, matmul);
         bool ready = llvm::all_of(op->getOperands(), [&](Value other) {
           std::optional<unsigned> from = fg.producer(other);
-          return (from && fg.find(*from) == leader) || before.readyBefore(other);
+          return (from && fg.find(*from) == leader) || readyBefore(other, matmul);
         });
         if (!ready || fg.wouldCreateCycle({leader, node}))
           continue;
