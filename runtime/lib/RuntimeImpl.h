@@ -13,6 +13,7 @@
 #include "gpuos/runtime/Runtime.h"
 #include "gpuos/runtime/Arena.h"
 #include "gpuos/runtime/Protocol.h"
+#include "TestHooks.h"
 
 #include <algorithm>
 #include <atomic>
@@ -316,18 +317,24 @@ struct Runtime::Impl {
     __atomic_store_n(&slot->epoch, e.epoch, __ATOMIC_RELAXED);
     __atomic_store_n(&slot->ctl, e.ctl, __ATOMIC_RELAXED);
     __atomic_store_n(&slot->seq, e.seq, __ATOMIC_RELEASE);
-    ++ringTail;
-    return ensureRunning();
+    return ensureRunning(ringTail++);
   }
 
-  /// The host half of the park handshake (Park.h): after our ring store, a
-  /// full fence, then read the phase. RUNNING: the poller will see the
-  /// entry. PARKING: wait for the poller's decision. PARKED (or never
-  /// launched): the kernel will not see it; launch it.
-  Status ensureRunning() {
+  /// The host half of the park handshake (Park.h): after our ring store at
+  /// position `pos`, a full fence, then read the phase. RUNNING: the poller
+  /// will see the entry. PARKING: wait for the poller's decision. PARKED
+  /// (or never launched): launch the kernel, unless the poller parked after
+  /// it consumed the entry (its parked head is past `pos`): a park op it
+  /// obeyed, or a run it started and finished before an idle park. Launching
+  /// then would undo the park that op asked for, and nothing would be left
+  /// in the ring to ask again (a park() that timed out on a loaded host,
+  /// reproduced on the simulator with a delay right here).
+  Status ensureRunning(uint64_t pos) {
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     if (!launched)
       return relaunch();
+    if (uint32_t us = testhooks::delayAfterRingStoreUs.load(std::memory_order_relaxed))
+      std::this_thread::sleep_for(std::chrono::microseconds(us));
     uint32_t phase = loadAcquire(&hs->parkPhase);
     for (uint32_t spins = 0; phase == kPhaseParking; ++spins) {
       cpuPause();
@@ -335,9 +342,12 @@ struct Runtime::Impl {
       if ((spins & 4095) == 4095)
         GPUOS_RETURN_IF_ERROR(checkResident());
     }
-    if (phase == kPhaseParked)
-      return relaunch();
-    return Status::success();
+    if (phase != kPhaseParked)
+      return Status::success();
+    // Written before the phase (Park.h tryPark), read after its acquire.
+    if (__atomic_load_n(&hs->parkedHead, __ATOMIC_RELAXED) > pos)
+      return Status::success(); // consumed: the next post relaunches
+    return relaunch();
   }
 
   Status relaunch() {

@@ -10,6 +10,7 @@
 #include "gpuos/runtime/Runtime.h"
 
 #include "RuntimeFixture.h"
+#include "TestHooks.h"
 
 #include <algorithm>
 #include <atomic>
@@ -338,6 +339,44 @@ TEST_P(RuntimeTest, ParksWhenIdleAndRelaunches) {
   EXPECT_EQ(st.launches, 2u * cycles);
   EXPECT_EQ(st.completed, 2u * cycles);
   EXPECT_FALSE(st.resident);
+}
+
+// The host is delayed after each ring store (TestHooks.h): the poller
+// takes a park op and parks before the host reads the park phase. The host
+// must not relaunch the kernel then (the op was obeyed; relaunching undid
+// the park, and park() waited 60 s for a park nobody would make again,
+// seen once in a 2-GPU host's benchmark). Submissions through the same
+// window still run, and each next one relaunches after a park.
+TEST_P(RuntimeTest, ParkObeyedBeforeTheHostLooksStaysParked) {
+  rt.reset();
+  RuntimeOptions options;
+  options.idleParkUs = 0; // only on request, as gpuos-bench runs
+  open(options);
+  if (IsSkipped())
+    return;
+  struct Delay {
+    explicit Delay(uint32_t us) { testhooks::delayAfterRingStoreUs = us; }
+    ~Delay() { testhooks::delayAfterRingStoreUs = 0; }
+  } delay(2000);
+  Buffer t = alloc(256 * 4);
+  GraphId id = oneTaskGraph("tiny", t);
+  const int cycles = 5;
+  for (int i = 0; i < cycles; ++i) {
+    Submission s;
+    ASSERT_OK(rt->submit(id, i % 2 ? Priority::Urgent : Priority::Normal, s));
+    ASSERT_OK(rt->wait(s, kWaitUs));
+    auto start = Clock::now();
+    Status parked = rt->park();
+    ASSERT_TRUE(parked.ok()) << "cycle " << i << ": " << parked.toString();
+    EXPECT_LT(seconds(Clock::now() - start), 5.0) << "cycle " << i;
+    Stats st;
+    ASSERT_OK(rt->stats(st));
+    EXPECT_FALSE(st.resident) << "cycle " << i;
+  }
+  Stats st;
+  ASSERT_OK(rt->stats(st));
+  EXPECT_EQ(st.launches, (uint64_t)cycles); // one per submission after a park
+  EXPECT_EQ(st.completed, (uint64_t)cycles);
 }
 
 // Many submissions: graphs of `count` tasks (some chained), each with its

@@ -1,0 +1,25 @@
+//===- TestHooks.h - widen host-side race windows in tests ------*- C++ -*-===//
+//
+// Knobs for tests only, zero otherwise: each widens a window in which a
+// host thread preempted at the wrong moment meets the device's progress.
+// Real hosts open those windows rarely (a vCPU stolen for microseconds);
+// the tests open them every time.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPUOS_RUNTIME_LIB_TESTHOOKS_H
+#define GPUOS_RUNTIME_LIB_TESTHOOKS_H
+
+#include <atomic>
+#include <cstdint>
+
+namespace gpuos::runtime::testhooks {
+
+/// Microseconds the host waits after storing a ring entry, before it reads
+/// the park phase (RuntimeImpl.h, ensureRunning): the poller may consume
+/// the entry and park meanwhile.
+inline std::atomic<uint32_t> delayAfterRingStoreUs{0};
+
+} // namespace gpuos::runtime::testhooks
+
+#endif // GPUOS_RUNTIME_LIB_TESTHOOKS_H
