@@ -13,7 +13,9 @@
 // the poller sees the entry it writes RUNNING and goes on; otherwise it
 // writes PARKED, sets stop for the workers and exits, and the host, which
 // then must have read PARKING or PARKED, waits for the final value and
-// relaunches the kernel (which starts reading at the saved head).
+// relaunches the kernel (which starts reading at the saved head), unless
+// the saved head is past its entry: the poller took the entry before it
+// parked (a PARK entry it obeyed; RuntimeImpl.h ensureRunning).
 //
 //===----------------------------------------------------------------------===//
 

@@ -5,7 +5,8 @@
 //
 //  * submit: pick a free run slot of the graph, write a 16-byte ring entry
 //    into pinned host memory (fields, then seq), then the park handshake
-//    (mfence; read parkPhase; relaunch if the kernel parked);
+//    (mfence; read parkPhase; relaunch if the kernel parked before it
+//    took the entry);
 //  * wait/poll: read the run slot's completion word (written by the device
 //    with st.release.sys), never any device call on the fast path;
 //  * safe points: park() drains and waits for the kernel to exit; frees and

@@ -345,8 +345,10 @@ struct Runtime::Impl {
     if (phase != kPhaseParked)
       return Status::success();
     // Written before the phase (Park.h tryPark), read after its acquire.
-    if (__atomic_load_n(&hs->parkedHead, __ATOMIC_RELAXED) > pos)
+    if (__atomic_load_n(&hs->parkedHead, __ATOMIC_RELAXED) > pos) {
+      testhooks::parkedAfterConsuming.fetch_add(1, std::memory_order_relaxed);
       return Status::success(); // consumed: the next post relaunches
+    }
     return relaunch();
   }
 

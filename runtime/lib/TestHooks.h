@@ -20,6 +20,11 @@ namespace gpuos::runtime::testhooks {
 /// the entry and park meanwhile.
 inline std::atomic<uint32_t> delayAfterRingStoreUs{0};
 
+/// Times the host found the kernel parked after it had consumed the entry
+/// just posted (and so did not relaunch it): tests check that they reached
+/// that branch. Counted always; it is rare outside tests.
+inline std::atomic<uint64_t> parkedAfterConsuming{0};
+
 } // namespace gpuos::runtime::testhooks
 
 #endif // GPUOS_RUNTIME_LIB_TESTHOOKS_H

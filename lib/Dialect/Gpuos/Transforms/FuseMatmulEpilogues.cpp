@@ -25,15 +25,18 @@ using namespace gpuos;
 using namespace gpuos::fusion;
 
 namespace {
-/// "Is this value ready before that node's inputs?", by backward searches
-/// over the graph's nodes (numbered in topological order) that never go
-/// below the producer asked about: its ancestors all come before it. A
-/// residual produced a few nodes before the matmul costs a few steps, not a
-/// walk over the whole graph above it. A search that passes kSearchLimit
-/// steps answers "no", which only forgoes a merge.
+/// "Is this value ready before that node's inputs?". Whether node n depends
+/// on producer p is a search between them only (nodes are numbered in
+/// topological order, so every path from p to n stays inside (p, n)):
+/// backward from n and forward from p at once, one expansion each in turn,
+/// until they meet (yes) or either side runs out (no). Its cost follows the
+/// smaller of the two cones: a residual produced just before the matmul
+/// costs a few steps, and so does a producer with few consumers far above
+/// it. Past kSearchLimit steps it answers "no", which only forgoes a merge.
 class ReadyBefore {
 public:
-  explicit ReadyBefore(FusionGraph &fg) : fg(fg), seen(fg.size(), 0) {}
+  explicit ReadyBefore(FusionGraph &fg)
+      : fg(fg), back(fg.size(), 0), fwd(fg.size(), 0) {}
 
   /// `value` is a graph input, a value `node` depends on, or a view or
   /// constant of such values.
@@ -52,25 +55,41 @@ private:
   bool dependsOn(unsigned node, unsigned ancestor) {
     if (ancestor >= node)
       return false;
-    ++epoch;
-    SmallVector<unsigned> stack = {node};
-    for (unsigned steps = 0; !stack.empty(); ++steps) {
+    if (++epoch == 0) { // wrapped: stale marks could read as current
+      std::fill(back.begin(), back.end(), 0);
+      std::fill(fwd.begin(), fwd.end(), 0);
+      epoch = 1;
+    }
+    SmallVector<unsigned> up = {node}, down = {ancestor};
+    back[node] = fwd[ancestor] = epoch;
+    for (unsigned steps = 0; !up.empty() && !down.empty(); ++steps) {
       if (steps == FusionGraph::kSearchLimit)
         return false;
-      for (unsigned p : fg.predecessors(stack.pop_back_val())) {
-        if (p == ancestor)
+      bool upTurn = steps % 2 == 0;
+      SmallVector<unsigned> &frontier = upTurn ? up : down;
+      SmallVector<unsigned> &mine = upTurn ? back : fwd;
+      SmallVector<unsigned> &theirs = upTurn ? fwd : back;
+      unsigned at = frontier.pop_back_val();
+      for (unsigned next : upTurn ? fg.predecessors(at) : fg.successors(at)) {
+        if (next <= ancestor || next >= node)
+          continue; // outside (ancestor, node), unless it is the other end
+        if (theirs[next] == epoch)
           return true;
-        if (p > ancestor && seen[p] != epoch) {
-          seen[p] = epoch;
-          stack.push_back(p);
+        if (mine[next] != epoch) {
+          mine[next] = epoch;
+          frontier.push_back(next);
         }
       }
+      // The ends themselves: n's predecessor p, or p's successor n.
+      if (upTurn ? llvm::is_contained(fg.predecessors(at), ancestor)
+                 : llvm::is_contained(fg.successors(at), node))
+        return true;
     }
     return false;
   }
 
   FusionGraph &fg;
-  SmallVector<unsigned> seen;
+  SmallVector<unsigned> back, fwd;
   unsigned epoch = 0;
 };
 

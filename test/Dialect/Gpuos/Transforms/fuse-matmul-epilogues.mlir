@@ -95,3 +95,78 @@ gpuos.graph @micro_bias(%x0 : !gpuos.tensor<4x64xf32>, %x1 : !gpuos.tensor<4x64x
   %y1 = gpuos.add %p1, %b : !gpuos.tensor<4x128xf32>, !gpuos.tensor<128xf32>
   gpuos.yield %y0, %y1 : !gpuos.tensor<4x128xf32>, !gpuos.tensor<4x128xf32>
 }
+
+// -----
+
+// Other operands: a value computed independently of the matmul stays out
+// (the task would wait for it); a constant, and a view of a graph input,
+// are ready at once and join with the epilogue.
+// CHECK-LABEL: gpuos.graph @other_operands
+// CHECK: %[[I:.+]] = gpuos.tanh %y
+// CHECK: %[[P:.+]] = gpuos.matmul %x, %w
+// CHECK: gpuos.add %[[P]], %[[I]]
+// CHECK: gpuos.task "other_operands_t0_matmul_mul" ins({{.+}} = %x : {{.+}}, {{.+}} = %w : {{.+}}, {{.+}} = %v : !gpuos.tensor<64x1xf32>)
+// CHECK-NEXT: gpuos.matmul
+// CHECK-NEXT: gpuos.constant
+// CHECK-NEXT: gpuos.mul
+// CHECK-NEXT: gpuos.transpose
+// CHECK-NEXT: gpuos.mul
+// CHECK-NEXT: gpuos.yield
+gpuos.graph @other_operands(%x : !gpuos.tensor<1x64xf32>, %w : !gpuos.tensor<64x64xf32>,
+                            %y : !gpuos.tensor<1x64xf32>, %v : !gpuos.tensor<64x1xf32>)
+    -> (a : !gpuos.tensor<1x64xf32>, b : !gpuos.tensor<1x64xf32>) {
+  %i = gpuos.tanh %y : !gpuos.tensor<1x64xf32>
+  %p = gpuos.matmul %x, %w : !gpuos.tensor<1x64xf32>, !gpuos.tensor<64x64xf32>
+  %a = gpuos.add %p, %i : !gpuos.tensor<1x64xf32>, !gpuos.tensor<1x64xf32>
+  %q = gpuos.matmul %x, %w : !gpuos.tensor<1x64xf32>, !gpuos.tensor<64x64xf32>
+  %c = gpuos.constant dense<0.5> : tensor<f32>
+  %vt = gpuos.transpose %v [1, 0] : !gpuos.tensor<64x1xf32>
+  %s = gpuos.mul %q, %c : !gpuos.tensor<1x64xf32>, !gpuos.tensor<f32>
+  %b = gpuos.mul %s, %vt : !gpuos.tensor<1x64xf32>, !gpuos.tensor<1x64xf32, strides = [1, 1]>
+  gpuos.yield %a, %b : !gpuos.tensor<1x64xf32>, !gpuos.tensor<1x64xf32>
+}
+
+// -----
+
+// A product of a product: the epilogue reading both joins the second
+// matmul (the first is its ancestor), not the first.
+// CHECK-LABEL: gpuos.graph @two_levels
+// CHECK: %[[P1:.+]] = gpuos.matmul %x, %w
+// CHECK: gpuos.task "two_levels_t0_matmul_add" ins(%[[A:.+]] = %[[P1]] : {{.+}}, %{{.+}} = %w : {{.+}})
+// CHECK-NEXT: %[[P2:.+]] = gpuos.matmul %[[A]]
+// CHECK-NEXT: gpuos.add %[[A]], %[[P2]]
+gpuos.graph @two_levels(%x : !gpuos.tensor<1x64xf32>, %w : !gpuos.tensor<64x64xf32>)
+    -> (y : !gpuos.tensor<1x64xf32>) {
+  %p1 = gpuos.matmul %x, %w : !gpuos.tensor<1x64xf32>, !gpuos.tensor<64x64xf32>
+  %p2 = gpuos.matmul %p1, %w : !gpuos.tensor<1x64xf32>, !gpuos.tensor<64x64xf32>
+  %y = gpuos.add %p1, %p2 : !gpuos.tensor<1x64xf32>, !gpuos.tensor<1x64xf32>
+  gpuos.yield %y : !gpuos.tensor<1x64xf32>
+}
+
+// -----
+
+// Tasks as units: an elementwise task (as gpuos-fuse-elementwise leaves
+// one) joins a matmul; a task of another priority does not.
+// CHECK-LABEL: gpuos.graph @task_units
+// CHECK: %[[T:.+]]:2 = gpuos.task "task_units_t0_matmul_add_tanh" {{.+}} priority #gpuos.priority<urgent>
+// CHECK: gpuos.task "bg" ins({{.+}} = %[[T]]#0 : {{.+}}) {{.+}} priority #gpuos.priority<background>
+gpuos.graph @task_units(%x : !gpuos.tensor<1x64xf32>, %w : !gpuos.tensor<64x64xf32>, %b : !gpuos.tensor<64xf32>)
+    -> (y : !gpuos.tensor<1x64xf32>, z : !gpuos.tensor<1x64xf32>) {
+  %p = gpuos.task "mm" ins(%a = %x : !gpuos.tensor<1x64xf32>, %c = %w : !gpuos.tensor<64x64xf32>) tile [1, 16]
+      priority #gpuos.priority<urgent> -> (!gpuos.tensor<1x64xf32>) {
+    %0 = gpuos.matmul %a, %c : !gpuos.tensor<1x64xf32>, !gpuos.tensor<64x64xf32>
+    gpuos.yield %0 : !gpuos.tensor<1x64xf32>
+  }
+  %y = gpuos.task "ep" ins(%a = %p : !gpuos.tensor<1x64xf32>, %c = %b : !gpuos.tensor<64xf32>) tile [1, 64]
+      priority #gpuos.priority<urgent> -> (!gpuos.tensor<1x64xf32>) {
+    %0 = gpuos.add %a, %c : !gpuos.tensor<1x64xf32>, !gpuos.tensor<64xf32>
+    %1 = gpuos.tanh %0 : !gpuos.tensor<1x64xf32>
+    gpuos.yield %1 : !gpuos.tensor<1x64xf32>
+  }
+  %z = gpuos.task "bg" ins(%a = %p : !gpuos.tensor<1x64xf32>) tile [1, 64]
+      priority #gpuos.priority<background> -> (!gpuos.tensor<1x64xf32>) {
+    %0 = gpuos.exp %a : !gpuos.tensor<1x64xf32>
+    gpuos.yield %0 : !gpuos.tensor<1x64xf32>
+  }
+  gpuos.yield %y, %z : !gpuos.tensor<1x64xf32>, !gpuos.tensor<1x64xf32>
+}
