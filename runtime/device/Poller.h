@@ -236,23 +236,33 @@ struct PollerLoop {
   uint32_t traced;   // records written
 };
 
-/// Diagnostics (lane 0): the record of a run published to the queues,
-/// up to its publication (TraceRecord::queued; no tile, no completion).
-GPUOS_DEV_OUTLINE void traceQueued(PollerLoop &L, const RingEntry &e) {
-  // Lane 0's stamps: its entries are a share of the publication.
-  uint64_t published = cycles();
+/// Diagnostics: the poller's next trace slot for run `run`, with what every
+/// record holds (the globaltimer and the SM cycles of the ring read that
+/// found it, whether it was queued: TraceRecord::queued); the caller adds
+/// the steps of its kind.
+GPUOS_DEV TraceSlot *openPollRecord(PollerLoop &L, uint32_t run,
+                                    uint32_t epoch, bool queued) {
   TraceSlot *t = L.cfg.trace + (L.traced++ & L.cfg.traceMask);
-  t->run = e.run;
-  t->epoch = e.epoch;
+  t->run = run;
+  t->epoch = epoch;
   t->seenNs = L.tSeenNs;
   t->cycles[0] = L.tIssue;
   t->cycles[1] = L.tSeen;
   t->cycles[2] = L.tAcquired;
+  t->pad[0] = queued ? 1 : 0;
+  return t;
+}
+
+/// Diagnostics (lane 0): the record of a run published to the queues,
+/// up to its publication (no tile, no completion).
+GPUOS_DEV_OUTLINE void traceQueued(PollerLoop &L, const RingEntry &e) {
+  // Lane 0's stamps: its entries are a share of the publication.
+  uint64_t published = cycles();
+  TraceSlot *t = openPollRecord(L, e.run, e.epoch, true);
   t->cycles[3] = L.tSteps[0];
   t->cycles[4] = L.tSteps[1];
   t->cycles[5] = published;
   t->cycles[6] = t->cycles[7] = 0;
-  t->pad[0] = 1; // queued (TraceRecord::queued)
 }
 
 /// One step of warp 0: read the ring (unless entries of the last read are
@@ -355,19 +365,12 @@ GPUOS_DEV_OUTLINE void traceInline(PollerLoop &L, const QueueEntry &job,
   uint64_t issued = cycles();
   fenceSysSc();
   uint64_t performed = cycles();
-  TraceSlot *t = L.cfg.trace + (L.traced++ & L.cfg.traceMask);
-  t->run = job.run;
-  t->epoch = job.epoch;
-  t->seenNs = L.tSeenNs;
-  t->cycles[0] = L.tIssue;
-  t->cycles[1] = L.tSeen;
-  t->cycles[2] = L.tAcquired;
+  TraceSlot *t = openPollRecord(L, job.run, job.epoch, false);
   t->cycles[3] = L.tRow;
   t->cycles[4] = tStart;
   t->cycles[5] = tEnd;
   t->cycles[6] = issued;
   t->cycles[7] = performed;
-  t->pad[0] = 0;
 }
 
 /// Block 0: warp 0 polls; the whole block runs inline jobs. Two barriers

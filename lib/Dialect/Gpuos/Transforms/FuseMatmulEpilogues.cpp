@@ -39,16 +39,21 @@ public:
       : fg(fg), back(fg.size(), 0), fwd(fg.size(), 0) {}
 
   /// `value` is a graph input, a value `node` depends on, or a view or
-  /// constant of such values.
+  /// constant of such values (looked through with a worklist: a chain of
+  /// views may be as long as the graph).
   bool operator()(Value value, unsigned node) {
-    std::optional<unsigned> producer = fg.producer(value);
-    if (!producer)
-      return true;
-    Operation *op = fg.op(*producer);
-    if (isViewOrConstant(op))
-      return llvm::all_of(op->getOperands(),
-                          [&](Value operand) { return (*this)(operand, node); });
-    return dependsOn(node, *producer);
+    SmallVector<Value> todo = {value};
+    while (!todo.empty()) {
+      std::optional<unsigned> producer = fg.producer(todo.pop_back_val());
+      if (!producer)
+        continue; // a graph input
+      Operation *op = fg.op(*producer);
+      if (isViewOrConstant(op))
+        todo.append(op->operand_begin(), op->operand_end());
+      else if (!dependsOn(node, *producer))
+        return false;
+    }
+    return true;
   }
 
 private:
