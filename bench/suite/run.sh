@@ -23,6 +23,10 @@
 #     tasks' own time without the runtime), $OUT/launch-<name>.json.
 #     PROFILE_FLAGS: more driver options for the first, e.g.
 #     "--trace-tiles 64 --priority urgent".
+#   bash bench/suite/run.sh share [suite-driver options]
+#     the sharing phase through the runtime alone, on zero-filled inputs,
+#     e.g. --trace-runs 131072 (where urgent latency goes) or
+#     --urgent-exclusive 1.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -175,11 +179,34 @@ timeline_step() { # driver name image-args...
     ${PROFILE_FLAGS:-}
 }
 
+# The sharing phase alone, on zero-filled inputs (no PyTorch needed): the
+# runtime with the given suite-driver options (e.g. --trace-runs 131072,
+# --urgent-exclusive 1), then the two-stream baseline.
+share() {
+  local driver=${BENCH_DRIVER:-/tmp/gpuos-bench/build/suite-driver} work=/tmp/gpuos-bench/share
+  [[ -x $driver ]] || build_driver >/dev/null
+  local spec name bytes
+  for spec in urgent_step background_bulk; do
+    rm -rf "${work:?}/$spec" && mkdir -p "$work/$spec/set0"
+    while read -r kind name bytes; do
+      [[ $kind == input ]] && head -c "$bytes" /dev/zero > "$work/$spec/set0/$name.bin"
+    done < "$bench_dir/specs/$spec.spec"
+  done
+  local common=(--image "$bench_dir/images/sharing.cubin" --manifest "$bench_dir/images/sharing.manifest.json"
+                --urgent-spec "$bench_dir/specs/urgent_step.spec" --urgent-data "$work/urgent_step"
+                --urgent-sets 1 --bg-spec "$bench_dir/specs/background_bulk.spec"
+                --bg-data "$work/background_bulk" --out "$work/out")
+  echo "=== share-gpuos $*"
+  "$driver" share-gpuos "${common[@]}" "$@" --json "$work/gpuos.json"
+  python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print('gpuos: urgent p50/p99 alone %.1f/%.1f shared %.1f/%.1f us; background %.0f/s alone, %.0f/s shared' % (r['urgent_solo_us']['p50'], r['urgent_solo_us']['p99'], r['urgent_shared_us']['p50'], r['urgent_shared_us']['p99'], r['background_solo_per_s'], r['background_shared_per_s']))" "$work/gpuos.json"
+}
+
 case $mode in
   prepare) prepare ;;
   run) run "$@" ;;
   build-driver) build_driver ;;
   profile) for_workloads profile profile_step "$@" ;;
   timeline) for_workloads timeline timeline_step "$@" ;;
-  *) echo "usage: $0 prepare | run [bench.py run options] | build-driver | profile WORKLOAD... | timeline WORKLOAD..." >&2; exit 2 ;;
+  share) share "$@" ;;
+  *) echo "usage: $0 prepare | run [bench.py run options] | build-driver | profile WORKLOAD... | timeline WORKLOAD... | share [driver options]" >&2; exit 2 ;;
 esac

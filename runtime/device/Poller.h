@@ -6,8 +6,11 @@
 // to 32 submissions. For each submission the poller reads the run slot's row
 // (device memory) and publishes the root ranges into the priority's root
 // queue, of which it is the only producer: no atomic and, since it checks
-// the next slot's freedom while idle, no wait on the submission path. From
-// then on the workers only touch device memory.
+// the next slot's freedom while idle, no wait on the submission path. A
+// non-urgent run of more ranges than the warp has lanes goes in as one
+// kExpandKind entry whose worker publishes the ranges (Worker.h,
+// expandRun), so bulk work never holds up the ring. From then on the
+// workers only touch device memory.
 //
 // Urgent runs of one task with one tile (the latency-critical case) are run
 // by block 0 itself, right after the poll that found them (inlineUrgent):
@@ -129,6 +132,10 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
   uint64_t p0 = ps.next[prio];
   bool gang = gangTiles != 0 && busy == 0u;
   bool inlined = n == 1 && prio == kPriorityUrgent && numTasks == 1 && cfg.inlineUrgent;
+  // A non-urgent run of more ranges than one round of the lanes: one entry,
+  // and a worker publishes the ranges (Protocol.h, kExpandKind), so that an
+  // urgent entry behind it in the ring does not wait for them.
+  bool expand = prio != kPriorityUrgent && n > w.width();
   if (prio == kPriorityUrgent && cfg.urgentExclusive && !inlined && w.lane() == 0) {
     // Counted before its tiles are visible (the publish below releases
     // both): workers hold back other work until its completion uncounts it
@@ -151,9 +158,16 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
       out.rangeExtra = 0;
       out.epoch = (uint16_t)epoch;
     }, seenFree);
-  } else if (n == 1) {
+  } else if (n == 1 || expand) {
     if (w.lane() == 0) {
       t.epoch = (uint16_t)e.epoch;
+      if (expand) {
+        t.kind = kExpandKind;
+        t.args = reinterpret_cast<uint64_t>(row);
+        t.numTiles = n;
+        t.tile = 0;
+        t.rangeExtra = 0;
+      }
       if (inlined) {
         prefetchL1(t.args);
         sh.job = t;
@@ -172,6 +186,7 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
     }
     if (inlined)
       return true;
+    n = 1; // the expand entry's one position
   } else if (rootTiles) {
     // One root task: its ranges are `first` split evenly (as the host's
     // templates are), with no template read in series before the writes.

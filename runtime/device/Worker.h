@@ -72,6 +72,11 @@
 // one needs no counter at all: its block runs the tasks in order, like a
 // chain of kept successors, and subtracts them from tasksLeft at its end.
 //
+// Expansion: an entry of kind kExpandKind is a non-urgent run whose root
+// ranges the poller left to a worker (Poller.h): thread 0 reserves the
+// positions in the priority's shared queue, warp 0 publishes the ranges
+// (expandRun) and frees the entry's slot; no tile runs for it.
+//
 // Counters are relaxed atomics in device memory with explicit fences around
 // them (on the GPU one fence can cover a batch; atomicAddOrdered/stPublish
 // name the pairing, Platform.h); the release/acquire chain runs tile ->
@@ -255,6 +260,8 @@ struct WorkerShared {
   bool kept;                     // `cont` holds the next job
   uint32_t origin;               // how the running tile came (kTileFrom...)
   GangState gang;
+  bool expand;                   // pick.job is a kExpandKind entry: warp 0
+  uint64_t expandAt;             // publishes its run's root ranges here
 };
 
 GPUOS_DEV uint32_t *depsLeftOf(RunCounters *r) {
@@ -460,6 +467,38 @@ GPUOS_DEV void publishStaged(Inbox *inbox, const WorkerShared &sh,
                      o.rangeExtra = (uint16_t)(count - 1);
                    });
   }
+}
+
+/// Warp 0 (all lanes): publishes the root ranges of a run the poller
+/// handed over as one kExpandKind entry (Protocol.h), the ranges the poller
+/// would have published (Poller.h, startRun), into the priority's shared
+/// queue at the positions thread 0 reserved; then frees the entry's slot
+/// (publishEntries' fences come after reading it).
+template <typename Warp>
+GPUOS_DEV void expandRun(Inbox *inbox, const WorkerShared &sh, const Warp &w) {
+  const QueueEntry &x = sh.pick.job;
+  const RunRow *row = reinterpret_cast<const RunRow *>(x.args);
+  uint32_t rootTiles = ldcg(&row->rootTiles);
+  const QueueEntry *templates =
+      reinterpret_cast<const QueueEntry *>(ldcg(&row->rootEntries));
+  QueueEntry t;
+  readPayload(&row->first, t);
+  uint32_t n = x.numTiles;
+  uint32_t sq = sharedQueue(priorityOfQueue(sh.pick.queue));
+  publishEntries(inbox, sq, sh.expandAt, n, w, [&](uint32_t i, QueueEntry &out) {
+    if (rootTiles) { // one root task: `first` split evenly
+      uint32_t first = 0, count = 0;
+      rangePart(rootTiles, n, i, first, count);
+      out = t;
+      out.tile = first;
+      out.rangeExtra = (uint16_t)(count - 1);
+    } else {
+      readPayload(templates + i, out);
+    }
+    out.epoch = x.epoch;
+  });
+  if (w.lane() == 0 && sh.pick.mustFree)
+    freeSlot(sh.pick.queue, sh.pick.pos);
 }
 
 /// Publishes tiles first .. first + count - 1 of `job`'s task as one range
@@ -963,6 +1002,7 @@ GPUOS_DEV void workerMain(DeviceControl *c, uint32_t blockId, WorkerShared &sh,
     sh.origin = kTileFromQueue;
     sh.gang.active = false;
     sh.gang.seek = false;
+    sh.expand = false;
     range.left = 0;
     range.uncounted = 0;
   }
@@ -970,6 +1010,7 @@ GPUOS_DEV void workerMain(DeviceControl *c, uint32_t blockId, WorkerShared &sh,
   for (;;) {
     if (block.tid() == 0) {
       bool next = false;
+      sh.expand = false;
       if (sh.gang.active) {
         // A gang member: its next tile of this task, or (gangSeek below)
         // of the next task it has tiles of.
@@ -1019,6 +1060,11 @@ GPUOS_DEV void workerMain(DeviceControl *c, uint32_t blockId, WorkerShared &sh,
         if (sh.stop == kRunTile && sh.pick.job.kind == kGangKind) {
           gangStart(sh.gang, sh.pick);
           sh.stop = kNoTile; // gangSeek sets up its first tile
+        } else if (sh.stop == kRunTile && sh.pick.job.kind == kExpandKind) {
+          sh.expandAt = reservePositions(
+              c, sharedQueue(priorityOfQueue(sh.pick.queue)), sh.pick.job.numTiles);
+          sh.expand = true; // warp 0 publishes the ranges (expandRun)
+          sh.stop = kNoTile;
         } else if (!sh.stop && sh.pick.job.rangeExtra) {
           range.left = sh.pick.job.rangeExtra;
           sh.pick.job.rangeExtra = 0;
@@ -1042,6 +1088,8 @@ GPUOS_DEV void workerMain(DeviceControl *c, uint32_t blockId, WorkerShared &sh,
       w.sync(); // thread 0's decision before the lanes read it
       if (sh.gang.seek)
         gangSeek(c, sh, w, record);
+      if (sh.expand)
+        expandRun(inbox, sh, w);
     }
     block.sync();
     if (sh.stop == kExitLoop)

@@ -532,6 +532,8 @@ static Status readTraceSlots(Runtime::Impl &m, uint64_t first, size_t count,
                                    count * sizeof(TraceSlot));
 }
 
+uint32_t Runtime::runSlotOf(Submission s) { return Impl::runOf(s.id); }
+
 Status Runtime::readTrace(std::vector<TraceRecord> &out) {
   Impl &m = *impl_;
   std::lock_guard<std::mutex> lock(m.mutex);

@@ -27,6 +27,9 @@
 //     share-streams runs the same task functions (the image's
 //     gpuos_launch_<kind> kernels, one launch per task in manifest order)
 //     on two CUDA streams with the highest and lowest stream priority.
+//     share-gpuos --trace-runs N (N > 0) also records the poller's steps of
+//     the last N runs (RuntimeOptions::traceRecords) and prints where
+//     urgent latency goes alone and shared, and the slowest shared calls.
 //
 //   suite-driver profile --image I.cubin --manifest I.manifest.json
 //       --graph NAME [--reps R] [--json FILE]
@@ -363,6 +366,8 @@ std::unique_ptr<Runtime> openRuntime(const Args &args) {
   if (uint32_t n = (uint32_t)args.num("trace-tiles", 0)) {
     opts.traceRecords = n;
     opts.traceAllTiles = true;
+  } else if (uint32_t runs = (uint32_t)args.num("trace-runs", 0)) {
+    opts.traceRecords = runs; // the poller's record of each run
   }
   std::unique_ptr<Runtime> rt;
 #ifdef SUITE_SIM
@@ -533,6 +538,9 @@ struct Engine {
   virtual bool bgPoll(int slot) = 0;
   /// Called once by each thread that will use the engine.
   virtual void bindThread() {}
+  /// The sharing phase that starts now (0 urgent alone, 1 background
+  /// alone, 2 shared): for engines that log their calls.
+  virtual void phase(int) {}
 };
 
 struct ShareResult {
@@ -624,7 +632,9 @@ ShareResult runSharing(Engine &e, int sets, double periodUs, double durationUs) 
       periodUs = std::ceil(4 * p50 / 50.0) * 50.0;
   }
   r.periodUs = periodUs;
+  e.phase(0);
   r.urgentSolo = distOf(urgentStream(e, sets, periodUs, durationUs, r.lateSolo));
+  e.phase(1);
   // Solo background throughput.
   {
     Background bg(e);
@@ -641,6 +651,7 @@ ShareResult runSharing(Engine &e, int sets, double periodUs, double durationUs) 
     Background bg(e);
     bg.start();
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    e.phase(2);
     auto a = Clock::now();
     std::vector<double> l = urgentStream(e, sets, periodUs, durationUs, r.lateShared);
     auto b = Clock::now();
@@ -664,13 +675,43 @@ std::string shareJson(const std::string &mode, const ShareResult &r, const std::
 
 // ---- gpuos engine
 
+/// One urgent call of a traced sharing run (--trace-runs): its phase, run
+/// slot, and host clock (CLOCK_REALTIME ns, the clock the device's
+/// globaltimer follows) before submit, after submit, after wait.
+struct UrgentCallLog {
+  int phase;
+  uint32_t run;
+  int64_t submitNs, submittedNs, doneNs;
+};
+
+int64_t realtimeNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 struct GpuosEngine : Engine {
   Runtime &rt;
   std::vector<BoundSet> urgent;
   BoundSet bg[2];
   Submission bgSub[2];
+  bool logging = false;
+  int phaseNow = -1; // warm-up: not logged
+  std::vector<UrgentCallLog> log;
   GpuosEngine(Runtime &r) : rt(r) {}
-  void urgentCall(int set) override { runOnce(rt, urgent[set].graph, Priority::Urgent); }
+  void urgentCall(int set) override {
+    if (!logging || phaseNow < 0)
+      return runOnce(rt, urgent[set].graph, Priority::Urgent);
+    UrgentCallLog c{phaseNow, 0, realtimeNs(), 0, 0};
+    Submission s;
+    need(rt.submit(urgent[set].graph, Priority::Urgent, s), "submit");
+    c.submittedNs = realtimeNs();
+    need(rt.wait(s, 30000000), "wait");
+    c.doneNs = realtimeNs();
+    c.run = Runtime::runSlotOf(s);
+    log.push_back(c);
+  }
+  void phase(int p) override { phaseNow = p; }
   void bgStart(int slot) override {
     need(rt.submit(bg[slot].graph, Priority::Background, bgSub[slot]), "submit background");
   }
@@ -683,6 +724,114 @@ struct GpuosEngine : Engine {
     return true;
   }
 };
+
+/// --trace-runs: where urgent latency goes, alone and shared. Each logged
+/// call is matched to the poller's record of its run (TraceRecord: one per
+/// run; a run slot's last k records are its last k calls, in order; older
+/// ones may have left the ring, and the unlogged warm-up calls come
+/// first). The host's clock and the device's
+/// globaltimer differ by an unknown, slowly drifting offset (~70 us on the
+/// H200, bench/micro/clock_sync.cu), so "pickup" (submit called -> ring
+/// entry seen by the poller) is counted from its minimum in the same phase
+/// (a lower bound: that minimum is taken as zero); "poller" is seen -> entries published (or the
+/// inline tile completed), on block 0's clock; "rest" is the remainder up
+/// to `wait` returning (tiles, hops, the completion reaching the host).
+void printUrgentBreakdown(Runtime &rt, const std::vector<UrgentCallLog> &log) {
+  std::vector<TraceRecord> recs;
+  need(rt.readTrace(recs), "readTrace");
+  std::sort(recs.begin(), recs.end(),
+            [](const TraceRecord &a, const TraceRecord &b) { return a.seenNs < b.seenNs; });
+  double cyc = 0, ns = 0; // block 0's clock rate, from neighbouring records
+  for (size_t k = 1; k < recs.size(); ++k)
+    if (recs[k].seenNs - recs[k - 1].seenNs < 100000 && recs[k].seen > recs[k - 1].seen) {
+      cyc += (double)(recs[k].seen - recs[k - 1].seen);
+      ns += (double)(recs[k].seenNs - recs[k - 1].seenNs);
+    }
+  double ghz = ns > 0 ? cyc / ns : 0;
+  std::map<uint32_t, std::vector<size_t>> byRun;
+  std::set<uint32_t> urgentRuns;
+  for (size_t k = 0; k < recs.size(); ++k)
+    byRun[recs[k].run].push_back(k);
+  for (const UrgentCallLog &c : log)
+    urgentRuns.insert(c.run);
+  struct Row {
+    int phase;
+    double total, submit, raw, poller;
+    long prev; // the poller's record just before (any run), or -1
+  };
+  std::map<uint32_t, size_t> callsOfRun, matched;
+  for (const UrgentCallLog &c : log)
+    ++callsOfRun[c.run];
+  std::vector<Row> rows;
+  for (const UrgentCallLog &c : log) {
+    const std::vector<size_t> &mine = byRun[c.run];
+    size_t i = matched[c.run]++;
+    if (ghz <= 0 || mine.size() + i < callsOfRun[c.run])
+      continue; // its record left the ring
+    long best = (long)mine[mine.size() - callsOfRun[c.run] + i];
+    const TraceRecord &t = recs[best];
+    uint64_t end = t.queued ? t.published : t.completed;
+    rows.push_back({c.phase, (c.doneNs - c.submitNs) * 1e-3, (c.submittedNs - c.submitNs) * 1e-3,
+                    ((double)t.seenNs - (double)c.submitNs) * 1e-3,
+                    end > t.seen ? (double)(end - t.seen) / ghz * 1e-3 : 0.0, best - 1});
+  }
+  // The offset per phase (it drifts by microseconds over the seconds
+  // between them): its calls' minimum.
+  double offsets[3] = {1e300, 1e300, 1e300};
+  for (Row &r : rows)
+    offsets[r.phase] = std::min(offsets[r.phase], r.raw);
+  for (Row &r : rows)
+    r.raw -= offsets[r.phase];
+  if (offsets[0] == 1e300 && !rows.empty())
+    std::printf("trace: the urgent-alone calls' records left the ring (--trace-runs %zu is too "
+                "small)\n", recs.size());
+  if (rows.empty()) {
+    std::printf("trace: no urgent call matched a trace record (%zu records, %zu calls)\n",
+                recs.size(), log.size());
+    return;
+  }
+  std::printf("urgent calls by phase (us; pickup from its minimum in the phase, block 0 at %.3f GHz):\n"
+              "%-8s %6s %22s %22s %22s %22s %22s\n", ghz, "phase", "n", "total p50/p99",
+              "submit call p50/p99", "pickup p50/p99", "poller p50/p99", "rest p50/p99");
+  for (int ph : {0, 2}) {
+    std::vector<double> tot, sub, pick, pol, rest;
+    for (const Row &r : rows)
+      if (r.phase == ph) {
+        tot.push_back(r.total), sub.push_back(r.submit), pick.push_back(r.raw);
+        pol.push_back(r.poller), rest.push_back(r.total - r.raw - r.poller);
+      }
+    auto pp = [](const std::vector<double> &v) {
+      Dist d = distOf(v);
+      char b[64];
+      std::snprintf(b, sizeof b, "%.2f / %.2f", d.p50, d.p99);
+      return std::string(b);
+    };
+    std::printf("%-8s %6zu %22s %22s %22s %22s %22s\n", ph == 0 ? "alone" : "shared", tot.size(),
+                pp(tot).c_str(), pp(sub).c_str(), pp(pick).c_str(), pp(pol).c_str(), pp(rest).c_str());
+  }
+  // The slowest shared calls one by one, with what the poller did just
+  // before it saw them.
+  std::vector<const Row *> shared;
+  for (const Row &r : rows)
+    if (r.phase == 2)
+      shared.push_back(&r);
+  std::sort(shared.begin(), shared.end(), [](const Row *a, const Row *b) { return a->total > b->total; });
+  std::printf("slowest shared calls: total, submit call, pickup, poller, rest; the poller's previous "
+              "record (urgent/bg, its publish time, gap from its end to this entry seen)\n");
+  for (size_t i = 0; i < shared.size() && i < std::max<size_t>(12, shared.size() / 100); ++i) {
+    const Row &r = *shared[i];
+    std::printf("  %7.2f %6.2f %7.2f %6.2f %7.2f", r.total, r.submit, r.raw, r.poller,
+                r.total - r.raw - r.poller);
+    if (r.prev >= 0) {
+      const TraceRecord &p = recs[(size_t)r.prev], &t = recs[(size_t)r.prev + 1];
+      uint64_t pend = p.queued ? p.published : p.completed;
+      std::printf("   prev %s %6.2f us, gap %7.2f us", urgentRuns.count(p.run) ? "urgent" : "bg    ",
+                  pend > p.seen ? (double)(pend - p.seen) / ghz * 1e-3 : 0.0,
+                  t.seen > pend ? (double)(t.seen - pend) / ghz * 1e-3 : -1.0);
+    }
+    std::printf("\n");
+  }
+}
 
 int cmdShareGpuos(const Args &args) {
   Spec us = readSpec(args.get("urgent-spec")), bs = readSpec(args.get("bg-spec"));
@@ -701,7 +850,10 @@ int cmdShareGpuos(const Args &args) {
   poisonOutputs(*rt, bs, e.bg[1]);
   runOnce(*rt, e.bg[1].graph, Priority::Background);
   saveOutputs(*rt, bs, e.bg[1], out + "/background");
+  e.logging = args.num("trace-runs", 0) > 0;
   ShareResult r = runSharing(e, sets, args.num("period-us", 250), args.num("duration-s", 1.5) * 1e6);
+  if (e.logging)
+    printUrgentBreakdown(*rt, e.log);
   std::string extra = ", \"device\": " + deviceJson(*rt) + ", \"stats\": " + statsJson(*rt);
   need(rt->close(), "close");
   emitJson(args, shareJson("gpuos", r, extra));

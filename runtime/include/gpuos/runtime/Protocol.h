@@ -40,7 +40,7 @@ namespace gpuos::runtime::proto {
 /// Bumped whenever a layout below or the meaning of a field changes. The
 /// device library exports it as `gpuos_runtime_protocol`; loading an image
 /// linked against another version is refused.
-constexpr uint32_t kProtocolVersion = 12;
+constexpr uint32_t kProtocolVersion = 13;
 
 /// Priority classes; lower goes first.
 constexpr uint32_t kNumPriorities = 3;
@@ -162,6 +162,15 @@ static_assert(offsetof(QueueEntry, rangeExtra) == 42, "vector 2, .z high");
 /// tile has the graph-wide index b going to member (b + j) mod numTiles.
 /// The other fields are the run's, as in any entry.
 constexpr uint32_t kGangKind = 0xFFFFFFFFu;
+/// A QueueEntry whose kind is kExpandKind is not a tile but a run whose root
+/// ranges are still to be published (Worker.h, expandRun): the poller hands
+/// a non-urgent run of more root ranges than its warp has lanes to a worker
+/// as this one entry, so that publishing them never holds up the ring (an
+/// urgent submission behind a background one of 768 ranges waited ~50 us
+/// for the poller on a loaded H200). `args` is the run's RunRow, `numTiles`
+/// its numRootEntries; the other fields are the run's, as in any entry.
+/// (Protocol 13.)
+constexpr uint32_t kExpandKind = 0xFFFFFFFEu;
 /// DeviceControl::gangPolicy (RuntimeOptions::gangs): never; when no
 /// other run is in flight; when no other gang is in flight.
 constexpr uint32_t kGangOff = 0, kGangWhenIdle = 1, kGangOneAtATime = 2;

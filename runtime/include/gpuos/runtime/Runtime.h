@@ -313,6 +313,9 @@ public:
   /// The trace records (RuntimeOptions::traceRecords), oldest first; empty
   /// when tracing is off. Reading does not clear them.
   Status readTrace(std::vector<TraceRecord> &out);
+  /// The run slot submission `s` uses, as TraceRecord::run names it
+  /// (diagnostics: a submission's trace records).
+  static uint32_t runSlotOf(Submission s);
   /// The workers' traced continuation hops (up to 64 per block, in no
   /// particular order); empty when tracing is off.
   Status readHopTrace(std::vector<HopTraceRecord> &out);
