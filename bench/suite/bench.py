@@ -584,7 +584,7 @@ def fmt(v, f="%.1f"):
     return "-" if v is None else f % v
 
 
-def versions():
+def versions(images_dir=None):
     v = {"python": platform.python_version(), "torch": torch.__version__, "cuda": torch.version.cuda}
     try:
         import triton
@@ -599,6 +599,12 @@ def versions():
     except Exception:
         v["nvidia_smi"] = None
         v["driver"] = None
+    # The commit `run.sh prepare` built the images at (.bench/commit): the
+    # GPU machine's copy of the tree may carry a stale .git.
+    stamp = os.path.join(os.path.dirname(images_dir or ""), "commit")
+    if images_dir and os.path.exists(stamp):
+        v["commit"] = open(stamp).read().strip() or None
+        return v
     try:
         r = subprocess.run(["git", "-C", ROOT, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10)
         v["commit"] = r.stdout.strip() or None
@@ -973,7 +979,7 @@ def cmd_run(args):
     ctx.phase["bandwidth"] = time.time() - t
 
     # Report.
-    vers = versions() if ctx.device == "cuda" else {"python": platform.python_version(),
+    vers = versions(ctx.images) if ctx.device == "cuda" else {"python": platform.python_version(),
                                                     "torch": torch.__version__, "cuda": None, "triton": None}
     meta = {"device": dev_name, "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "command": args.command, "versions": vers}

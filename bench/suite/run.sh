@@ -101,6 +101,10 @@ EOF
   else
     echo "prepare: skipped the runtime validation (could not build the driver here; see $bench_dir/logs)"
   fi
+  # The commit the images come from, for the results (the GPU machine's
+  # copy of the tree may carry a stale .git); "-dirty" with local changes.
+  { git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown; } | tr -d '\n' > "$bench_dir/commit"
+  git -C "$root" diff --quiet HEAD -- 2>/dev/null || printf -- '-dirty' >> "$bench_dir/commit"
   echo "prepared $bench_dir ($(du -sh "$bench_dir" | cut -f1)); on the GPU machine run:"
   echo "  bash bench/suite/run.sh run        (device tool: carry [\".bench\"])"
 }
