@@ -656,7 +656,8 @@ int main(int argc, char **argv) {
   };
   const int fanIters = sim ? 50 : quick ? 1000 : 3000;
   // The chains again at urgent priority: each call finds the GPU idle, so
-  // it runs as a gang (RuntimeOptions::gangs, by default).
+  // the 8 x 128 chain runs as a gang (RuntimeOptions::gangs, by default);
+  // the chain of one-tile tasks (width 1) through continuations.
   struct FanCase {
     const char *key, *label;
     int tasks;
@@ -667,9 +668,9 @@ int main(int argc, char **argv) {
       {"fanout1024_us", "1 task x 1024 compute tiles, sync", 1, 1024, Priority::Normal},
       {"chain8x128_us", "8 chained tasks x 128 tiles, sync", 8, 128, Priority::Normal},
       {"chain32x1_us", "32 chained 1-tile compute tasks, sync", 32, 1, Priority::Normal},
-      {"chain8x128_urgent_us", "8 chained x 128 tiles, urgent gang, sync", 8, 128,
+      {"chain8x128_urgent_us", "8 chained x 128 tiles, urgent (gang), sync", 8, 128,
        Priority::Urgent},
-      {"chain32x1_urgent_us", "32 chained 1-tile, urgent gang, sync", 32, 1,
+      {"chain32x1_urgent_us", "32 chained 1-tile, urgent, sync", 32, 1,
        Priority::Urgent},
   };
   for (const FanCase &fc : fanCases) {

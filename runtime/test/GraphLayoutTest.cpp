@@ -281,9 +281,10 @@ TEST_F(GraphLayoutTest, RejectsGraphsLargerThanTheQueue) {
                           "RuntimeOptions::queueCapacity)");
 }
 
-// RunRow::gangTiles: 0 for one task or a dependency on a later task (a
-// gang takes tasks in index order), else the graph's width: the most tiles
-// of one dependency level.
+// RunRow::gangTiles: 0 for one task, a dependency on a later task (a
+// gang takes tasks in index order) or a chain of one-tile tasks (width 1:
+// continuations run it), else the graph's width: the most tiles of one
+// dependency level.
 TEST_F(GraphLayoutTest, GangTilesIsTheWidestLevel) {
   auto hits = [](int64_t tiles, std::vector<uint32_t> deps) {
     return TaskSpec{"hits", {buf(X)}, {tiles}, std::move(deps)};
@@ -315,4 +316,8 @@ TEST_F(GraphLayoutTest, GangTilesIsTheWidestLevel) {
   EXPECT_EQ(gangTiles(GraphSpec{{hits(5, {}), hits(40, {0}), hits(3, {1})}}), 40u);
   // Task 0 depends on task 1: no gang.
   EXPECT_EQ(gangTiles(GraphSpec{{hits(4, {1}), hits(4, {})}}), 0u);
+  // A chain of one-tile tasks (width 1), also with extra edges: no gang.
+  EXPECT_EQ(gangTiles(GraphSpec{{hits(1, {}), hits(1, {0}), hits(1, {0, 1})}}), 0u);
+  // One level of two tiles is enough.
+  EXPECT_EQ(gangTiles(GraphSpec{{hits(1, {}), hits(2, {0}), hits(1, {1})}}), 2u);
 }

@@ -65,8 +65,9 @@ struct GraphLayout {
   uint32_t maxSharedBytes = 0;
   /// RunRow::gangTiles: when the graph can run as a gang (several tasks,
   /// each depending only on tasks before it: gang members take the tasks
-  /// in index order), its width: the most tiles of one dependency level
-  /// (level: the longest chain of dependencies before a task); else 0.
+  /// in index order, and some level has more than one tile), its width:
+  /// the most tiles of one dependency level (level: the longest chain of
+  /// dependencies before a task); else 0.
   uint32_t gangTiles = 0;
 
   uint32_t numTasks() const { return (uint32_t)tasks.size(); }
