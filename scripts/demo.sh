@@ -18,7 +18,7 @@ out=$build/demo/$name
 rm -rf "$out" && mkdir -p "$out"
 
 echo "== $name: fuse and partition (gpuos-opt --gpuos-pipeline) =="
-"$bin/gpuos-opt" "$example" --gpuos-pipeline -o "$out/tasks.mlir"
+"$bin/gpuos-opt" "$example" --gpuos-pipeline --mlir-print-debuginfo -o "$out/tasks.mlir"
 ops=$(grep -c ' = gpuos\.' "$example" || true)
 tasks=$(grep -c 'gpuos.task "' "$out/tasks.mlir" || true)
 echo "  $ops micro-ops -> $tasks tasks ($out/tasks.mlir)"

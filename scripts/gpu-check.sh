@@ -46,7 +46,7 @@ prepare() {
   # taken).
   for f in "$root"/examples/*.mlir; do
     name=pipeline_$(basename "$f" .mlir)
-    if ! "$build/bin/gpuos-opt" "$f" --gpuos-pipeline -o "$dir/inputs/$name.mlir" 2>"$dir/$name.pipeline.log"; then
+    if ! "$build/bin/gpuos-opt" "$f" --gpuos-pipeline --mlir-print-debuginfo -o "$dir/inputs/$name.mlir" 2>"$dir/$name.pipeline.log"; then
       echo "skip $name: gpuos-opt --gpuos-pipeline failed (see $dir/$name.pipeline.log)"
       rm -f "$dir/inputs/$name.mlir"
     fi

@@ -48,7 +48,7 @@ prepare() {
   for f in "$here"/workloads/*.mlir; do
     name=$(basename "$f" .mlir)
     start=$(date +%s%N)
-    if ! "$opt" "$f" --gpuos-pipeline -o "$bench_dir/pipeline/$name.mlir" 2>"$bench_dir/logs/$name.opt.log"; then
+    if ! "$opt" "$f" --gpuos-pipeline --mlir-print-debuginfo -o "$bench_dir/pipeline/$name.mlir" 2>"$bench_dir/logs/$name.opt.log"; then
       echo "prepare: gpuos-opt --gpuos-pipeline failed on $name:"; head -20 "$bench_dir/logs/$name.opt.log"
       failed=1; continue
     fi

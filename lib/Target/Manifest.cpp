@@ -50,6 +50,43 @@ static std::string bufferName(GraphOp graph, Value value) {
   return ("tmp_" + task.getKind() + "_" + Twine(result.getResultNumber())).str();
 }
 
+/// "file:line:col" of the first file location inside `loc` (through
+/// fused, named and call-site locations), or "" when it has none.
+static std::string sourceLocation(Location loc) {
+  auto file = loc->findInstanceOf<FileLineColRange>();
+  if (!file)
+    return "";
+  return (file.getFilename().getValue() + ":" + Twine(file.getStartLine()) +
+          ":" + Twine(file.getStartColumn()))
+      .str();
+}
+
+/// The manifest's "ops" of a task: the compute ops of its body in order
+/// (views and constants too when there is nothing else), each with its
+/// source location, so a runtime error about the task can name them.
+static void writeOps(llvm::json::OStream &json, TaskOp task) {
+  auto cheap = [](Operation &op) {
+    return op.hasTrait<gpuos::OpTrait::View>() || isa<ConstantOp>(op);
+  };
+  Block &body = task.getBodyBlock();
+  bool computes = llvm::any_of(body.without_terminator(),
+                               [&](Operation &op) { return !cheap(op); });
+  json.attributeArray("ops", [&] {
+    for (Operation &op : body.without_terminator()) {
+      if (computes && cheap(op))
+        continue;
+      json.object([&] {
+        json.attribute("name", op.getName().getStringRef());
+        std::string where = sourceLocation(op.getLoc());
+        if (where.empty())
+          json.attribute("loc", nullptr);
+        else
+          json.attribute("loc", where);
+      });
+    }
+  });
+}
+
 static void writeDims(llvm::json::OStream &json, StringRef key,
                       ArrayRef<int64_t> dims) {
   json.attributeArray(key, [&] {
@@ -158,6 +195,7 @@ gpuos::buildManifest(ModuleOp module, ArrayRef<TaskCodegenInfo> infos,
             for (int64_t dep : deps)
               json.value(dep);
           });
+          writeOps(json, task);
         });
       }
     });

@@ -116,7 +116,9 @@ def compile_graph(source: str, name: str, inputs, outputs,
             directory.mkdir(parents=True, exist_ok=True)
             src = directory / "graph.mlir"
             src.write_text(source)
-            _run([find_tool("gpuos-opt"), str(src), "--gpuos-pipeline",
+            # Locations in the output name graph.mlir's lines, so a task's
+            # manifest "ops" (and runtime errors) point at the graph text.
+            _run([find_tool("gpuos-opt"), str(src), "--gpuos-pipeline", "--mlir-print-debuginfo",
                   "-o", str(graph.pipelined)], "gpuos-opt --gpuos-pipeline")
             if image:
                 _run([find_tool("gpuos-jit"), str(graph.pipelined), f"--arch={arch}",

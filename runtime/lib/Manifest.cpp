@@ -266,6 +266,20 @@ Status parseTask(const Context &cx, const json::Value &v, ManifestTask &t) {
       t.dependsOn.push_back(d.asInteger());
     }
   }
+  if (const json::Value *ops = v.find("ops")) {
+    if (!ops->isArray())
+      return tcx.fail("'ops' must be an array");
+    for (size_t i = 0; i < ops->items().size(); ++i) {
+      Context ocx = tcx.nest("ops[" + std::to_string(i) + "]");
+      const json::Value &o = ops->items()[i];
+      if (!o.isObject())
+        return ocx.fail("must be an object");
+      ManifestOp op;
+      GPUOS_RETURN_IF_ERROR(getString(ocx, o, "name", true, op.name));
+      GPUOS_RETURN_IF_ERROR(getString(ocx, o, "loc", false, op.loc));
+      t.ops.push_back(std::move(op));
+    }
+  }
   return Status::success();
 }
 

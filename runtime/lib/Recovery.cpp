@@ -28,15 +28,32 @@
 
 namespace gpuos::runtime {
 
+/// "; ops gpuos.add at m.mlir:3:10, gpuos.exp at m.mlir:4:8" for a task
+/// whose manifest entry lists the ops it was compiled from (the first few).
+static std::string describeOps(const ManifestTask &t) {
+  constexpr size_t kListed = 4;
+  std::string out;
+  for (size_t i = 0; i < t.ops.size() && i < kListed; ++i) {
+    out += (i ? ", " : "; ops ") + t.ops[i].name;
+    if (!t.ops[i].loc.empty())
+      out += " at " + t.ops[i].loc;
+  }
+  if (t.ops.size() > kListed)
+    out += " and " + std::to_string(t.ops.size() - kListed) + " more";
+  return out;
+}
+
 std::string Runtime::Impl::describeGraphTask(uint32_t graph, uint32_t task,
                                              uint32_t kind) const {
-  std::string name = std::to_string(kind), fn;
+  std::string name = std::to_string(kind), fn, ops;
   if (kind < manifest.tasks.size()) {
     name = manifest.tasks[kind].kind;
     fn = manifest.tasks[kind].function;
+    ops = describeOps(manifest.tasks[kind]);
   }
   return "task " + std::to_string(task) + " ('" + name + "'" +
-         (fn.empty() ? "" : ", " + fn) + ") of graph " + std::to_string(graph);
+         (fn.empty() ? "" : ", " + fn) + ops + ") of graph " +
+         std::to_string(graph);
 }
 
 std::string Runtime::Impl::describeRunning(uint32_t run) const {

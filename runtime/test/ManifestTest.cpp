@@ -123,6 +123,40 @@ TEST(Manifest, ErrorsNameTheField) {
             "[32, 1024]");
 }
 
+// "ops" (optional): the ops a task was compiled from, in body order, with
+// their source locations; malformed entries are named.
+TEST(Manifest, OpsOfATask) {
+  ImageManifest m;
+  Status st = parseManifest(
+      withTask(R"({"kind": "k", "tile": [4], "ops": [{"name": "gpuos.add", "loc": "m.mlir:3:10"},
+        {"name": "gpuos.exp", "loc": null}, {"name": "gpuos.mul"}],
+        "buffers": [{"name": "o", "role": "output", "dtype": "f32", "shape": [16]}]})"),
+      m);
+  ASSERT_TRUE(st.ok()) << st.toString();
+  ASSERT_EQ(m.tasks[0].ops.size(), 3u);
+  EXPECT_EQ(m.tasks[0].ops[0].name, "gpuos.add");
+  EXPECT_EQ(m.tasks[0].ops[0].loc, "m.mlir:3:10");
+  EXPECT_EQ(m.tasks[0].ops[1].loc, "");
+  EXPECT_EQ(m.tasks[0].ops[2].name, "gpuos.mul");
+  ASSERT_TRUE(parseManifest(withTask(kGood), m).ok());
+  EXPECT_TRUE(m.tasks[0].ops.empty());
+  // The test image lists the fault kind's ops.
+  ASSERT_TRUE(parseManifest(testManifest(), m).ok());
+  ASSERT_GE(m.findKind("fault"), 0);
+  EXPECT_EQ(m.tasks[m.findKind("fault")].ops.size(), 2u);
+
+  auto bad = [](const std::string &ops) {
+    return parseError(withTask(R"({"kind": "k", "tile": [4], "ops": )" + ops +
+                               R"(, "buffers": [{"name": "o", "role": "output", "dtype": "f32", "shape": [16]}]})"));
+  };
+  EXPECT_EQ(bad(R"("gpuos.add")"), "manifest: tasks[0] ('k'): 'ops' must be an array");
+  EXPECT_EQ(bad(R"(["gpuos.add"])"), "manifest: tasks[0] ('k'): ops[0]: must be an object");
+  EXPECT_EQ(bad(R"([{"name": "a"}, {"loc": "m.mlir:1:1"}])"),
+            "manifest: tasks[0] ('k'): ops[1]: missing 'name'");
+  EXPECT_EQ(bad(R"([{"name": "a", "loc": 7}])"),
+            "manifest: tasks[0] ('k'): ops[0]: 'loc' must be a string");
+}
+
 // depends_on: in range, within the graph, acyclic; kinds unique.
 TEST(Manifest, DependenciesAreChecked) {
   std::string a = std::string(kGood);

@@ -184,7 +184,7 @@ TEST_P(RecoveryTest, FaultFailsWhatWasInFlightAndRecovers) {
   }
   Status st = rt->wait(f, kWaitUs);
   EXPECT_EQ(st.code(), ErrorCode::Faulted) << st.toString();
-  EXPECT_TRUE(has(st, "task 0 ('fault', gpuos_task_fault) of graph " +
+  EXPECT_TRUE(has(st, "task 0 ('fault', gpuos_task_fault; ops test.wild_store at TestTasks.cu:113:5, test.unreached) of graph " +
                           std::to_string(fault)))
       << st.message();
   Stats stats;
@@ -335,7 +335,7 @@ TEST_P(RecoveryTest, FaultInAGangFailsItAndRecovers) {
   ASSERT_OK(rt->submit(id, Priority::Urgent, s));
   Status st = rt->wait(s, kWaitUs);
   EXPECT_EQ(st.code(), ErrorCode::Faulted) << st.toString();
-  EXPECT_TRUE(has(st, "task 1 ('fault', gpuos_task_fault) of graph " + std::to_string(id)))
+  EXPECT_TRUE(has(st, "task 1 ('fault', gpuos_task_fault; ops test.wild_store at TestTasks.cu:113:5, test.unreached) of graph " + std::to_string(id)))
       << st.message();
   Stats stats;
   Status statsSt = rt->stats(stats);

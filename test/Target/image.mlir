@@ -83,7 +83,15 @@
 // CHECK:            "name": "tmp_norm_rows_0",
 // CHECK-NEXT:       "role": "output",
 // CHECK:          "dynamic": [],
-// CHECK-NEXT:     "depends_on": []
+// CHECK-NEXT:     "depends_on": [],
+// The ops the task was compiled from, with their source locations (runtime
+// errors about the task name them).
+// CHECK-NEXT:     "ops": [
+// CHECK-NEXT:       {
+// CHECK-NEXT:         "name": "gpuos.rms_norm",
+// CHECK-NEXT:         "loc": "{{.*}}image.mlir:{{[0-9]+}}:10"
+// CHECK-NEXT:       }
+// CHECK-NEXT:     ]
 // The second task reads the first's output: a dependency, and the same
 // buffer name on both sides.
 // CHECK:        "kind": "gate",
@@ -107,6 +115,13 @@
 // CHECK-NEXT:       "role": "output",
 // CHECK:          "depends_on": [
 // CHECK-NEXT:       0
+// CHECK-NEXT:     ],
+// Compute ops only: the constant is left out.
+// CHECK-NEXT:     "ops": [
+// CHECK-NEXT:       {
+// CHECK-NEXT:         "name": "gpuos.select",
+// CHECK-NEXT:         "loc": "{{.*}}image.mlir:{{[0-9]+}}:10"
+// CHECK-NEXT:       }
 // CHECK-NEXT:     ]
 
 // PARTITION: unpartitioned.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'gpuos.neg' op is outside a gpuos.task in graph @loose; an image holds task functions only, so partition the graph into tasks first

@@ -41,6 +41,14 @@ struct ManifestBuffer {
   int64_t vectorAlign = 0;      // bytes; 0 when unconstrained
 };
 
+/// One op a task was compiled from (the manifest's optional "ops", in body
+/// order): its name and where the compiler's input had it ("file:line:col",
+/// empty when unknown). Error messages that name a task name these.
+struct ManifestOp {
+  std::string name;
+  std::string loc;
+};
+
 struct ManifestTask {
   std::string kind;
   std::string function;
@@ -54,6 +62,7 @@ struct ManifestTask {
   std::vector<ManifestBuffer> buffers;
   std::vector<std::string> dynamic; // names of the dynamic slots
   std::vector<int64_t> dependsOn;   // indices into ImageManifest::tasks
+  std::vector<ManifestOp> ops;      // optional: what the task computes
 
   size_t argBlockBytes() const;
 };
