@@ -103,8 +103,11 @@ EOF
   fi
   # The commit the images come from, for the results (the GPU machine's
   # copy of the tree may carry a stale .git); "-dirty" with local changes.
-  { git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown; } | tr -d '\n' > "$bench_dir/commit"
-  git -C "$root" diff --quiet HEAD -- 2>/dev/null || printf -- '-dirty' >> "$bench_dir/commit"
+  if git -C "$root" rev-parse HEAD 2>/dev/null | tr -d '\n' > "$bench_dir/commit"; then
+    git -C "$root" diff --quiet HEAD -- 2>/dev/null || printf -- '-dirty' >> "$bench_dir/commit"
+  else
+    echo unknown > "$bench_dir/commit"
+  fi
   echo "prepared $bench_dir ($(du -sh "$bench_dir" | cut -f1)); on the GPU machine run:"
   echo "  bash bench/suite/run.sh run        (device tool: carry [\".bench\"])"
 }
@@ -183,9 +186,10 @@ timeline_step() { # driver name image-args...
     ${PROFILE_FLAGS:-}
 }
 
-# The sharing phase alone, on zero-filled inputs (no PyTorch needed): the
-# runtime with the given suite-driver options (e.g. --trace-runs 131072,
-# --urgent-exclusive 1), then the two-stream baseline.
+# The sharing phase through the runtime alone (share-gpuos; the two-stream
+# baseline runs in `run`), on zero-filled inputs (no PyTorch needed), one
+# urgent input set, with the given suite-driver options (e.g. --trace-runs
+# 131072, --urgent-exclusive 1).
 share() {
   local driver=${BENCH_DRIVER:-/tmp/gpuos-bench/build/suite-driver} work=/tmp/gpuos-bench/share
   [[ -x $driver ]] || build_driver >/dev/null

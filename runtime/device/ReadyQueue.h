@@ -8,7 +8,7 @@
 // for idle workers.
 //
 // Producers of a shared queue (workers, for tasks whose last dependency
-// finished) reserve a range of positions with one atomicAdd on `reserve`,
+// finished and for the root ranges of an expanded run) reserve a range of positions with one atomicAdd on `reserve`,
 // wait until each slot is free (seq == position), write the payload, and
 // publish with a release of seq = position + 1. The root queue's single
 // producer (the poller) needs no atomic: it publishes, then stores reserve.

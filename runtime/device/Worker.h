@@ -50,7 +50,7 @@
 // published as G entries of kind kGangKind, one per gang member, G =
 // min(workers, the graph's width: the most tiles of one dependency level,
 // GraphLayout::gangTiles, which is 0 unless every dependency points to an
-// earlier task). The block that takes member k runs its share of the
+// earlier task and some level has two tiles). The block that takes member k runs its share of the
 // tiles of every task in index order: tile j of a task goes to member
 // (b + j) mod G, b the graph-wide index of the task's first tile, so
 // independent tasks of one tile land on different members. Before its
@@ -1061,6 +1061,10 @@ GPUOS_DEV void workerMain(DeviceControl *c, uint32_t blockId, WorkerShared &sh,
           gangStart(sh.gang, sh.pick);
           sh.stop = kNoTile; // gangSeek sets up its first tile
         } else if (sh.stop == kRunTile && sh.pick.job.kind == kExpandKind) {
+          // No tile runs: the job record must not keep naming the last one
+          // while warp 0 publishes (a deadline check would take it for
+          // running).
+          stJobRecord(record, 0u, 0u, 0u, 0u);
           sh.expandAt = reservePositions(
               c, sharedQueue(priorityOfQueue(sh.pick.queue)), sh.pick.job.numTiles);
           sh.expand = true; // warp 0 publishes the ranges (expandRun)

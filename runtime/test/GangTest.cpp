@@ -455,3 +455,52 @@ TEST_P(GangTest, ConcurrentUrgentSubmittersBesideBackground) {
                 (unsigned long long)urgentRuns);
   }
 }
+
+// A runtime of one worker makes every gang a gang of one member (G =
+// min(workers, width)): its block runs every task of the run in order with
+// no counter (Worker.h, gangSeek and gangFinishTile's size-1 paths). Two
+// chained `stream` tasks of 6 tiles, run after run on the same slot, exact
+// against the reference, every run a gang. Simulator only: the GPU always
+// has more workers.
+TEST(GangSim, OneWorkerRunsAGangOfOne) {
+  std::unique_ptr<Runtime> rt;
+  RuntimeOptions options;
+  options.gangs = GangPolicy::OneAtATime;
+  ASSERT_OK(Runtime::openWithBackend(testimage::makeTestSimBackend(1), options, rt));
+  std::vector<char> cubin;
+  std::string json;
+  ASSERT_OK(testimage::readImage("sim", false, cubin, json));
+  ASSERT_OK(rt->loadImage(std::move(cubin), json));
+  const int64_t n = kStreamTile * 6;
+  Buffer x, y, z;
+  ASSERT_OK(rt->alloc(n * 4, x));
+  ASSERT_OK(rt->alloc(n * 4, y));
+  ASSERT_OK(rt->alloc(n * 4, z));
+  std::vector<float> in(n);
+  for (int64_t i = 0; i < n; ++i)
+    in[i] = (float)(i % 97) * 0.25f;
+  ASSERT_OK(rt->copyToDevice(x.ptr, in.data(), n * 4));
+  GraphSpec g;
+  g.tasks.push_back({"stream", {x.arg(), y.arg()}, {n, n}, {}});
+  g.tasks.push_back({"stream", {y.arg(), z.arg()}, {n, n}, {0}});
+  GraphId id;
+  ASSERT_OK(rt->createGraph(g, id));
+  for (int round = 0; round < 4; ++round) {
+    std::vector<float> zeros(n, 0.0f);
+    ASSERT_OK(rt->copyToDevice(z.ptr, zeros.data(), n * 4));
+    Submission s;
+    ASSERT_OK(rt->submit(id, Priority::Urgent, s));
+    ASSERT_OK(rt->wait(s, kWaitUs));
+    std::vector<float> out(n);
+    ASSERT_OK(rt->copyFromDevice(out.data(), z.ptr, n * 4));
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < n; ++i)
+      wrong += !near(out[i], streamRef(streamRef(in[i])));
+    EXPECT_EQ(wrong, 0) << "round " << round;
+  }
+  Stats st;
+  ASSERT_OK(rt->stats(st));
+  EXPECT_EQ(st.gangRuns, 4u);
+  EXPECT_EQ(st.tilesRun, 4u * 12u);
+  ASSERT_OK(rt->close());
+}

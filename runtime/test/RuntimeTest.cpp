@@ -783,6 +783,43 @@ TEST(RuntimeSim, WideSuccessorsAndDeferredDecrements) {
   EXPECT_EQ(st.tasksRun, (uint64_t)rounds * g.tasks.size());
 }
 
+// A non-urgent run of more root ranges than the poller's warp has lanes goes
+// into its root queue as one expand entry whose worker publishes the ranges
+// and frees the entry's slot (Protocol.h, kExpandKind). With queues of 128
+// slots, 300 runs of 48 one-tile ranges wrap the root queue twice and the
+// shared queue a hundred times; each run runs every tile once. Without the
+// free, the poller waits forever for its slot on the next lap.
+TEST_P(RuntimeTest, ExpandedRunsFreeTheirRootSlots) {
+  ASSERT_OK(rt->close());
+  RuntimeOptions options;
+  options.queueCapacity = 128;
+  open(options);
+  if (IsSkipped() || HasFatalFailure())
+    return;
+  const uint32_t tiles = 48; // 48 ranges: more than 32 lanes
+  Buffer stamps = alloc(tiles * 8);
+  GraphId id = spinGraph(stamps, tiles, 1000);
+  Stats before;
+  ASSERT_OK(rt->stats(before));
+  for (int round = 0; round < 300; ++round) {
+    Submission s;
+    ASSERT_OK(rt->submit(id, round % 3 ? Priority::Normal : Priority::Background, s));
+    Status st = rt->wait(s, kWaitUs);
+    ASSERT_TRUE(st.ok()) << "round " << round << ": " << st.toString();
+  }
+  zero(stamps);
+  Submission s;
+  ASSERT_OK(rt->submit(id, Priority::Normal, s));
+  ASSERT_OK(rt->wait(s, kWaitUs));
+  std::vector<uint64_t> got(tiles);
+  ASSERT_OK(rt->copyFromDevice(got.data(), stamps.ptr, tiles * 8));
+  EXPECT_EQ(std::count(got.begin(), got.end(), 0u), 0) << "a tile did not run";
+  Stats after;
+  ASSERT_OK(rt->stats(after));
+  EXPECT_EQ(after.tilesRun - before.tilesRun, 301u * tiles);
+  EXPECT_EQ(after.completed - before.completed, 301u);
+}
+
 // Tasks of many tiles are published as a few ranges that workers split and
 // give back (Protocol.h): every tile of every task still runs exactly once
 // per submission, through fan-out and join dependencies between multi-tile

@@ -369,6 +369,8 @@ std::unique_ptr<Runtime> openRuntime(const Args &args) {
   } else if (uint32_t runs = (uint32_t)args.num("trace-runs", 0)) {
     opts.traceRecords = runs; // the poller's record of each run
   }
+  if (args.kv.count("trace-tiles") && args.kv.count("trace-runs"))
+    die("--trace-tiles and --trace-runs: one at a time (--trace-tiles sizes the same ring)");
   std::unique_ptr<Runtime> rt;
 #ifdef SUITE_SIM
   // suite-driver-sim --sim 1: the runtime's CPU simulator with its test
@@ -739,8 +741,10 @@ struct GpuosEngine : Engine {
 void printUrgentBreakdown(Runtime &rt, const std::vector<UrgentCallLog> &log) {
   std::vector<TraceRecord> recs;
   need(rt.readTrace(recs), "readTrace");
-  std::sort(recs.begin(), recs.end(),
-            [](const TraceRecord &a, const TraceRecord &b) { return a.seenNs < b.seenNs; });
+  // readTrace's order is the poller's (oldest first); records of one ring
+  // read share seenNs, so a stable sort keeps them in the order handled.
+  std::stable_sort(recs.begin(), recs.end(),
+                   [](const TraceRecord &a, const TraceRecord &b) { return a.seenNs < b.seenNs; });
   double cyc = 0, ns = 0; // block 0's clock rate, from neighbouring records
   for (size_t k = 1; k < recs.size(); ++k)
     if (recs[k].seenNs - recs[k - 1].seenNs < 100000 && recs[k].seen > recs[k - 1].seen) {
@@ -760,6 +764,8 @@ void printUrgentBreakdown(Runtime &rt, const std::vector<UrgentCallLog> &log) {
     long prev; // the poller's record just before (any run), or -1
   };
   std::map<uint32_t, size_t> callsOfRun, matched;
+  std::map<uint32_t, uint32_t> lastEpoch;
+  size_t misordered = 0;
   for (const UrgentCallLog &c : log)
     ++callsOfRun[c.run];
   std::vector<Row> rows;
@@ -770,6 +776,12 @@ void printUrgentBreakdown(Runtime &rt, const std::vector<UrgentCallLog> &log) {
       continue; // its record left the ring
     long best = (long)mine[mine.size() - callsOfRun[c.run] + i];
     const TraceRecord &t = recs[best];
+    // A slot's submissions take consecutive epochs: a gap means records
+    // were lost (the ring restarts at slot 0 when the kernel relaunches).
+    auto last = lastEpoch.find(c.run);
+    if (last != lastEpoch.end() && ((last->second + 1) & 0xFFFFu) != (t.epoch & 0xFFFFu))
+      ++misordered;
+    lastEpoch[c.run] = t.epoch;
     uint64_t end = t.queued ? t.published : t.completed;
     rows.push_back({c.phase, (c.doneNs - c.submitNs) * 1e-3, (c.submittedNs - c.submitNs) * 1e-3,
                     ((double)t.seenNs - (double)c.submitNs) * 1e-3,
@@ -785,6 +797,10 @@ void printUrgentBreakdown(Runtime &rt, const std::vector<UrgentCallLog> &log) {
   if (offsets[0] == 1e300 && !rows.empty())
     std::printf("trace: the urgent-alone calls' records left the ring (--trace-runs %zu is too "
                 "small)\n", recs.size());
+  if (misordered)
+    std::printf("trace: %zu calls' records do not follow their slot's previous epoch (records "
+                "lost, e.g. to a park and relaunch): the breakdown may pair calls wrongly\n",
+                misordered);
   if (rows.empty()) {
     std::printf("trace: no urgent call matched a trace record (%zu records, %zu calls)\n",
                 recs.size(), log.size());

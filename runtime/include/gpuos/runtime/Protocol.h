@@ -179,7 +179,9 @@ constexpr uint32_t kGangOff = 0, kGangWhenIdle = 1, kGangOneAtATime = 2;
 constexpr uint32_t kMaxRangeTiles = 65536;
 /// How many ranges a task's tiles are first published as, at most: root
 /// tasks by the poller (GraphLayout::rootEntries: one publish chunk of its
-/// 32 lanes, about one range per worker on an H200 with 2 workers per SM),
+/// 32 lanes, about one range per worker on an H200 with 2 workers per SM;
+/// for a non-urgent run of more than 32 ranges, by the worker that takes
+/// its kExpandKind entry, into the shared queue),
 /// and successors by the worker that released them (about one range per
 /// worker, Worker.h WorkerConfig::fan; warp 0 publishes them in one chunk).
 /// With every worker idle, each takes a range at once; from there, ranges

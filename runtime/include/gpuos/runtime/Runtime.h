@@ -129,7 +129,8 @@ struct RuntimeOptions {
   /// fixed share of every task's tiles, in task order, and wait on the
   /// device's dependency counters for the tasks they need: no queue
   /// entries between dependent tasks (docs/runtime.md, "Gangs"). Graphs
-  /// whose dependencies do not point to earlier tasks never run as gangs.
+  /// whose dependencies do not point to earlier tasks, and chains of
+  /// one-tile tasks (width 1: continuations run them), never run as gangs.
   GangPolicy gangs = GangPolicy::OneAtATime;
 };
 
@@ -148,7 +149,9 @@ struct TraceRecord {
   uint64_t performed = 0;    // a fence.sc.sys after it returned
   // A run the poller published to the queues instead (no tile, no
   // completion above): rowRead, then its entries written (lane 0's share)
-  // and the queue's reserve stored.
+  // and the queue's reserve stored. For a non-urgent run of more than 32
+  // root ranges that is its one kExpandKind entry (a worker publishes the
+  // ranges later).
   bool queued = false;
   uint64_t entriesWritten = 0, published = 0;
 };
