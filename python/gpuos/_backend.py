@@ -32,7 +32,7 @@ from ._compiler import CompileError
 from . import _executor
 from ._executor import check_count, check_priority, check_runtime_device, device_for, run_interpreter
 from ._graph import TensorType, Unsupported, Value
-from ._trace import Trace
+from ._trace import Trace, node_source
 
 log = logging.getLogger("gpuos")
 
@@ -307,6 +307,7 @@ class _Subgraph:
             if not isinstance(out, (torch.Tensor, tuple, list)):
                 ints[node] = out  # sym_size and friends: plain ints here
                 continue
+            trace.builder.where = node_source(node)
             result = trace.call(node.target, node.args, node.kwargs, out, resolve)
             if isinstance(result, tuple):
                 trace.values[node] = result

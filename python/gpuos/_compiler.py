@@ -13,10 +13,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
@@ -71,6 +72,20 @@ class CompiledGraph:
     directory: Path        # holds pipeline.mlir, image.cubin, image.manifest.json
     inputs: List[Tuple[str, TensorType]]
     outputs: List[Tuple[str, TensorType]]
+    # graph.mlir line -> where the op on it came from in the user's program
+    # (not part of the key: the same text from elsewhere shares the graph).
+    sources: Dict[int, str] = field(default_factory=dict)
+
+    def explain(self, message: str) -> str:
+        """`message` with the user's source of each graph.mlir line it
+        names (compiler diagnostics, the runtime's task errors)."""
+        lines = []
+        for m in _GRAPH_LINE.finditer(message):
+            where = self.sources.get(int(m.group(1)))
+            note = f"graph.mlir:{m.group(1)} is {where}" if where else None
+            if note and note not in lines:
+                lines.append(note)
+        return message if not lines else message + "\n  (" + "; ".join(lines[:4]) + ")"
 
     @property
     def cubin(self) -> Path:
@@ -88,6 +103,8 @@ class CompiledGraph:
         return json.loads(self.manifest.read_text())
 
 
+_GRAPH_LINE = re.compile(r"graph\.mlir:(\d+):\d+")
+
 _memory: Dict[str, CompiledGraph] = {}
 _lock = threading.Lock()
 
@@ -99,8 +116,10 @@ def _run(cmd: List[str], what: str) -> None:
 
 
 def compile_graph(source: str, name: str, inputs, outputs,
-                  arch: str = "sm_90", image: bool = True) -> CompiledGraph:
-    """Compiles `source` (one gpuos.graph) unless it was compiled before."""
+                  arch: str = "sm_90", image: bool = True,
+                  sources: Optional[Dict[int, str]] = None) -> CompiledGraph:
+    """Compiles `source` (one gpuos.graph) unless it was compiled before;
+    `sources` maps its lines to the user's program (CompiledGraph.explain)."""
     key = hashlib.sha256(f"{arch}\n{source}".encode()).hexdigest()[:32]
     with _lock:
         hit = _memory.get(key)
@@ -108,7 +127,8 @@ def compile_graph(source: str, name: str, inputs, outputs,
             _stats.bump("cache_hits")
             return hit
         directory = cache_dir() / key
-        graph = CompiledGraph(name, key, source, directory, list(inputs), list(outputs))
+        graph = CompiledGraph(name, key, source, directory, list(inputs), list(outputs),
+                              dict(sources or {}))
         done = graph.pipelined.exists() and (not image or graph.manifest.exists())
         if done:
             _stats.bump("disk_cache_hits")
@@ -118,11 +138,18 @@ def compile_graph(source: str, name: str, inputs, outputs,
             src.write_text(source)
             # Locations in the output name graph.mlir's lines, so a task's
             # manifest "ops" (and runtime errors) point at the graph text.
-            _run([find_tool("gpuos-opt"), str(src), "--gpuos-pipeline", "--mlir-print-debuginfo",
-                  "-o", str(graph.pipelined)], "gpuos-opt --gpuos-pipeline")
-            if image:
-                _run([find_tool("gpuos-jit"), str(graph.pipelined), f"--arch={arch}",
-                      "-o", str(directory / "image")], "gpuos-jit")
+            # Locations in the output name graph.mlir's lines, so a task's
+            # manifest "ops" (and the runtime's errors) point at the graph
+            # text, and explain() maps those to the user's program.
+            try:
+                _run([find_tool("gpuos-opt"), str(src), "--gpuos-pipeline",
+                      "--mlir-print-debuginfo", "-o", str(graph.pipelined)],
+                     "gpuos-opt --gpuos-pipeline")
+                if image:
+                    _run([find_tool("gpuos-jit"), str(graph.pipelined), f"--arch={arch}",
+                          "-o", str(directory / "image")], "gpuos-jit")
+            except CompileError as e:
+                raise CompileError(graph.explain(str(e))) from None
             _stats.bump("compiles")
         _memory[key] = graph
         return graph

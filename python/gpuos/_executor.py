@@ -261,12 +261,12 @@ class _Device:
                     self.ensure_loaded(graph, arch)
             try:
                 native(tensors, stream)
-            except _C.RuntimeError_:
+            except _C.RuntimeError_ as e:
                 # Under the lock the member list matches the installed image
                 # (ensure_loaded changes both together).
                 with self.lock:
-                    if resident():
-                        raise  # a failure of the graph itself
+                    if resident():  # a failure of the graph itself
+                        raise _C.RuntimeError_(graph.explain(str(e))) from None
                     self.ensure_loaded(graph, arch)
                 native(tensors, stream)
         launch.native = native

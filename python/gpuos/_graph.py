@@ -119,6 +119,10 @@ class GraphBuilder:
     ops: List[Tuple[str, Tuple[str, ...], str]] = field(default_factory=list)
     # result name -> Def, for ops built with a kind.
     defs: Dict[str, Def] = field(default_factory=dict)
+    # Where the ops being built come from in the user's program ("model.py:42
+    # in forward"), set by the importer per FX node; result name -> that.
+    where: Optional[str] = None
+    sources: Dict[str, str] = field(default_factory=dict)
     _count: int = 0
     _constants: Dict[Tuple[str, str], Value] = field(default_factory=dict)
 
@@ -144,6 +148,8 @@ class GraphBuilder:
         `kind` and `attrs` describe the op to later peepholes."""
         name = self._fresh(hint)
         self.ops.append((name, tuple(v.name for v in operands), text))
+        if self.where:
+            self.sources[name] = self.where
         if kind is not None:
             self.defs[name] = Def(kind, tuple(operands), tuple(attrs))
         return Value(name, result)
@@ -178,6 +184,12 @@ class GraphBuilder:
                 live.update(operands)
                 kept.append((name, operands, text))
         return list(reversed(kept))
+
+    def line_sources(self) -> Dict[int, str]:
+        """to_mlir's line numbers (1-based) of the ops with a known source."""
+        first = 3  # after the two lines of the graph's head
+        return {first + i: self.sources[name]
+                for i, (name, _, _) in enumerate(self.live_ops()) if name in self.sources}
 
     def to_mlir(self) -> str:
         ins = ", ".join(f"{v.name} : {v.type}" for _, v in self.inputs)

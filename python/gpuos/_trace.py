@@ -10,6 +10,7 @@ outputs, prints the graph and compiles it.
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import torch
@@ -17,6 +18,20 @@ import torch
 from ._aten import lower, meta_type
 from ._compiler import CompiledGraph, compile_graph
 from ._graph import GraphBuilder, TensorType, Unsupported, Value
+
+
+_FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
+
+
+def node_source(node: Any) -> Optional[str]:
+    """"path/model.py:42 in forward": the last frame of an FX node's stack
+    trace (the user's line that made the op), or None without one."""
+    meta = getattr(node, "meta", None)
+    frames = _FRAME.findall((meta or {}).get("stack_trace") or "")
+    if not frames:
+        return None
+    path, line, function = frames[-1]
+    return f"{path}:{line} in {function}"
 
 
 class Trace:
@@ -80,7 +95,8 @@ class Trace:
         b.name = f"g{digest}"
         text = b.to_mlir()
         graph = compile_graph(text, b.name, [(n, v.type) for n, v in b.inputs],
-                              [(n, v.type) for n, v in b.outputs], arch=arch, image=image)
+                              [(n, v.type) for n, v in b.outputs], arch=arch, image=image,
+                              sources=b.line_sources())
         return graph, [src for _, src in self.inputs]
 
 

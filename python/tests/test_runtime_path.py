@@ -288,3 +288,40 @@ def test_alternating_between_more_graphs_than_the_union_holds_warns(monkeypatch,
             check(g(x), ref(lambda v: torch.exp(v) - 1, x))
     warnings = [r for r in caplog.records if "GPUOS_UNION_GRAPHS=1" in r.getMessage()]
     assert len(warnings) == 1
+
+
+def test_errors_name_the_users_line(monkeypatch):
+    """The graph remembers which line of the user's program made each op
+    (the FX nodes' stack traces), and an error of the runtime or the
+    compiler that names a graph.mlir line gets that source appended."""
+    import inspect
+    from gpuos import _compiler
+
+    def f(x, w):
+        y = torch.tanh(x * w)  # the line the tanh comes from
+        return y + 1.0
+    tanh_line = inspect.getsourcelines(f)[1] + 1
+    g = compiled(f, dynamic=False)
+    args = (torch.randn(4, 16), torch.randn(16))
+    check(g(*args), ref(f, *args))
+    (graph,) = [c for c in _compiler._memory.values() if c.name != "union"]
+    text = graph.source.splitlines()
+    tanh = [n for n, line in enumerate(text, 1) if "gpuos.tanh" in line]
+    assert tanh and graph.sources[tanh[0]] == f"{__file__}:{tanh_line} in f"
+    # Every recorded line is an op of the graph, from this file.
+    assert all(" = gpuos." in text[n - 1] and __file__ in s for n, s in graph.sources.items())
+
+    # A task error from the runtime names the op at its graph.mlir line.
+    message = (f"a task of the graph failed: task 0 ('k', gpuos_task_k; ops gpuos.tanh at "
+               f"{graph.directory}/graph.mlir:{tanh[0]}:10) of graph 2, tile 0")
+    explained = graph.explain(message)
+    assert explained.startswith(message)
+    assert explained.endswith(f"(graph.mlir:{tanh[0]} is {__file__}:{tanh_line} in f)")
+    assert graph.explain("no location here") == "no location here"
+
+    def failing(self, tensors, stream):
+        raise RuntimeError(message)
+    monkeypatch.setattr(stub_runtime._InterpreterLauncher, "__call__", failing)
+    with pytest.raises(RuntimeError) as info:
+        g(*args)
+    assert str(info.value) == explained
