@@ -75,6 +75,7 @@ class Trace:
         """Compiles with `outputs` (keys) as the graph's outputs; returns the
         graph and the sources of its inputs, in order."""
         b = self.builder
+        b.where = None  # the copies of view outputs below come from no user line
         for i, key in enumerate(outputs):
             value = self.values.get(key)
             if value is None:
