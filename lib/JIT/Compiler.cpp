@@ -428,8 +428,15 @@ llvm::Expected<CompiledImage> Compiler::compileModule(ModuleOp module) {
     return hash.takeError();
   double hashMs = msSince(start);
   llvm::Expected<CompiledImage> image = impl->lookup(*hash);
-  if (image && image->contentHash.empty())
+  if (image && image->contentHash.empty()) {
     image = impl->build(module, *hash);
+  } else if (image) {
+    // The content hash leaves locations out; the manifest's ops name this
+    // module's (the cached one may come from another file or line).
+    if (FailureOr<std::string> manifest = rebuildManifest(module, image->manifest);
+        succeeded(manifest))
+      image->manifest = std::move(*manifest);
+  }
   if (image) {
     image->ms.hash = hashMs;
     image->ms.total = msSince(start);
@@ -443,7 +450,9 @@ llvm::Expected<CompiledImage> Compiler::compileSource(llvm::StringRef source,
   // The same text again: no parse (the options are fixed per Compiler).
   std::string sourceHash;
   if (impl->options.useMemoryCache) {
-    sourceHash = sha256Hex(source);
+    // The buffer's name too: locations of a text without explicit ones
+    // name it (the manifest's ops).
+    sourceHash = sha256Hex(bufferName.str() + "\n" + source.str());
     auto known = impl->sourceHashes.find(sourceHash);
     if (known != impl->sourceHashes.end()) {
       llvm::Expected<CompiledImage> image = impl->lookup(known->second);

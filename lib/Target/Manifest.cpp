@@ -56,9 +56,12 @@ static std::string sourceLocation(Location loc) {
   auto file = loc->findInstanceOf<FileLineColRange>();
   if (!file)
     return "";
-  return (file.getFilename().getValue() + ":" + Twine(file.getStartLine()) +
-          ":" + Twine(file.getStartColumn()))
-      .str();
+  std::string where = (file.getFilename().getValue() + ":" +
+                       Twine(file.getStartLine()) + ":" +
+                       Twine(file.getStartColumn()))
+                          .str();
+  // JSON strings are UTF-8; a file name need not be.
+  return llvm::json::isUTF8(where) ? where : llvm::json::fixUTF8(where);
 }
 
 /// The manifest's "ops" of a task: the compute ops of its body in order
@@ -204,4 +207,62 @@ gpuos::buildManifest(ModuleOp module, ArrayRef<TaskCodegenInfo> infos,
   if (!ok)
     return failure();
   return text;
+}
+
+FailureOr<std::string> gpuos::rebuildManifest(ModuleOp module,
+                                              StringRef cached) {
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(cached);
+  if (!parsed) {
+    llvm::consumeError(parsed.takeError());
+    return failure();
+  }
+  const llvm::json::Object *root = parsed->getAsObject();
+  const llvm::json::Array *tasks = root ? root->getArray("tasks") : nullptr;
+  if (!tasks)
+    return failure();
+  ManifestOptions options;
+  std::optional<StringRef> arch = root->getString("arch");
+  std::optional<StringRef> hash = root->getString("content_hash");
+  if (!arch || !hash)
+    return failure();
+  options.arch = arch->str();
+  options.contentHash = hash->str();
+  if (const llvm::json::Object *runtime = root->getObject("runtime")) {
+    std::optional<StringRef> library = runtime->getString("library");
+    std::optional<StringRef> sha = runtime->getString("sha256");
+    if (!library || !sha)
+      return failure();
+    options.runtimeLibrary = library->str();
+    options.runtimeHash = sha->str();
+  }
+  // What codegen reported per kind, as the cached manifest recorded it.
+  SmallVector<TaskCodegenInfo> infos;
+  for (const llvm::json::Value &value : *tasks) {
+    const llvm::json::Object *task = value.getAsObject();
+    if (!task)
+      return failure();
+    TaskCodegenInfo info;
+    std::optional<StringRef> kind = task->getString("kind");
+    std::optional<StringRef> strategy = task->getString("strategy");
+    std::optional<int64_t> block = task->getInteger("block_size");
+    std::optional<int64_t> shared = task->getInteger("shared_bytes");
+    std::optional<int64_t> lanes = task->getInteger("lanes");
+    const llvm::json::Array *buffers = task->getArray("buffers");
+    if (!kind || !strategy || !block || !shared || !lanes || !buffers)
+      return failure();
+    info.kind = kind->str();
+    info.strategy = strategy->str();
+    info.blockSize = *block;
+    info.sharedBytes = *shared;
+    info.lanes = unsigned(*lanes);
+    for (const llvm::json::Value &buffer : *buffers) {
+      const llvm::json::Object *b = buffer.getAsObject();
+      std::optional<int64_t> align = b ? b->getInteger("vector_align") : std::nullopt;
+      if (!align)
+        return failure();
+      info.vectorBuffers.push_back(*align != 0);
+    }
+    infos.push_back(std::move(info));
+  }
+  return buildManifest(module, infos, options);
 }

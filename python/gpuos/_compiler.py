@@ -72,20 +72,10 @@ class CompiledGraph:
     directory: Path        # holds pipeline.mlir, image.cubin, image.manifest.json
     inputs: List[Tuple[str, TensorType]]
     outputs: List[Tuple[str, TensorType]]
-    # graph.mlir line -> where the op on it came from in the user's program
-    # (not part of the key: the same text from elsewhere shares the graph).
+    # graph.mlir line -> where the op on it came from in the user's program,
+    # as the first call that compiled this text recorded it (not part of
+    # the key: the same text from elsewhere shares the graph and these).
     sources: Dict[int, str] = field(default_factory=dict)
-
-    def explain(self, message: str) -> str:
-        """`message` with the user's source of each graph.mlir line it
-        names (compiler diagnostics, the runtime's task errors)."""
-        lines = []
-        for m in _GRAPH_LINE.finditer(message):
-            where = self.sources.get(int(m.group(1)))
-            note = f"graph.mlir:{m.group(1)} is {where}" if where else None
-            if note and note not in lines:
-                lines.append(note)
-        return message if not lines else message + "\n  (" + "; ".join(lines[:4]) + ")"
 
     @property
     def cubin(self) -> Path:
@@ -103,7 +93,29 @@ class CompiledGraph:
         return json.loads(self.manifest.read_text())
 
 
-_GRAPH_LINE = re.compile(r"graph\.mlir:(\d+):\d+")
+# What gpuos-opt writes into pipeline.mlir (part of the cache key).
+PIPELINE_FORMAT = "debuginfo"
+
+# "<cache>/<key>/graph.mlir:LINE:COL": a line of a compiled graph's text.
+_GRAPH_LINE = re.compile(r"([0-9a-f]{32})/graph\.mlir:(\d+):\d+")
+
+
+def explain(message: str, compiling: Optional["CompiledGraph"] = None) -> str:
+    """`message` with the user's source of each compiled graph's line it
+    names (compiler diagnostics; the runtime's task errors, which name the
+    ops of the image's tasks, members of a union included, and may name
+    another graph's task), found by the graph's key in its path; the graph
+    being compiled is not in the memory cache yet."""
+    notes = []
+    for m in _GRAPH_LINE.finditer(message):
+        graph = _memory.get(m.group(1))
+        if graph is None and compiling is not None and compiling.key == m.group(1):
+            graph = compiling
+        where = graph.sources.get(int(m.group(2))) if graph else None
+        note = f"graph.mlir:{m.group(2)} is {where}" if where else None
+        if note and note not in notes:
+            notes.append(note)
+    return message if not notes else message + "\n  (" + "; ".join(notes[:4]) + ")"
 
 _memory: Dict[str, CompiledGraph] = {}
 _lock = threading.Lock()
@@ -120,7 +132,9 @@ def compile_graph(source: str, name: str, inputs, outputs,
                   sources: Optional[Dict[int, str]] = None) -> CompiledGraph:
     """Compiles `source` (one gpuos.graph) unless it was compiled before;
     `sources` maps its lines to the user's program (CompiledGraph.explain)."""
-    key = hashlib.sha256(f"{arch}\n{source}".encode()).hexdigest()[:32]
+    # PIPELINE_FORMAT: pipeline.mlir files written before its locations
+    # were kept are not reused.
+    key = hashlib.sha256(f"{arch}\n{PIPELINE_FORMAT}\n{source}".encode()).hexdigest()[:32]
     with _lock:
         hit = _memory.get(key)
         if hit is not None:
@@ -137,8 +151,6 @@ def compile_graph(source: str, name: str, inputs, outputs,
             src = directory / "graph.mlir"
             src.write_text(source)
             # Locations in the output name graph.mlir's lines, so a task's
-            # manifest "ops" (and runtime errors) point at the graph text.
-            # Locations in the output name graph.mlir's lines, so a task's
             # manifest "ops" (and the runtime's errors) point at the graph
             # text, and explain() maps those to the user's program.
             try:
@@ -149,7 +161,7 @@ def compile_graph(source: str, name: str, inputs, outputs,
                     _run([find_tool("gpuos-jit"), str(graph.pipelined), f"--arch={arch}",
                           "-o", str(directory / "image")], "gpuos-jit")
             except CompileError as e:
-                raise CompileError(graph.explain(str(e))) from None
+                raise CompileError(explain(str(e), graph)) from None
             _stats.bump("compiles")
         _memory[key] = graph
         return graph

@@ -33,7 +33,7 @@ from typing import Dict, List, Sequence
 import torch
 
 from ._aten import gpuos_dtype, torch_dtype
-from ._compiler import CompiledGraph, compile_graph, find_tool
+from ._compiler import CompiledGraph, compile_graph, explain, find_tool
 from ._graph import TensorType
 from . import _stats
 
@@ -119,7 +119,8 @@ def run_interpreter(graph: CompiledGraph, tensors: Sequence[torch.Tensor]) -> Li
              f"--inputs-dir={ins}", f"--outputs-dir={outs}", "--print-values=0"],
             capture_output=True, text=True)
         if proc.returncode != 0:
-            raise ExecutionError(f"graph @{graph.name} failed in the interpreter:\n{proc.stderr.strip()}")
+            raise ExecutionError(explain(f"graph @{graph.name} failed in the interpreter:\n"
+                                     f"{proc.stderr.strip()}"))
         results = []
         for name, type_ in graph.outputs:
             wide = torch.float64 if type_.dtype in ("f32", "f16", "bf16", "f64") else torch.int64
@@ -208,8 +209,14 @@ class _Device:
             # Sorted by name, so the same set is the same source (a cache
             # hit) in whatever order the graphs came back.
             ordered = sorted(members.values(), key=lambda g: g.name)
+            # Each member's lines move down by the members before it (and
+            # the blank line the join leaves between two).
+            sources, offset = {}, 0
+            for g in ordered:
+                sources.update({line + offset: where for line, where in g.sources.items()})
+                offset += g.source.count("\n") + 1
             image = compile_graph("\n".join(g.source for g in ordered), "union", [], [],
-                                  arch=arch)
+                                  arch=arch, sources=sources)
         # Runtime graphs already bound survive: the runtime rebinds them to
         # the new image (those of graphs that left it until they return).
         self.runtime.load_image_files(str(image.cubin), str(image.manifest))
@@ -266,9 +273,12 @@ class _Device:
                 # (ensure_loaded changes both together).
                 with self.lock:
                     if resident():  # a failure of the graph itself
-                        raise _C.RuntimeError_(graph.explain(str(e))) from None
+                        raise _C.RuntimeError_(explain(str(e))) from None
                     self.ensure_loaded(graph, arch)
-                native(tensors, stream)
+                try:
+                    native(tensors, stream)
+                except _C.RuntimeError_ as again:
+                    raise _C.RuntimeError_(explain(str(again))) from None
         launch.native = native
         return launch
 

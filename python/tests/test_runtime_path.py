@@ -292,36 +292,68 @@ def test_alternating_between_more_graphs_than_the_union_holds_warns(monkeypatch,
 
 def test_errors_name_the_users_line(monkeypatch):
     """The graph remembers which line of the user's program made each op
-    (the FX nodes' stack traces), and an error of the runtime or the
-    compiler that names a graph.mlir line gets that source appended."""
+    (the FX nodes' stack traces). The image's manifest names each task's
+    ops at their graph.mlir lines, and an error of the runtime or the
+    compiler that names such a line gets the user's line appended, also
+    for a union image of several graphs."""
     import inspect
     from gpuos import _compiler
 
     def f(x, w):
         y = torch.tanh(x * w)  # the line the tanh comes from
         return y + 1.0
-    tanh_line = inspect.getsourcelines(f)[1] + 1
-    g = compiled(f, dynamic=False)
+
+    def h(x, w):
+        y = torch.exp(x - w)  # the line the exp comes from
+        return y * 2.0
+    first = inspect.getsourcelines(f)[1]
+    tanh_line, exp_line = first + 1, inspect.getsourcelines(h)[1] + 1
     args = (torch.randn(4, 16), torch.randn(16))
+    g = compiled(f, dynamic=False)
     check(g(*args), ref(f, *args))
+
+    def op_loc(graph, op):
+        """Where the graph's manifest says `op` is: <cache>/<key>/graph.mlir:L:C."""
+        for task in graph.manifest_json()["tasks"]:
+            for o in task["ops"]:
+                if o["name"] == op:
+                    return o["loc"]
+        raise AssertionError(f"no {op} in the manifest of {graph.name}")
+
     (graph,) = [c for c in _compiler._memory.values() if c.name != "union"]
-    text = graph.source.splitlines()
-    tanh = [n for n, line in enumerate(text, 1) if "gpuos.tanh" in line]
-    assert tanh and graph.sources[tanh[0]] == f"{__file__}:{tanh_line} in f"
+    loc = op_loc(graph, "gpuos.tanh")
+    assert f"/{graph.key}/graph.mlir:" in loc
+    line = int(loc.split(":")[-2])
+    assert "gpuos.tanh" in graph.source.splitlines()[line - 1]
+    assert graph.sources[line] == f"{__file__}:{tanh_line} in f"
     # Every recorded line is an op of the graph, from this file.
+    text = graph.source.splitlines()
     assert all(" = gpuos." in text[n - 1] and __file__ in s for n, s in graph.sources.items())
 
-    # A task error from the runtime names the op at its graph.mlir line.
+    # A task error as the runtime words it, through the runtime path.
     message = (f"a task of the graph failed: task 0 ('k', gpuos_task_k; ops gpuos.tanh at "
-               f"{graph.directory}/graph.mlir:{tanh[0]}:10) of graph 2, tile 0")
-    explained = graph.explain(message)
-    assert explained.startswith(message)
-    assert explained.endswith(f"(graph.mlir:{tanh[0]} is {__file__}:{tanh_line} in f)")
-    assert graph.explain("no location here") == "no location here"
+               f"{loc}) of graph 2, tile 0")
+    explained = _compiler.explain(message)
+    assert explained == message + f"\n  (graph.mlir:{line} is {__file__}:{tanh_line} in f)"
+    assert _compiler.explain("no location here") == "no location here"
 
     def failing(self, tensors, stream):
         raise RuntimeError(message)
-    monkeypatch.setattr(stub_runtime._InterpreterLauncher, "__call__", failing)
-    with pytest.raises(RuntimeError) as info:
-        g(*args)
+    with monkeypatch.context() as m:
+        m.setattr(stub_runtime._InterpreterLauncher, "__call__", failing)
+        with pytest.raises(RuntimeError) as info:
+            g(*args)
     assert str(info.value) == explained
+
+    # A second graph makes the device's image a union of both: its manifest
+    # names the union's lines, which map to each member's user line.
+    gh = compiled(h, dynamic=False)
+    check(gh(*args), ref(h, *args))
+    from gpuos import _executor
+    union = _compiler._memory[_executor.device_for(0).image_key]  # the image installed
+    assert union.name == "union"
+    for op, want in (("gpuos.tanh", f"{__file__}:{tanh_line} in f"),
+                     ("gpuos.exp", f"{__file__}:{exp_line} in h")):
+        loc = op_loc(union, op)
+        assert f"/{union.key}/graph.mlir:" in loc
+        assert _compiler.explain(f"ops {op} at {loc}").endswith(f" is {want})")

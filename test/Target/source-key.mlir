@@ -10,8 +10,11 @@
 // RUN: cmp %t.a.manifest.json %t.b.manifest.json
 // The index entry: the image's content hash and the files it depends on.
 // RUN: cat %t.cache/sources/* | FileCheck %s --check-prefix=ENTRY
-// The key is the input's bytes, not its path: a copy is served too.
+// The key is the input's bytes and its name (the manifest's ops name the
+// file): a copy elsewhere goes to the core, which finds the image by
+// content (and writes its own locations); then the copy is served.
 // RUN: cp %S/image.mlir %t.copy.mlir
+// RUN: gpuos-jit %t.copy.mlir -o %t.c --cache-dir=%t.cache -v 2>&1 | FileCheck %s --check-prefix=CONTENT
 // RUN: gpuos-jit %t.copy.mlir -o %t.c --cache-dir=%t.cache -v 2>&1 | FileCheck %s --check-prefix=FAST
 // Other bytes (a comment) are another key: the core runs, and finds the
 // same image by content; then the new key is served.

@@ -4,7 +4,7 @@
 // shapes the image (lib/JIT/Compiler.cpp). Computing that key needs the
 // compiler, whose start-up (libLLVM.so, nvJitLink) is most of a cache hit.
 // So gpuos-jit is a small launcher: it hashes what it can see without the
-// compiler (the input's bytes, the options, the compiler binary, a few
+// compiler (the input's bytes and name, the options, the compiler binary, a few
 // environment variables) into a source key, and looks it up in
 // <cache>/sources/<key>, an entry gpuos-jit-core wrote after a compile:
 //

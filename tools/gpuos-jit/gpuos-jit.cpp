@@ -206,7 +206,9 @@ bool sourceKey(const Request &r, const std::string &core, std::string &key,
       return false;
     h.update(std::string("cwd ") + cwd + "\n");
   }
-  h.update("input " + std::to_string(input.size()) + "\n");
+  // The input's name as given: the image's manifest names it in the ops'
+  // locations of a text without explicit ones.
+  h.update("input " + r.input + " " + std::to_string(input.size()) + "\n");
   h.update(input);
   key = h.hex();
   return true;

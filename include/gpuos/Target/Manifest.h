@@ -32,6 +32,14 @@ mlir::FailureOr<std::string>
 buildManifest(mlir::ModuleOp module, llvm::ArrayRef<TaskCodegenInfo> infos,
               const ManifestOptions &options);
 
+/// `cached` (a manifest buildManifest wrote for a module with the same
+/// content hash) rebuilt for `module`: the same text but for the ops'
+/// source locations, which the content hash leaves out (a cache hit for a
+/// graph that moved in its file, or came from another file). Fails when
+/// `cached` is not such a manifest.
+mlir::FailureOr<std::string> rebuildManifest(mlir::ModuleOp module,
+                                             llvm::StringRef cached);
+
 /// Checks that every graph body holds only tasks (and the yield), which an
 /// image needs; emits a diagnostic at the first other op.
 mlir::LogicalResult checkPartitioned(mlir::ModuleOp module);
