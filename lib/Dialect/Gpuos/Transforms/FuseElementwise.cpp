@@ -23,11 +23,11 @@ namespace {
 struct FuseElementwise
     : gpuos::impl::GpuosFuseElementwiseBase<FuseElementwise> {
   void runOnOperation() override {
-    GraphOp graph = getOperation();
-    Block &body = graph.getBodyBlock();
-    if (failed(sortGraph(graph, "fused")))
-      return signalPassFailure();
-    FusionGraph fg(body);
+    if (failed(fuseGraph(getOperation(), [&](FusionGraph &fg) { fuse(fg); })))
+      signalPassFailure();
+  }
+
+  void fuse(FusionGraph &fg) {
     SmallVector<UnitInfo> units = classifyUnits(fg);
 
     for (unsigned node = 0; node < fg.size(); ++node) {
@@ -52,7 +52,6 @@ struct FuseElementwise
       }
     }
 
-    outlineMultiNodeGroups(graph, fg);
   }
 };
 } // namespace

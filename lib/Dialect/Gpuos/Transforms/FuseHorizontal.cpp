@@ -28,11 +28,11 @@ struct FuseHorizontal : gpuos::impl::GpuosFuseHorizontalBase<FuseHorizontal> {
   using GpuosFuseHorizontalBase::GpuosFuseHorizontalBase;
 
   void runOnOperation() override {
-    GraphOp graph = getOperation();
-    Block &body = graph.getBodyBlock();
-    if (failed(sortGraph(graph, "fused")))
-      return signalPassFailure();
-    FusionGraph fg(body);
+    if (failed(fuseGraph(getOperation(), [&](FusionGraph &fg) { fuse(fg); })))
+      signalPassFailure();
+  }
+
+  void fuse(FusionGraph &fg) {
     SmallVector<UnitInfo> units;
     SmallVector<unsigned> level(fg.size(), 0);
     for (unsigned node = 0; node < fg.size(); ++node) {
@@ -55,7 +55,6 @@ struct FuseHorizontal : gpuos::impl::GpuosFuseHorizontalBase<FuseHorizontal> {
                           kMaxTaskResults);
     }
 
-    outlineMultiNodeGroups(graph, fg);
   }
 
   static std::string keyOf(const UnitInfo &unit, unsigned level) {

@@ -101,11 +101,11 @@ private:
 struct FuseMatmulEpilogues
     : gpuos::impl::GpuosFuseMatmulEpiloguesBase<FuseMatmulEpilogues> {
   void runOnOperation() override {
-    GraphOp graph = getOperation();
-    Block &body = graph.getBodyBlock();
-    if (failed(sortGraph(graph, "fused")))
-      return signalPassFailure();
-    FusionGraph fg(body);
+    if (failed(fuseGraph(getOperation(), [&](FusionGraph &fg) { fuse(fg); })))
+      signalPassFailure();
+  }
+
+  void fuse(FusionGraph &fg) {
     SmallVector<UnitInfo> units = classifyUnits(fg);
     ReadyBefore readyBefore(fg);
     // For the representative of each matmul group: its matmul node.
@@ -147,7 +147,6 @@ struct FuseMatmulEpilogues
       }
     }
 
-    outlineMultiNodeGroups(graph, fg);
   }
 };
 } // namespace

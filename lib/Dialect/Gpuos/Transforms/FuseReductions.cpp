@@ -46,11 +46,11 @@ namespace {
 struct FuseReductions
     : gpuos::impl::GpuosFuseReductionsBase<FuseReductions> {
   void runOnOperation() override {
-    GraphOp graph = getOperation();
-    Block &body = graph.getBodyBlock();
-    if (failed(sortGraph(graph, "fused")))
-      return signalPassFailure();
-    FusionGraph fg(body);
+    if (failed(fuseGraph(getOperation(), [&](FusionGraph &fg) { fuse(fg); })))
+      signalPassFailure();
+  }
+
+  void fuse(FusionGraph &fg) {
     SmallVector<UnitInfo> units = classifyUnits(fg);
     // For the representative of each reduction group: its (last)
     // reduction unit, and how many anchors the group holds.
@@ -97,7 +97,6 @@ struct FuseReductions
       }
     }
 
-    outlineMultiNodeGroups(graph, fg);
   }
 
   /// Merges the group `leader` of the row op `anchor` into the group of the

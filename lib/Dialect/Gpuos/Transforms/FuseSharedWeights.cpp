@@ -28,11 +28,11 @@ struct FuseSharedWeights
   using GpuosFuseSharedWeightsBase::GpuosFuseSharedWeightsBase;
 
   void runOnOperation() override {
-    GraphOp graph = getOperation();
-    Block &body = graph.getBodyBlock();
-    if (failed(sortGraph(graph, "fused")))
-      return signalPassFailure();
-    FusionGraph fg(body);
+    if (failed(fuseGraph(getOperation(), [&](FusionGraph &fg) { fuse(fg); })))
+      signalPassFailure();
+  }
+
+  void fuse(FusionGraph &fg) {
     unsigned limit = std::max(1u, static_cast<unsigned>(maxMatmuls));
     // Open groups by (rhs, lhs type, flags), most recent last.
     using Key = std::tuple<Value, Type, unsigned>;
@@ -50,7 +50,6 @@ struct FuseSharedWeights
                           std::numeric_limits<unsigned>::max());
     }
 
-    outlineMultiNodeGroups(graph, fg);
   }
 };
 } // namespace

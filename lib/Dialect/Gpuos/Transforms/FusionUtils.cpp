@@ -801,3 +801,14 @@ SmallVector<UnitInfo> gpuos::fusion::classifyUnits(const FusionGraph &fg) {
     units.push_back(classifyUnit(fg.op(node)));
   return units;
 }
+
+LogicalResult
+gpuos::fusion::fuseGraph(GraphOp graph,
+                         llvm::function_ref<void(FusionGraph &)> fuse) {
+  if (failed(sortGraph(graph, "fused")))
+    return failure();
+  FusionGraph fg(graph.getBodyBlock());
+  fuse(fg);
+  outlineMultiNodeGroups(graph, fg);
+  return success();
+}

@@ -203,6 +203,12 @@ TaskOp outlineGroup(llvm::ArrayRef<mlir::Operation *> members,
 /// reorders `graph`'s body: how every fusion pass ends.
 void outlineMultiNodeGroups(GraphOp graph, FusionGraph &fg);
 
+/// The frame every fusion pass shares: sorts `graph` (a cycle is diagnosed
+/// and fails the pass), builds its FusionGraph, lets `fuse` merge nodes,
+/// then outlines each group of several nodes into a task.
+mlir::LogicalResult fuseGraph(GraphOp graph,
+                              llvm::function_ref<void(FusionGraph &)> fuse);
+
 /// Joins `node` to the newest group among `open` (group members, oldest
 /// first) that takes it without closing a cycle or passing `maxResults`
 /// results; a group that reaches `width` nodes leaves `open`. A node that
