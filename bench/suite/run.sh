@@ -192,6 +192,9 @@ timeline_step() { # driver name image-args...
 # 131072, --urgent-exclusive 1).
 share() {
   local driver=${BENCH_DRIVER:-/tmp/gpuos-bench/build/suite-driver} work=/tmp/gpuos-bench/share
+  [[ -f $bench_dir/images/sharing.cubin && -d $bench_dir/specs ]] || {
+    echo "share: no $bench_dir/images/sharing.cubin or $bench_dir/specs: run" \
+         "'bash bench/suite/run.sh prepare' on the build machine and carry .bench" >&2; exit 1; }
   [[ -x $driver ]] || build_driver >/dev/null
   local spec name bytes
   for spec in urgent_step background_bulk; do

@@ -131,7 +131,7 @@ def compile_graph(source: str, name: str, inputs, outputs,
                   arch: str = "sm_90", image: bool = True,
                   sources: Optional[Dict[int, str]] = None) -> CompiledGraph:
     """Compiles `source` (one gpuos.graph) unless it was compiled before;
-    `sources` maps its lines to the user's program (CompiledGraph.explain)."""
+    `sources` maps its lines to the user's program (explain)."""
     # PIPELINE_FORMAT: pipeline.mlir files written before its locations
     # were kept are not reused.
     key = hashlib.sha256(f"{arch}\n{PIPELINE_FORMAT}\n{source}".encode()).hexdigest()[:32]

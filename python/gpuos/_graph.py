@@ -187,17 +187,20 @@ class GraphBuilder:
 
     def line_sources(self) -> Dict[int, str]:
         """to_mlir's line numbers (1-based) of the ops with a known source."""
-        first = 3  # after the two lines of the graph's head
+        first = self._head().count("\n") + 2  # the body's first line
         return {first + i: self.sources[name]
                 for i, (name, _, _) in enumerate(self.live_ops()) if name in self.sources}
 
-    def to_mlir(self) -> str:
+    def _head(self) -> str:
         ins = ", ".join(f"{v.name} : {v.type}" for _, v in self.inputs)
         outs = ", ".join(f"{n} : {v.type}" for n, v in self.outputs)
-        head = (
+        return (
             f"gpuos.graph @{self.name}({ins})\n    -> ({outs}) "
             f"priority #gpuos.priority<{self.priority}> {{"
         )
+
+    def to_mlir(self) -> str:
+        head = self._head()
         values = ", ".join(v.name for _, v in self.outputs)
         types = ", ".join(str(v.type) for _, v in self.outputs)
         body = [f"  {name} = {text}" for name, _, text in self.live_ops()]

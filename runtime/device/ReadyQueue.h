@@ -8,9 +8,10 @@
 // for idle workers.
 //
 // Producers of a shared queue (workers, for tasks whose last dependency
-// finished and for the root ranges of an expanded run) reserve a range of positions with one atomicAdd on `reserve`,
-// wait until each slot is free (seq == position), write the payload, and
-// publish with a release of seq = position + 1. The root queue's single
+// finished, and for the root ranges of an expanded run) reserve a range of
+// positions with one atomicAdd on `reserve`, wait until each slot is free
+// (seq == position), write the payload, and publish with a release of
+// seq = position + 1. The root queue's single
 // producer (the poller) needs no atomic: it publishes, then stores reserve.
 // A consumer frees its slot (seq = position + capacity) after running the
 // tile, under the fence it needs for the tile's writes anyway.

@@ -50,11 +50,11 @@
 // published as G entries of kind kGangKind, one per gang member, G =
 // min(workers, the graph's width: the most tiles of one dependency level,
 // GraphLayout::gangTiles, which is 0 unless every dependency points to an
-// earlier task and some level has two tiles). The block that takes member k runs its share of the
-// tiles of every task in index order: tile j of a task goes to member
-// (b + j) mod G, b the graph-wide index of the task's first tile, so
-// independent tasks of one tile land on different members. Before its
-// first tile of a task with dependencies, the member waits until
+// earlier task and some level has two tiles). The block that takes member
+// k runs its share of the tiles of every task in index order: tile j of a
+// task goes to member (b + j) mod G, b the graph-wide index of the task's
+// first tile, so independent tasks of one tile land on different members.
+// Before its first tile of a task with dependencies, the member waits until
 // depsLeft[task] is 0 (then fences: acquire); after its last tile of a
 // task it counts its tiles in tilesDone, and the member that completes the
 // task resets the task's counters and counts down depsLeft of every

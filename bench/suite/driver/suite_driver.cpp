@@ -731,13 +731,14 @@ struct GpuosEngine : Engine {
 /// call is matched to the poller's record of its run (TraceRecord: one per
 /// run; a run slot's last k records are its last k calls, in order; older
 /// ones may have left the ring, and the unlogged warm-up calls come
-/// first). The host's clock and the device's
-/// globaltimer differ by an unknown, slowly drifting offset (~70 us on the
-/// H200, bench/micro/clock_sync.cu), so "pickup" (submit called -> ring
-/// entry seen by the poller) is counted from its minimum in the same phase
-/// (a lower bound: that minimum is taken as zero); "poller" is seen -> entries published (or the
-/// inline tile completed), on block 0's clock; "rest" is the remainder up
-/// to `wait` returning (tiles, hops, the completion reaching the host).
+/// first). The host's clock and the device's globaltimer differ by an
+/// unknown, slowly drifting offset (~70 us on the H200,
+/// bench/micro/clock_sync.cu), so "pickup" (submit called -> ring entry
+/// seen by the poller) is counted from its minimum in the same phase (a
+/// lower bound: that minimum is taken as zero); "poller" is seen ->
+/// entries published (or the inline tile completed), on block 0's clock;
+/// "rest" is the remainder up to `wait` returning (tiles, hops, the
+/// completion reaching the host).
 void printUrgentBreakdown(Runtime &rt, const std::vector<UrgentCallLog> &log) {
   std::vector<TraceRecord> recs;
   need(rt.readTrace(recs), "readTrace");
