@@ -28,7 +28,7 @@
 // "Where a many-tile hop goes").
 // --short: round trip, throughput, chain and bandwidth only.
 //
-//   gpuos-bench [--json out.json] [--quick] [--short] [--sim]
+//   gpuos-bench [--json out.json] [--quick] [--short] [--sim] [--isolate]
 //               [--workers-per-sm N] [--idle-sleep-ns N] [--no-inline]
 //               [--no-continue] [--no-record] [--no-gang] [--ring-acquire-gpu]
 //               [--trace] [--trace-tiles] [--no-settle] [--bw-mb N]
@@ -422,7 +422,7 @@ int main(int argc, char **argv) {
   unsigned workersPerSM = 0, idleSleepNs = 0, bwMB = 256;
   bool inlineUrgent = true, continueSuccessors = true, recordJobs = true;
   bool ringAcquireGpu = false, trace = false, shortRun = false, settle = true;
-  bool traceTiles = false, gang = true;
+  bool traceTiles = false, gang = true, isolate = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--json" && i + 1 < argc)
@@ -451,6 +451,8 @@ int main(int argc, char **argv) {
       trace = traceTiles = true;
     else if (a == "--no-settle")
       settle = false;
+    else if (a == "--isolate")
+      isolate = true;
     else if (a == "--short")
       shortRun = true;
     else if (a == "--bw-mb" && i + 1 < argc)
@@ -460,7 +462,7 @@ int main(int argc, char **argv) {
                            "[--workers-per-sm N] [--idle-sleep-ns N] [--no-inline] "
                            "[--no-continue] [--no-record] [--no-gang] "
                            "[--ring-acquire-gpu] [--trace] [--trace-tiles] "
-                           "[--no-settle] [--bw-mb N]\n");
+                           "[--no-settle] [--isolate] [--bw-mb N]\n");
       return 2;
     }
   }
@@ -485,7 +487,10 @@ int main(int argc, char **argv) {
     bwMB = std::min(bwMB, 8u);
   std::unique_ptr<Runtime> rt;
   std::string skip, error;
-  if (!testimage::openTestRuntime(sim ? "sim" : "gpu", options, rt, skip, error)) {
+  // --isolate: the context in a device host process (isolateDevice).
+  const std::string backendName =
+      std::string(sim ? "sim" : "gpu") + (isolate ? "host" : "");
+  if (!testimage::openTestRuntime(backendName, options, rt, skip, error)) {
     std::fprintf(stderr, "gpuos-bench: %s\n", (skip + error).c_str());
     return skip.empty() ? 1 : 0;
   }
@@ -789,7 +794,7 @@ int main(int argc, char **argv) {
       return 1;
     std::vector<char> cubin[2];
     std::string json[2];
-    const char *backend = sim ? "sim" : "gpu";
+    const std::string &backend = backendName;
     if (!check(testimage::readImage(backend, false, cubin[0], json[0]), "image v1") ||
         !check(testimage::readImage(backend, true, cubin[1], json[1]), "image v2"))
       return 1;
@@ -867,8 +872,10 @@ int main(int argc, char **argv) {
                        "/" + fmt(st.perSM.empty() ? 0 : busySum / st.perSM.size()) +
                        "/" + fmt(busyMax) + ", swaps " + std::to_string(st.swaps);
 
-  // 6. Baselines on the same task, with the kernel parked.
-  if (!sim) {
+  // 6. Baselines on the same task, with the kernel parked. They use this
+  // process's context, which an isolated runtime's device addresses
+  // (args) do not belong to: not with --isolate.
+  if (!sim && !isolate) {
     if (!check(rt->park(), "park"))
       return 1;
     Baselines base;

@@ -96,6 +96,7 @@ void gpuos_options_init(gpuos_options *o) {
   o->record_jobs = d.recordJobs;
   o->urgent_exclusive = d.urgentExclusive;
   o->gang_policy = (uint32_t)d.gangs;
+  o->isolate_device = d.isolateDevice ? 1u : 0u;
 }
 
 gpuos_status gpuos_open(int ordinal, const gpuos_options *o,
@@ -124,6 +125,7 @@ gpuos_status gpuos_open(int ordinal, const gpuos_options *o,
     options.recoverFaults = o->recover_faults != 0;
     options.recordJobs = o->record_jobs != 0;
     options.urgentExclusive = o->urgent_exclusive != 0;
+    options.isolateDevice = o->isolate_device != 0;
     if (o->gang_policy > (uint32_t)GangPolicy::OneAtATime) {
       std::string msg = "gpuos_options.gang_policy is " + std::to_string(o->gang_policy) +
                         "; 0 (never), 1 (when idle) or 2 (one at a time)";

@@ -124,6 +124,31 @@ public:
       api->cuMemFreeHost(host);
   }
 
+  Status registerMapped(void *host, size_t bytes, uint64_t &addr) override {
+    GPUOS_RETURN_IF_ERROR(makeCurrent());
+    if (!api->cuMemHostRegister || !api->cuMemHostUnregister)
+      return Status::error(ErrorCode::Unsupported,
+                           "the driver lacks cuMemHostRegister_v2");
+    GPUOS_RETURN_IF_ERROR(check(
+        api->cuMemHostRegister(host, bytes,
+                               cu::kMemHostRegisterPortable | cu::kMemHostRegisterDeviceMap),
+        "cuMemHostRegister"));
+    CUdeviceptr p = 0;
+    Status st = check(api->cuMemHostGetDevicePointer(&p, host, 0),
+                      "cuMemHostGetDevicePointer");
+    if (!st.ok()) {
+      api->cuMemHostUnregister(host);
+      return st;
+    }
+    addr = p;
+    return Status::success();
+  }
+
+  void unregisterMapped(void *host) override {
+    if (makeCurrent().ok())
+      api->cuMemHostUnregister(host);
+  }
+
   Status copyToDevice(uint64_t dst, const void *src, size_t bytes) override {
     GPUOS_RETURN_IF_ERROR(makeCurrent());
     GPUOS_RETURN_IF_ERROR(check(api->cuMemcpyHtoDAsync(dst, src, bytes, copyStream),

@@ -69,6 +69,8 @@ void resolveOptionalEntryPoints(void *library, DriverApi &api) {
   resolveOptional(library, "cuCtxCreate_v2", api.cuCtxCreate);
   resolveOptional(library, "cuCtxDestroy_v2", api.cuCtxDestroy);
   resolveOptional(library, "cuDevicePrimaryCtxReset_v2", api.cuDevicePrimaryCtxReset);
+  resolveOptional(library, "cuMemHostRegister_v2", api.cuMemHostRegister);
+  resolveOptional(library, "cuMemHostUnregister", api.cuMemHostUnregister);
   resolveOptional(library, "cuStreamBeginCapture_v2", api.cuStreamBeginCapture);
   resolveOptional(library, "cuStreamEndCapture", api.cuStreamEndCapture);
   resolveOptional(library, "cuGraphInstantiateWithFlags",

@@ -148,7 +148,14 @@ Status Runtime::Impl::recover(const std::string &reason, bool hung) {
     fault = Status::error(ErrorCode::Faulted, what);
     return fault;
   }
-  if (hung && !forceStop(options.hangGraceUs)) {
+  bool stopped = hung && forceStop(options.hangGraceUs);
+  if (hung && !stopped && backend->info().isolated) {
+    // Ending the device host ends the tile with it: recover as from a
+    // fault (the context goes with the process).
+    what += "; the kernel did not stop within " +
+            std::to_string(options.hangGraceUs / 1000) +
+            " ms of being told to, so its device host process was ended";
+  } else if (hung && !stopped) {
     // The tile does not end. Destroying the context would wait for it (seen
     // on the H200: cuCtxDestroy returned when the tile did), so the runtime
     // gives up here rather than block: it stays Faulted, and only the end
@@ -164,7 +171,7 @@ Status Runtime::Impl::recover(const std::string &reason, bool hung) {
       failOnHost(index, fault);
     return fault;
   }
-  if (hung) {
+  if (stopped) {
     // The kernel has left after the tile ended: no sticky error, so the
     // context, the buffers and the graphs stay; only the runs in flight are
     // lost (their counters were mid-run).
@@ -206,11 +213,14 @@ Status Runtime::Impl::recover(const std::string &reason, bool hung) {
   // Seen on the H200 (driver 580, CUDA 13.0) after an illegal address:
   // cuCtxCreate keeps returning the error, even after a primary-context
   // reset; CUDA documents such errors as needing a new process.
-  const std::string outcome =
-      st.ok() ? redo
-              : "; recreating the context failed: " + st.message() +
-                    "; the driver keeps this error for the whole process: "
-                    "restart the process to use the GPU";
+  auto failed = [&](const Status &why) {
+    return backend->info().isolated
+               ? "; starting a new device host failed: " + why.message()
+               : "; recreating the context failed: " + why.message() +
+                     "; the driver keeps this error for the whole process: "
+                     "restart the process to use the GPU";
+  };
+  const std::string outcome = st.ok() ? redo : failed(st);
   // Each submission in flight or queued fails with its own message; none
   // is re-run (its buffers are gone too).
   for (auto [index, mine] : lostRuns)
@@ -304,10 +314,7 @@ Status Runtime::Impl::recover(const std::string &reason, bool hung) {
   }
   resetting.store(false);
   if (!st.ok()) {
-    fault = Status::error(ErrorCode::Faulted,
-                          what + "; recreating the context failed: " + st.message() +
-                              "; the driver keeps this error for the whole "
-                              "process: restart the process to use the GPU");
+    fault = Status::error(ErrorCode::Faulted, what + failed(st));
     return fault;
   }
   ++recoveries;

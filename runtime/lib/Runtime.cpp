@@ -16,6 +16,8 @@
 
 #include "RuntimeImpl.h"
 
+#include "gpuos/runtime/DeviceHost.h"
+
 #include <fstream>
 #include <iterator>
 
@@ -65,7 +67,15 @@ Runtime::~Runtime() = default;
 Status Runtime::open(int ordinal, const RuntimeOptions &options,
                      std::unique_ptr<Runtime> &out) {
   std::unique_ptr<Backend> backend;
-  GPUOS_RETURN_IF_ERROR(openCudaBackend(ordinal, options.ownContext, backend));
+  if (options.isolateDevice) {
+    std::string host = options.deviceHost;
+    if (host.empty())
+      GPUOS_RETURN_IF_ERROR(findDeviceHost(host));
+    GPUOS_RETURN_IF_ERROR(
+        openProcessBackend({host, "--device", std::to_string(ordinal)}, backend));
+  } else {
+    GPUOS_RETURN_IF_ERROR(openCudaBackend(ordinal, options.ownContext, backend));
+  }
   return openWithBackend(std::move(backend), options, out);
 }
 

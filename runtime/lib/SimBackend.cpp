@@ -110,6 +110,12 @@ public:
   void freeMapped(void *host) override {
     (void)freeDevice(reinterpret_cast<uint64_t>(host));
   }
+  // The simulator's device addresses are its process's pointers.
+  Status registerMapped(void *host, size_t, uint64_t &addr) override {
+    addr = reinterpret_cast<uint64_t>(host);
+    return Status::success();
+  }
+  void unregisterMapped(void *) override {}
 
   // Copies run while "the kernel" runs, as DMA does on the GPU: word by
   // word with relaxed atomics, so reading live counters (stats) is not a

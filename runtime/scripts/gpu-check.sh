@@ -39,8 +39,12 @@ step() { # name timeout command...
 }
 : > "$out/summary.txt"
 recovery='*RecoveryTest*gpu*'
-step tests 240 "$bin/GpuosRuntimeTests" --gtest_filter="-$recovery" --gtest_repeat=3
+step tests 240 "$bin/GpuosRuntimeTests" --gtest_filter="-$recovery:*gpuhost*" --gtest_repeat=3
 grep -hE "Failure|^\[  FAILED|info \]" -A3 "$out/tests.log" | head -40
+# The same scenarios with the context in a device host process
+# (RuntimeOptions::isolateDevice), once.
+step hosted 240 "$bin/GpuosRuntimeTests" --gtest_filter="*gpuhost*:-$recovery"
+grep -hE "Failure|^\[  FAILED|info \]" -A3 "$out/hosted.log" | head -20
 # One process per test: after an illegal address the driver may refuse any
 # new context in that process, and a wedged tile keeps running until exit.
 for t in DeadlineNamesTheRunningTile HungTileRecoversTheKernel \
@@ -48,7 +52,14 @@ for t in DeadlineNamesTheRunningTile HungTileRecoversTheKernel \
          WedgedTileLeavesTheRuntimeFaultedNotHung FaultInAGangFailsItAndRecovers; do
   step "rec-${t:0:12}" 60 "$bin/GpuosRuntimeTests" --gtest_filter="*RecoveryTest.$t/gpu"
 done
-cat "$out"/rec-*.log > "$out/recovery.log"
+# In a device host, a fault ends that process and recovery starts another.
+for t in DeadlineNamesTheRunningTile HungTileRecoversTheKernel \
+         FaultFailsWhatWasInFlightAndRecovers WithoutRecoveryTheFaultIsSticky \
+         WedgedTileLeavesTheRuntimeFaultedNotHung FaultInAGangFailsItAndRecovers \
+         DeviceHostDeathFailsWhatWasQueuedAndRecovers; do
+  step "host-${t:0:12}" 60 "$bin/GpuosRuntimeTests" --gtest_filter="*RecoveryTest.$t/gpuhost"
+done
+cat "$out"/rec-*.log "$out"/host-*.log > "$out/recovery.log"
 grep -hE "Failure|info \]" -A4 "$out/recovery.log" | head -30
 if [ "$gpus" -ge 2 ]; then
   step multigpu 60 "$bin/GpuosRuntimeTests" --gtest_filter='RuntimeMultiGpu.*'
@@ -68,10 +79,11 @@ step bench 90 "$bin/gpuos-bench" --json "$out/bench.json"
 step bench2 90 bash -c "'$bin/gpuos-bench' --quick --workers-per-sm 2; \
   '$bin/gpuos-bench' --quick --no-inline --no-continue; \
   '$bin/gpuos-bench' --quick --no-record; \
-  '$bin/gpuos-bench' --quick --ring-acquire-gpu"
+  '$bin/gpuos-bench' --quick --ring-acquire-gpu; \
+  '$bin/gpuos-bench' --quick --isolate"
 echo "=================== summary ($((SECONDS - t0)) s) ==================="
 cat "$out/summary.txt"
-echo "--- gpuos-bench --quick variants (2 workers/SM; without inline singletons and continuations; without job records; GPU-scope ring acquire):"
+echo "--- gpuos-bench --quick variants (2 workers/SM; without inline singletons and continuations; without job records; GPU-scope ring acquire; the context in a device host):"
 grep -E "^gpuos-bench on|^submit|^tiny|^dependent|^image swap" "$out/bench2.log"
 echo "--- gpuos-bench:"
 sed -n '/^gpuos-bench on/,$p' "$out/bench.log"

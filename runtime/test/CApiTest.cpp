@@ -43,7 +43,7 @@ TEST(CApi, NullArgumentsAreRejected) {
   EXPECT_EQ(o.urgent_exclusive, 0u); // every field set, the policies off
   EXPECT_EQ(o.record_jobs, 1u);
   EXPECT_EQ(o.gang_policy, 2u);
-  EXPECT_EQ(o.reserved, 0u);
+  EXPECT_EQ(o.isolate_device, 0u);
   o.struct_size = 3;
   gpuos_runtime *rt = nullptr;
   EXPECT_EQ(gpuos_open(0, &o, &rt), GPUOS_ERROR_INVALID_ARGUMENT);
@@ -66,6 +66,29 @@ TEST(CApi, OpenWithoutDriverIsNoGpu) {
   EXPECT_EQ(gpuos_open(0, nullptr, &rt), GPUOS_ERROR_NO_GPU);
   EXPECT_EQ(rt, nullptr);
   EXPECT_NE(std::string(gpuos_last_error()).find("no GPU"), std::string::npos);
+  // The same from a device host process: it starts, finds no driver, and
+  // its answer comes back as the open's error.
+  gpuos_options o;
+  gpuos_options_init(&o);
+  o.isolate_device = 1;
+  EXPECT_EQ(gpuos_open(0, &o, &rt), GPUOS_ERROR_NO_GPU);
+  EXPECT_EQ(rt, nullptr);
+  EXPECT_NE(std::string(gpuos_last_error()).find("no GPU"), std::string::npos)
+      << gpuos_last_error();
+}
+
+// A device host that is not there is named, before anything starts.
+TEST(CApi, MissingDeviceHostIsNamed) {
+  setenv("GPUOS_DEVICE_HOST", "/nonexistent/gpuos-device-host", 1);
+  gpuos_options o;
+  gpuos_options_init(&o);
+  o.isolate_device = 1;
+  gpuos_runtime *rt = nullptr;
+  EXPECT_EQ(gpuos_open(0, &o, &rt), GPUOS_ERROR_INVALID_ARGUMENT);
+  unsetenv("GPUOS_DEVICE_HOST");
+  EXPECT_EQ(rt, nullptr);
+  EXPECT_STREQ(gpuos_last_error(),
+               "GPUOS_DEVICE_HOST=/nonexistent/gpuos-device-host is not an executable");
 }
 
 // A whole round through the C API: buffers, a graph with dependencies,

@@ -98,7 +98,8 @@ protected:
   size_t gangTilesTraced() { return tilesTraced(TileOrigin::FromGang); }
 };
 
-INSTANTIATE_TEST_SUITE_P(Backends, GangTest, ::testing::Values("sim", "gpu"),
+INSTANTIATE_TEST_SUITE_P(Backends, GangTest,
+                         ::testing::Values("sim", "gpu", "simhost", "gpuhost"),
                          [](const auto &info) { return info.param; });
 
 /// The test image's `stream` kind (tiles of 4096 floats), as the CPU

@@ -11,6 +11,7 @@
 #include "RuntimeFixture.h"
 
 #include <algorithm>
+#include <csignal>
 #include <thread>
 
 using namespace gpuos::runtime;
@@ -32,7 +33,10 @@ protected:
   }
 };
 
-INSTANTIATE_TEST_SUITE_P(Backends, RecoveryTest, ::testing::Values("sim", "gpu"),
+// simhost/gpuhost: the context in a device host process
+// (RuntimeOptions::isolateDevice), which a reset ends and starts anew.
+INSTANTIATE_TEST_SUITE_P(Backends, RecoveryTest,
+                         ::testing::Values("sim", "gpu", "simhost", "gpuhost"),
                          [](const auto &info) { return info.param; });
 
 } // namespace
@@ -162,7 +166,7 @@ TEST_P(RecoveryTest, FaultFailsWhatWasInFlightAndRecovers) {
   // memory of another context or mapped host memory).
   std::vector<uint32_t> external(8, 0);
   GraphId survivor = 0;
-  if (!gpu()) {
+  if (!gpu() && !hosted()) {
     BufferArg ext{reinterpret_cast<uint64_t>(external.data()), 32, {}, {}};
     ASSERT_OK(rt->createGraph(GraphSpec{{{"count", {ext}, {8, 3}, {}}}, Priority::Normal},
                               survivor));
@@ -189,7 +193,7 @@ TEST_P(RecoveryTest, FaultFailsWhatWasInFlightAndRecovers) {
       << st.message();
   Stats stats;
   Status statsSt = rt->stats(stats);
-  if (gpu() && !statsSt.ok()) {
+  if (gpu() && !hosted() && !statsSt.ok()) {
     // The driver may refuse any new context in a process after an illegal
     // address ("the process must be terminated"): then the runtime must
     // say so and stay Faulted, answering every call, hanging nowhere.
@@ -225,7 +229,7 @@ TEST_P(RecoveryTest, FaultFailsWhatWasInFlightAndRecovers) {
   EXPECT_EQ(rt->free(counts.ptr).code(), ErrorCode::Faulted);
   uint32_t v;
   EXPECT_EQ(rt->copyFromDevice(&v, counts.ptr, 4).code(), ErrorCode::Faulted);
-  if (!gpu()) {
+  if (!gpu() && !hosted()) {
     ASSERT_OK(rt->submit(survivor, Priority::Normal, s));
     ASSERT_OK(rt->wait(s, kWaitUs));
     EXPECT_EQ(__atomic_load_n(&external[3], __ATOMIC_ACQUIRE), 1u);
@@ -290,7 +294,9 @@ TEST_P(RecoveryTest, WithoutRecoveryTheFaultIsSticky) {
 // A tile that does not end even after the kernel was told to stop cannot be
 // recovered in-process (destroying its context would wait for it): the
 // runtime fails everything, stays Faulted, and close() returns at once,
-// abandoning the kernel to the end of the process.
+// abandoning the kernel to the end of the process. With the context in a
+// device host, ending that process ends the tile: the runtime recovers and
+// runs new work.
 TEST_P(RecoveryTest, WedgedTileLeavesTheRuntimeFaultedNotHung) {
   RuntimeOptions options;
   options.timeoutUs = 30'000;
@@ -306,13 +312,85 @@ TEST_P(RecoveryTest, WedgedTileLeavesTheRuntimeFaultedNotHung) {
   auto t0 = Clock::now();
   Status st = rt->park();
   EXPECT_EQ(st.code(), ErrorCode::Faulted);
-  EXPECT_TRUE(has(st, "a running tile cannot be preempted")) << st.message();
   EXPECT_TRUE(has(st, "task 0 ('spin', gpuos_task_spin) of graph")) << st.message();
+  if (hosted()) {
+    EXPECT_TRUE(has(st, "so its device host process was ended")) << st.message();
+    EXPECT_TRUE(has(st, "the runtime recovered")) << st.message();
+    // New work on new buffers runs, and promptly: the wedged tile went
+    // with its process.
+    Buffer counts = alloc(4 * 4);
+    zero(counts);
+    GraphId count = oneTaskGraph("count", counts, {4, 1});
+    for (int i = 0; i < 3; ++i) {
+      ASSERT_OK(rt->submit(count, Priority::Normal, s));
+      ASSERT_OK(rt->wait(s, kWaitUs));
+    }
+    EXPECT_EQ(readU32(counts, 4)[1], 3u);
+    std::printf("[   info   ] %s: wedged tile ended with its device host, new work "
+                "done %.3f s after the park\n",
+                GetParam().c_str(), seconds(Clock::now() - t0));
+    EXPECT_LT(seconds(Clock::now() - t0), gpu() ? 6.0 : 1.5)
+        << "new work waited for the wedged tile";
+    return;
+  }
+  EXPECT_TRUE(has(st, "a running tile cannot be preempted")) << st.message();
   EXPECT_EQ(rt->submit(spin, Priority::Normal, s).code(), ErrorCode::Faulted);
   EXPECT_OK(rt->close());
   double elapsed = seconds(Clock::now() - t0);
   EXPECT_LT(elapsed, 1.5) << "gave up too late";
   rt.reset();
+}
+
+// The device host process dies (here: killed) while work is queued: the
+// submissions fail naming what happened to it, a new device host starts,
+// and new work runs and computes the right numbers.
+TEST_P(RecoveryTest, DeviceHostDeathFailsWhatWasQueuedAndRecovers) {
+  if (GetParam() == "sim" || GetParam() == "gpu")
+    GTEST_SKIP() << "the context is in this process";
+  openWith(RuntimeOptions());
+  if (IsSkipped() || HasFatalFailure())
+    return;
+  int host = rt->deviceInfo().hostProcess;
+  ASSERT_GT(host, 0);
+  const int n = 4096;
+  Buffer stamps = alloc(1024 * 8);
+  GraphId spin = gpu() ? spinGraph(stamps, 8, 200'000'000) : spinGraph(stamps, 64, 20'000'000);
+  Submission s;
+  ASSERT_OK(rt->submit(spin, Priority::Background, s));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20)); // tiles start
+  ASSERT_EQ(kill(host, SIGKILL), 0);
+  Status st = rt->wait(s, kWaitUs);
+  EXPECT_EQ(st.code(), ErrorCode::Faulted) << st.toString();
+  EXPECT_TRUE(has(st, "the device host process (")) << st.message();
+  EXPECT_TRUE(has(st, "was killed by signal 9")) << st.message();
+  // Named when its tiles had started (usually), else said to be queued.
+  EXPECT_TRUE(has(st, "task 0 ('spin', gpuos_task_spin) of graph") ||
+              has(st, "was in flight or queued"))
+      << st.message();
+  EXPECT_TRUE(has(st, "buffers from alloc() were lost")) << st.message();
+  int next = rt->deviceInfo().hostProcess;
+  EXPECT_GT(next, 0);
+  EXPECT_NE(next, host);
+  // y = 3x + 1 on fresh buffers, checked element by element.
+  Buffer in = alloc(n * 4), out = alloc(n * 4);
+  std::vector<float> xs(n);
+  for (int i = 0; i < n; ++i)
+    xs[i] = (float)i * 0.25f - 7.0f;
+  ASSERT_OK(rt->copyToDevice(in.ptr, xs.data(), n * 4));
+  GraphSpec g;
+  g.tasks.push_back({"stream", {in.arg(), out.arg()}, {n, n}, {}});
+  GraphId id;
+  ASSERT_OK(rt->createGraph(g, id));
+  ASSERT_OK(rt->submit(id, Priority::Urgent, s));
+  ASSERT_OK(rt->wait(s, kWaitUs));
+  std::vector<float> ys = readFloats(out, n);
+  int wrong = 0;
+  for (int i = 0; i < n; ++i)
+    wrong += ys[i] != 3.0f * xs[i] + 1.0f;
+  EXPECT_EQ(wrong, 0);
+  Stats stats;
+  ASSERT_OK(rt->stats(stats));
+  EXPECT_EQ(stats.recoveries, 1u);
 }
 
 // A fault inside a gang (an urgent graph run with no other gang in
@@ -339,7 +417,7 @@ TEST_P(RecoveryTest, FaultInAGangFailsItAndRecovers) {
       << st.message();
   Stats stats;
   Status statsSt = rt->stats(stats);
-  if (gpu() && !statsSt.ok()) { // this driver: no new context in-process
+  if (gpu() && !hosted() && !statsSt.ok()) { // this driver: no new context in-process
     EXPECT_TRUE(has(st, "restart the process")) << st.message();
     EXPECT_EQ(rt->submit(id, Priority::Urgent, s).code(), ErrorCode::Faulted);
     std::printf("[   info   ] gpu: no in-process recovery: %s\n", st.message().c_str());

@@ -42,7 +42,9 @@ inline double seconds(Clock::duration d) {
 
 class RuntimeFixture : public ::testing::TestWithParam<std::string> {
 protected:
-  bool gpu() const { return GetParam() == "gpu"; }
+  bool gpu() const { return GetParam().rfind("gpu", 0) == 0; }
+  /// The device's context is in a device host process (DeviceHost.h).
+  bool hosted() const { return GetParam().size() > 3; }
   /// Scales a GPU-sized count down for the simulator.
   int scaled(int gpuCount, int simCount) const { return gpu() ? gpuCount : simCount; }
 

@@ -28,7 +28,8 @@ using namespace gpuos::runtime::rttest;
 
 class RuntimeTest : public RuntimeFixture {};
 
-INSTANTIATE_TEST_SUITE_P(Backends, RuntimeTest, ::testing::Values("sim", "gpu"),
+INSTANTIATE_TEST_SUITE_P(Backends, RuntimeTest,
+                         ::testing::Values("sim", "gpu", "simhost", "gpuhost"),
                          [](const auto &info) { return info.param; });
 
 } // namespace

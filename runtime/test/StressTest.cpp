@@ -40,7 +40,8 @@ protected:
   }
 };
 
-INSTANTIATE_TEST_SUITE_P(Backends, StressTest, ::testing::Values("sim", "gpu"),
+INSTANTIATE_TEST_SUITE_P(Backends, StressTest,
+                         ::testing::Values("sim", "gpu", "simhost", "gpuhost"),
                          [](const auto &info) { return info.param; });
 
 } // namespace

@@ -46,7 +46,8 @@ protected:
   }
 };
 
-INSTANTIATE_TEST_SUITE_P(Backends, SwapTest, ::testing::Values("sim", "gpu"),
+INSTANTIATE_TEST_SUITE_P(Backends, SwapTest,
+                         ::testing::Values("sim", "gpu", "simhost", "gpuhost"),
                          [](const auto &info) { return info.param; });
 
 } // namespace

@@ -8,6 +8,7 @@
 #include "TestImage.h"
 
 #include "gpuos/runtime/Backend.h"
+#include "gpuos/runtime/DeviceHost.h"
 
 #include <chrono>
 #include <cstring>
@@ -145,9 +146,13 @@ std::string manifestPathV2() { return GPUOS_TEST_IMAGE_V2_MANIFEST; }
 
 std::string cubinPathV2() { return GPUOS_TEST_IMAGE_V2_CUBIN; }
 
+static bool simulated(const std::string &backend) {
+  return backend.rfind("sim", 0) == 0;
+}
+
 Status readImage(const std::string &backend, bool v2, std::vector<char> &cubin,
                  std::string &manifest) {
-  if (backend == "sim") {
+  if (simulated(backend)) {
     std::string key = v2 ? "sim-v2" : "sim";
     cubin.assign(key.begin(), key.end());
   } else {
@@ -172,12 +177,21 @@ bool openTestRuntime(const std::string &backend, const RuntimeOptions &options,
   if (backend == "sim") {
     st = Runtime::openWithBackend(makeTestSimBackend(3), options, out);
     cubin = {'s', 'i', 'm'};
+  } else if (backend == "simhost") {
+    // The simulator in a device host process (gpuos-sim-device-host).
+    std::unique_ptr<Backend> hosted;
+    st = openProcessBackend({GPUOS_SIM_DEVICE_HOST}, hosted);
+    if (st.ok())
+      st = Runtime::openWithBackend(std::move(hosted), options, out);
+    cubin = {'s', 'i', 'm'};
   } else {
+    RuntimeOptions gpuOptions = options;
+    gpuOptions.isolateDevice = backend == "gpuhost";
     if (cubinPath().empty()) {
       skip = "the CUDA parts of the runtime were not built (no nvcc)";
       return false;
     }
-    st = Runtime::open(0, options, out);
+    st = Runtime::open(0, gpuOptions, out);
     if (st.code() == ErrorCode::NoGpu) {
       skip = st.message();
       return false;

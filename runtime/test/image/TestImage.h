@@ -36,7 +36,9 @@ std::unique_ptr<Backend> makeTestSimBackend(uint32_t workers);
 Status readImage(const std::string &backend, bool v2, std::vector<char> &cubin,
                  std::string &manifest);
 
-/// Opens a runtime on "sim" (always) or "gpu" and loads the test image.
+/// Opens a runtime on "sim" (always) or "gpu" and loads the test image;
+/// "simhost" and "gpuhost" are the same in a device host process
+/// (DeviceHost.h; RuntimeOptions::isolateDevice for the GPU).
 /// Returns false with `skip` set when the backend is unavailable.
 bool openTestRuntime(const std::string &backend, const RuntimeOptions &options,
                      std::unique_ptr<Runtime> &out, std::string &skip,

@@ -33,6 +33,12 @@ struct BackendInfo {
   int multiprocessors = 0;
   int computeMajor = 0, computeMinor = 0;
   bool simulated = false;
+  /// The device's context lives in a helper process (openProcessBackend):
+  /// resetting it ends that process, so a fault the driver keeps for the
+  /// whole process, and a tile that never ends, are survived.
+  bool isolated = false;
+  /// That helper process (0 when the context is in this process).
+  int hostProcess = 0;
 };
 
 struct LaunchShape {
@@ -52,6 +58,11 @@ public:
   virtual Status freeDevice(uint64_t addr) = 0;
   virtual Status allocMapped(size_t bytes, void *&host, uint64_t &addr) = 0;
   virtual void freeMapped(void *host) = 0;
+  /// Maps host memory that another process allocated (shared memory) for
+  /// the device, as allocMapped does for its own: the device host
+  /// (DeviceHost.h) serves a process backend's allocMapped with it.
+  virtual Status registerMapped(void *host, size_t bytes, uint64_t &addr);
+  virtual void unregisterMapped(void *host);
   virtual Status copyToDevice(uint64_t dst, const void *src, size_t bytes) = 0;
   virtual Status copyFromDevice(void *dst, uint64_t src, size_t bytes) = 0;
 

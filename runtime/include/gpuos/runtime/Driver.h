@@ -35,6 +35,8 @@ constexpr CUresult kSuccess = 0;
 constexpr CUresult kErrorNotReady = 600;
 constexpr unsigned kMemHostAllocPortable = 0x1;
 constexpr unsigned kMemHostAllocDeviceMap = 0x2;
+constexpr unsigned kMemHostRegisterPortable = 0x1;
+constexpr unsigned kMemHostRegisterDeviceMap = 0x2;
 constexpr unsigned kStreamNonBlocking = 0x1;
 constexpr unsigned kEventDisableTiming = 0x2;
 constexpr int kFuncAttrNumRegs = 4;
@@ -100,6 +102,9 @@ struct DriverApi {
                           CUdevice device) = nullptr;
   CUresult (*cuCtxDestroy)(CUcontext ctx) = nullptr;
   CUresult (*cuDevicePrimaryCtxReset)(CUdevice device) = nullptr;
+  // The device host (a process backend's helper) maps shared memory.
+  CUresult (*cuMemHostRegister)(void *ptr, size_t bytes, unsigned flags) = nullptr;
+  CUresult (*cuMemHostUnregister)(void *ptr) = nullptr;
   CUresult (*cuStreamBeginCapture)(CUstream stream, int mode) = nullptr;
   CUresult (*cuStreamEndCapture)(CUstream stream, CUgraph *graph) = nullptr;
   CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec *exec, CUgraph graph,

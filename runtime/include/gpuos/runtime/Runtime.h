@@ -90,6 +90,16 @@ struct RuntimeOptions {
   /// what was in flight, recreate the context, reload the image and
   /// re-upload the graphs that survive. Off: the runtime stays Faulted.
   bool recoverFaults = true;
+  /// The device's context lives in a helper process, gpuos-device-host
+  /// (DeviceHost.h): a fault that the driver keeps for the whole process
+  /// (an illegal address) or a tile that never ends is survived by ending
+  /// that process and starting another. Submit and wait still touch only
+  /// shared memory; allocations, copies and launches become requests to
+  /// it. Device pointers from elsewhere in this process (another context,
+  /// e.g. PyTorch's tensors) mean nothing there: use buffers from alloc().
+  bool isolateDevice = false;
+  /// gpuos-device-host's path; empty: findDeviceHost().
+  std::string deviceHost;
   /// Workers write what they run into host memory (one 16-byte posted
   /// store per tile), so faults and missed deadlines name the task.
   bool recordJobs = true;

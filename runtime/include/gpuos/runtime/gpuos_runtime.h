@@ -71,8 +71,10 @@ typedef struct gpuos_options {
   uint32_t urgent_exclusive; /* no other work while an urgent run is in flight */
   uint32_t gang_policy; /* urgent graphs as gangs: 0 never, 1 when nothing
                           else runs, 2 (default) when no other gang runs */
-  uint32_t reserved;    /* 0; makes sizeof differ from the struct without
-                           gang_policy, so struct_size refuses old callers */
+  uint32_t isolate_device; /* the context in a gpuos-device-host process:
+                              faults are survived (RuntimeOptions::
+                              isolateDevice); the host's path from
+                              $GPUOS_DEVICE_HOST or next to the binary */
 } gpuos_options;
 
 /* A buffer bound to a task. bytes = 0: the runtime's own allocation size

@@ -1,0 +1,203 @@
+//===- DeviceHost.cpp - serving a backend to a process backend -----------===//
+//
+// The device host's side of DeviceHostWire.h: one request at a time, in
+// order, each answered before the next is read. It ends when the process
+// backend closes its socket (or its process ends, which closes it).
+//
+//===----------------------------------------------------------------------===//
+
+#include "gpuos/runtime/DeviceHost.h"
+
+#include "DeviceHostWire.h"
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <sys/mman.h>
+#include <unistd.h>
+
+namespace gpuos::runtime {
+
+// Backends that cannot map another process's memory say so.
+Status Backend::registerMapped(void *, size_t, uint64_t &) {
+  return Status::error(ErrorCode::Unsupported,
+                       info().name + " cannot map another process's memory");
+}
+void Backend::unregisterMapped(void *) {}
+
+namespace {
+
+class Server {
+public:
+  Server(int sock, Backend *backend, Status openError)
+      : sock(sock), backend(backend), openError(std::move(openError)) {}
+
+  ~Server() {
+    for (auto &[key, m] : mapped) {
+      if (backend)
+        backend->unregisterMapped(m.host);
+      munmap(m.host, m.bytes);
+    }
+  }
+
+  /// Serves until the other side is gone.
+  void run() {
+    for (;;) {
+      wire::Request rq{};
+      int fd = -1;
+      if (!wire::recvWithFd(sock, &rq, sizeof(rq), fd))
+        return;
+      payload.resize(rq.payload);
+      bool received = !rq.payload || wire::recvAll(sock, payload.data(), rq.payload);
+      wire::Reply rp{};
+      out.clear();
+      Status st = received ? handle(rq, fd, rp) : Status::success();
+      if (fd >= 0)
+        close(fd);
+      if (!received)
+        return;
+      rp.code = (int32_t)st.code();
+      rp.message = st.message().size();
+      rp.payload = out.size();
+      if (!wire::sendAll(sock, &rp, sizeof(rp)) ||
+          !wire::sendAll(sock, st.message().data(), st.message().size()) ||
+          !wire::sendAll(sock, out.data(), out.size()))
+        return;
+    }
+  }
+
+private:
+  struct Mapping {
+    void *host;
+    size_t bytes;
+  };
+  int sock;
+  Backend *backend;
+  Status openError;
+  std::map<uint64_t, Mapping> mapped; // by the process backend's key
+  std::vector<char> payload, out;
+
+  Status handle(const wire::Request &rq, int fd, wire::Reply &rp) {
+    if (!backend)
+      return openError;
+    switch (rq.op) {
+    case wire::Op::Info: {
+      const BackendInfo &i = backend->info();
+      rp.a = (uint64_t)i.multiprocessors;
+      rp.b = (uint64_t)(uint32_t)i.computeMajor << 32 | (uint32_t)i.computeMinor;
+      rp.flags = i.simulated ? 1u : 0u;
+      out.assign(i.name.begin(), i.name.end());
+      return Status::success();
+    }
+    case wire::Op::AllocDevice:
+      return backend->allocDevice(rq.a, rp.a);
+    case wire::Op::FreeDevice:
+      return backend->freeDevice(rq.a);
+    case wire::Op::RegisterMapped: {
+      if (fd < 0)
+        return Status::error(ErrorCode::InvalidArgument,
+                             "device host: RegisterMapped came without memory");
+      void *host = mmap(nullptr, rq.a, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+      if (host == MAP_FAILED)
+        return Status::error(ErrorCode::OutOfMemory,
+                             "device host: mmap of the shared memory failed");
+      Status st = backend->registerMapped(host, rq.a, rp.a);
+      if (!st.ok()) {
+        munmap(host, rq.a);
+        return st;
+      }
+      mapped[rq.b] = {host, rq.a};
+      return Status::success();
+    }
+    case wire::Op::UnregisterMapped: {
+      auto it = mapped.find(rq.b);
+      if (it != mapped.end()) {
+        backend->unregisterMapped(it->second.host);
+        munmap(it->second.host, it->second.bytes);
+        mapped.erase(it);
+      }
+      return Status::success();
+    }
+    case wire::Op::CopyToDevice:
+      return backend->copyToDevice(rq.a, payload.data(), payload.size());
+    case wire::Op::CopyFromDevice:
+      out.resize(rq.b);
+      return backend->copyFromDevice(out.data(), rq.a, rq.b);
+    case wire::Op::LoadImage: {
+      uint32_t protocol = 0;
+      Status st = backend->loadImage(payload, protocol);
+      rp.a = protocol;
+      return st;
+    }
+    case wire::Op::CommitImage:
+      backend->commitImage();
+      return Status::success();
+    case wire::Op::DiscardImage:
+      backend->discardImage();
+      return Status::success();
+    case wire::Op::UnloadImage:
+      backend->unloadImage();
+      return Status::success();
+    case wire::Op::BlocksPerSM: {
+      int blocks = 0;
+      Status st = backend->blocksPerMultiprocessor(
+          LaunchShape{(uint32_t)rq.a, (uint32_t)rq.b, (uint32_t)rq.c}, blocks);
+      rp.a = (uint64_t)blocks;
+      return st;
+    }
+    case wire::Op::LaunchResident:
+      return backend->launchResident(
+          rq.a, LaunchShape{(uint32_t)rq.b, (uint32_t)(rq.c >> 32), (uint32_t)rq.c});
+    case wire::Op::ResidentStatus: {
+      bool running = false;
+      Status st = backend->residentStatus(running);
+      rp.a = running ? 1 : 0;
+      return st;
+    }
+    case wire::Op::WaitResidentExit:
+      return backend->waitResidentExit();
+    }
+    return Status::error(ErrorCode::InvalidArgument,
+                         "device host: unknown request " +
+                             std::to_string((uint32_t)rq.op));
+  }
+};
+
+} // namespace
+
+int deviceHostMain(int argc, char **argv, const OpenHostedBackend &open) {
+  int sock = -1;
+  long parent = -1;
+  std::vector<std::string> rest;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--fd" && i + 1 < argc)
+      sock = std::atoi(argv[++i]);
+    else if (a == "--parent" && i + 1 < argc)
+      parent = std::atol(argv[++i]);
+    else
+      rest.push_back(a);
+  }
+  if (sock < 0 || parent < 0) {
+    std::fprintf(stderr,
+                 "%s: a gpuos runtime starts this process (RuntimeOptions::"
+                 "isolateDevice); usage: --fd N --parent PID [backend options]\n",
+                 argv[0]);
+    return 2;
+  }
+  // Its socket's end of a pipe to a process that is gone reports EOF; a
+  // signal would end this process before it could release the device.
+  std::signal(SIGPIPE, SIG_IGN);
+  std::unique_ptr<Backend> backend;
+  Status st = open(rest, backend);
+  {
+    Server server(sock, st.ok() ? backend.get() : nullptr, st);
+    server.run();
+  } // mappings are released before the backend's context goes
+  backend.reset();
+  close(sock);
+  return 0;
+}
+
+} // namespace gpuos::runtime

@@ -1,0 +1,145 @@
+//===- DeviceHostWire.h - requests between a process backend and its host ===//
+//
+// A process backend (ProcessBackend.cpp) and its device host
+// (DeviceHost.cpp) talk over one stream socket: a fixed request header,
+// then `payload` bytes; a fixed reply header, then `message` bytes (the
+// error's text) and `payload` bytes. RegisterMapped carries the shared
+// memory's file descriptor as SCM_RIGHTS with its header. Both ends are
+// built from the same sources, so the layout needs no versioning.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPUOS_RUNTIME_DEVICEHOSTWIRE_H
+#define GPUOS_RUNTIME_DEVICEHOSTWIRE_H
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+namespace gpuos::runtime::wire {
+
+enum class Op : uint32_t {
+  Info = 1,         // -> a: multiprocessors, b: major << 32 | minor,
+                    //    flags: simulated; payload: the device's name
+  AllocDevice,      // a: bytes -> a: address
+  FreeDevice,       // a: address
+  RegisterMapped,   // a: bytes, b: the caller's key, fd -> a: address
+  UnregisterMapped, // b: the caller's key
+  CopyToDevice,     // a: address; payload: the bytes
+  CopyFromDevice,   // a: address, b: bytes -> payload: the bytes
+  LoadImage,        // payload: the cubin -> a: protocol
+  CommitImage,
+  DiscardImage,
+  UnloadImage,
+  BlocksPerSM,      // a: blocks, b: threads, c: shared bytes -> a: blocks
+  LaunchResident,   // a: control, b: blocks, c: threads << 32 | shared bytes
+  ResidentStatus,   // -> a: running
+  WaitResidentExit,
+};
+
+struct Request {
+  Op op;
+  uint32_t reserved;
+  uint64_t a, b, c;
+  uint64_t payload;
+};
+
+struct Reply {
+  int32_t code; // ErrorCode; 0: success
+  uint32_t flags;
+  uint64_t a, b;
+  uint64_t message;
+  uint64_t payload;
+};
+
+/// Copies larger than this go in several requests, so neither side holds
+/// more than this in flight.
+constexpr size_t kMaxCopy = 16u << 20;
+
+/// Whole-buffer send/receive; false when the other side is gone.
+inline bool sendAll(int fd, const void *data, size_t bytes) {
+  const char *p = static_cast<const char *>(data);
+  while (bytes) {
+    ssize_t n = ::send(fd, p, bytes, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    p += n;
+    bytes -= (size_t)n;
+  }
+  return true;
+}
+
+inline bool recvAll(int fd, void *data, size_t bytes) {
+  char *p = static_cast<char *>(data);
+  while (bytes) {
+    ssize_t n = ::recv(fd, p, bytes, 0);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    p += n;
+    bytes -= (size_t)n;
+  }
+  return true;
+}
+
+/// Sends `header` with `fd` attached (SCM_RIGHTS).
+inline bool sendWithFd(int sock, const void *header, size_t bytes, int fd) {
+  char control[CMSG_SPACE(sizeof(int))] = {};
+  iovec iov{const_cast<void *>(header), bytes};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof(control);
+  cmsghdr *c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(c), &fd, sizeof(int));
+  for (;;) {
+    ssize_t n = ::sendmsg(sock, &msg, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    // The descriptor went with the first byte; send the rest plainly.
+    return sendAll(sock, static_cast<const char *>(header) + n, bytes - (size_t)n);
+  }
+}
+
+/// Receives `bytes` of a header and the descriptor sent with it, if any
+/// (`fd` = -1 when none came).
+inline bool recvWithFd(int sock, void *header, size_t bytes, int &fd) {
+  fd = -1;
+  char *p = static_cast<char *>(header);
+  while (bytes) {
+    char control[CMSG_SPACE(sizeof(int))] = {};
+    iovec iov{p, bytes};
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof(control);
+    ssize_t n = ::recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    for (cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+      if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+        std::memcpy(&fd, CMSG_DATA(c), sizeof(int));
+    p += n;
+    bytes -= (size_t)n;
+  }
+  return true;
+}
+
+} // namespace gpuos::runtime::wire
+
+#endif // GPUOS_RUNTIME_DEVICEHOSTWIRE_H

@@ -1,0 +1,391 @@
+//===- ProcessBackend.cpp - a backend whose context is in another process ===//
+//
+// The runtime's side of DeviceHost.h. Mapped memory is a memfd that both
+// processes map (the device host registers its mapping with the driver),
+// so the ring, completion words and job records need no request. Every
+// other Backend call is one request and its reply, under one lock.
+//
+// When the device host dies (a signal, an exit) or stops answering, every
+// request fails with Faulted naming what happened to it, which the runtime
+// treats as a fault of the resident kernel: it recovers through
+// resetContext, which ends the device host and starts a fresh one.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gpuos/runtime/DeviceHost.h"
+
+#include "DeviceHostWire.h"
+
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <dlfcn.h>
+#include <map>
+#include <mutex>
+#include <spawn.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+extern char **environ;
+
+namespace gpuos::runtime {
+
+namespace {
+
+class ProcessBackend final : public Backend {
+public:
+  explicit ProcessBackend(std::vector<std::string> command)
+      : command(std::move(command)) {}
+
+  ~ProcessBackend() override {
+    unmapAll();
+    // Closing the socket ends the device host, which releases its context.
+    stop(std::chrono::seconds(5));
+  }
+
+  /// Starts the device host and asks what it serves.
+  Status start() {
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+      return Status::error(ErrorCode::Cuda, std::string("socketpair: ") +
+                                                std::strerror(errno));
+    std::vector<std::string> args = command;
+    args.insert(args.end(), {"--fd", "3", "--parent", std::to_string(getpid())});
+    std::vector<char *> argv;
+    for (std::string &a : args)
+      argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    // dup2 onto 3 clears close-on-exec there (also when sv[1] is 3).
+    posix_spawn_file_actions_adddup2(&actions, sv[1], 3);
+    pid_t child = 0;
+    int rc = posix_spawn(&child, argv[0], &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    close(sv[1]);
+    if (rc != 0) {
+      close(sv[0]);
+      return Status::error(ErrorCode::NoGpu, "cannot start the device host " +
+                                                 command[0] + ": " +
+                                                 std::strerror(rc));
+    }
+    pid = child;
+    sock = sv[0];
+    lostReason.clear();
+    wire::Reply rp{};
+    std::vector<char> name;
+    Status st = call({wire::Op::Info, 0, 0, 0, 0, 0}, nullptr, rp, &name);
+    if (!st.ok())
+      return st;
+    info_.name = std::string(name.begin(), name.end()) + " (device host pid " +
+                 std::to_string(pid) + ")";
+    info_.multiprocessors = (int)rp.a;
+    info_.computeMajor = (int)(rp.b >> 32);
+    info_.computeMinor = (int)(uint32_t)rp.b;
+    info_.simulated = rp.flags & 1u;
+    info_.isolated = true;
+    info_.hostProcess = (int)pid;
+    return Status::success();
+  }
+
+  const BackendInfo &info() const override { return info_; }
+  Status makeCurrent() override { return Status::success(); }
+
+  Status allocDevice(size_t bytes, uint64_t &addr) override {
+    wire::Reply rp{};
+    GPUOS_RETURN_IF_ERROR(call({wire::Op::AllocDevice, 0, bytes, 0, 0, 0}, nullptr, rp));
+    addr = rp.a;
+    return Status::success();
+  }
+
+  Status freeDevice(uint64_t addr) override {
+    wire::Reply rp{};
+    return call({wire::Op::FreeDevice, 0, addr, 0, 0, 0}, nullptr, rp);
+  }
+
+  Status allocMapped(size_t bytes, void *&host, uint64_t &addr) override {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t rounded = (bytes + page - 1) / page * page;
+    int fd = memfd_create("gpuos-mapped", MFD_CLOEXEC);
+    if (fd < 0)
+      return Status::error(ErrorCode::OutOfMemory,
+                           std::string("memfd_create: ") + std::strerror(errno));
+    void *p = MAP_FAILED;
+    if (ftruncate(fd, (off_t)rounded) == 0)
+      p = mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+      close(fd);
+      return Status::error(ErrorCode::OutOfMemory,
+                           "shared memory for the device host: " +
+                               std::string(std::strerror(errno)));
+    }
+    wire::Reply rp{};
+    Status st = call({wire::Op::RegisterMapped, 0, rounded, (uint64_t)p, 0, 0},
+                     nullptr, rp, nullptr, fd);
+    close(fd);
+    if (!st.ok()) {
+      munmap(p, rounded);
+      return st;
+    }
+    std::lock_guard<std::mutex> lock(segmentsMutex);
+    segments[p] = rounded;
+    host = p;
+    addr = rp.a;
+    return Status::success();
+  }
+
+  void freeMapped(void *host) override {
+    wire::Reply rp{};
+    (void)call({wire::Op::UnregisterMapped, 0, 0, (uint64_t)host, 0, 0}, nullptr, rp);
+    std::lock_guard<std::mutex> lock(segmentsMutex);
+    auto it = segments.find(host);
+    if (it != segments.end()) {
+      munmap(host, it->second);
+      segments.erase(it);
+    }
+  }
+
+  Status copyToDevice(uint64_t dst, const void *src, size_t bytes) override {
+    const char *from = static_cast<const char *>(src);
+    for (size_t done = 0; done < bytes;) {
+      size_t n = std::min(bytes - done, wire::kMaxCopy);
+      wire::Reply rp{};
+      GPUOS_RETURN_IF_ERROR(call({wire::Op::CopyToDevice, 0, dst + done, 0, 0, n},
+                                 from + done, rp));
+      done += n;
+    }
+    return Status::success();
+  }
+
+  Status copyFromDevice(void *dst, uint64_t src, size_t bytes) override {
+    char *to = static_cast<char *>(dst);
+    for (size_t done = 0; done < bytes;) {
+      size_t n = std::min(bytes - done, wire::kMaxCopy);
+      wire::Reply rp{};
+      GPUOS_RETURN_IF_ERROR(call({wire::Op::CopyFromDevice, 0, src + done, n, 0, 0},
+                                 nullptr, rp, nullptr, -1, to + done, n));
+      done += n;
+    }
+    return Status::success();
+  }
+
+  Status loadImage(const std::vector<char> &cubin, uint32_t &protocol) override {
+    wire::Reply rp{};
+    GPUOS_RETURN_IF_ERROR(call({wire::Op::LoadImage, 0, 0, 0, 0, cubin.size()},
+                               cubin.data(), rp));
+    protocol = (uint32_t)rp.a;
+    return Status::success();
+  }
+  void commitImage() override { simple(wire::Op::CommitImage); }
+  void discardImage() override { simple(wire::Op::DiscardImage); }
+  void unloadImage() override { simple(wire::Op::UnloadImage); }
+
+  Status blocksPerMultiprocessor(const LaunchShape &shape, int &blocks) override {
+    wire::Reply rp{};
+    GPUOS_RETURN_IF_ERROR(call(
+        {wire::Op::BlocksPerSM, 0, shape.blocks, shape.threads, shape.sharedBytes, 0},
+        nullptr, rp));
+    blocks = (int)rp.a;
+    return Status::success();
+  }
+
+  /// Ends the device host (with its context, whatever the driver thinks
+  /// of it, and any tile still running) and starts a fresh one.
+  Status resetContext() override {
+    unmapAll();
+    stop(std::chrono::milliseconds(0));
+    return start();
+  }
+
+  void abandon() override { stop(std::chrono::milliseconds(0)); }
+
+  Status launchResident(uint64_t control, const LaunchShape &shape) override {
+    wire::Reply rp{};
+    return call({wire::Op::LaunchResident, 0, control, shape.blocks,
+                 (uint64_t)shape.threads << 32 | shape.sharedBytes, 0},
+                nullptr, rp);
+  }
+
+  Status residentStatus(bool &running) override {
+    wire::Reply rp{};
+    GPUOS_RETURN_IF_ERROR(call({wire::Op::ResidentStatus, 0, 0, 0, 0, 0}, nullptr, rp));
+    running = rp.a != 0;
+    return Status::success();
+  }
+
+  Status waitResidentExit() override {
+    wire::Reply rp{};
+    return call({wire::Op::WaitResidentExit, 0, 0, 0, 0, 0}, nullptr, rp);
+  }
+
+private:
+  std::vector<std::string> command;
+  BackendInfo info_;
+  std::mutex channel; // one request at a time
+  pid_t pid = 0;
+  int sock = -1;
+  std::string lostReason; // why the device host is gone
+  std::mutex segmentsMutex;
+  std::map<void *, size_t> segments; // shared memory: address -> bytes
+
+  void simple(wire::Op op) {
+    wire::Reply rp{};
+    (void)call({op, 0, 0, 0, 0, 0}, nullptr, rp);
+  }
+
+  /// One request and its reply. The reply's payload goes to `into`
+  /// (exactly `intoBytes`) or into `payloadOut`.
+  Status call(wire::Request rq, const void *payload, wire::Reply &rp,
+              std::vector<char> *payloadOut = nullptr, int fd = -1,
+              void *into = nullptr, size_t intoBytes = 0) {
+    std::lock_guard<std::mutex> lock(channel);
+    if (sock < 0)
+      return lost();
+    bool sent = fd >= 0 ? wire::sendWithFd(sock, &rq, sizeof(rq), fd)
+                        : wire::sendAll(sock, &rq, sizeof(rq));
+    if (!sent || (rq.payload && !wire::sendAll(sock, payload, rq.payload)) ||
+        !wire::recvAll(sock, &rp, sizeof(rp)))
+      return hostGone();
+    std::string message(rp.message, '\0');
+    if (rp.message && !wire::recvAll(sock, message.data(), rp.message))
+      return hostGone();
+    if (into && rp.payload == intoBytes) {
+      if (!wire::recvAll(sock, into, intoBytes))
+        return hostGone();
+    } else if (rp.payload) {
+      std::vector<char> scratch;
+      std::vector<char> &to = payloadOut ? *payloadOut : scratch;
+      to.resize(rp.payload);
+      if (!wire::recvAll(sock, to.data(), rp.payload))
+        return hostGone();
+    }
+    if (rp.code)
+      return Status::error((ErrorCode)rp.code, message);
+    return Status::success();
+  }
+
+  /// The socket broke: the device host died or closed it. Says how.
+  Status hostGone() {
+    close(sock);
+    sock = -1;
+    // It is exiting; give it a moment to be reaped with its real status.
+    int status = 0;
+    std::string how;
+    if (reap(pid, std::chrono::milliseconds(200), status))
+      how = WIFSIGNALED(status)
+                ? "was killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
+                      strsignal(WTERMSIG(status)) + ")"
+                : "exited with status " + std::to_string(WEXITSTATUS(status));
+    else
+      how = "closed its socket and was ended";
+    pid = 0;
+    lostReason = "the device host process (" + command[0] + ") " + how;
+    return lost();
+  }
+
+  Status lost() const {
+    return Status::error(ErrorCode::Faulted,
+                         lostReason.empty() ? "the device host is not running"
+                                            : lostReason);
+  }
+
+  /// Ends the device host: closes its socket, waits up to `grace` for it to
+  /// leave on its own, then kills it.
+  void stop(std::chrono::milliseconds grace) {
+    std::lock_guard<std::mutex> lock(channel);
+    if (sock >= 0)
+      close(sock);
+    sock = -1;
+    int status = 0;
+    if (pid > 0)
+      reap(pid, grace, status);
+    pid = 0;
+    lostReason = "the device host was ended";
+  }
+
+  /// Waits up to `grace` for `child` to exit (true, with its status), then
+  /// kills it. A killed process whose kernel is still on the GPU may take
+  /// as long as the kernel to go (the driver's teardown waits for it), so
+  /// a thread reaps it whenever that is, and nothing here blocks on it.
+  static bool reap(pid_t child, std::chrono::milliseconds grace, int &status) {
+    auto until = std::chrono::steady_clock::now() + grace;
+    for (;;) {
+      pid_t done = waitpid(child, &status, WNOHANG);
+      if (done == child)
+        return true;
+      if (done < 0 || std::chrono::steady_clock::now() >= until)
+        break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    kill(child, SIGKILL);
+    std::thread([child] {
+      int ignored = 0;
+      waitpid(child, &ignored, 0);
+    }).detach();
+    return false;
+  }
+
+  void unmapAll() {
+    std::lock_guard<std::mutex> lock(segmentsMutex);
+    for (auto &[p, bytes] : segments)
+      munmap(p, bytes);
+    segments.clear();
+  }
+};
+
+bool executable(const std::string &path) { return access(path.c_str(), X_OK) == 0; }
+
+std::string directoryOf(const std::string &path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+} // namespace
+
+Status openProcessBackend(std::vector<std::string> command,
+                          std::unique_ptr<Backend> &out) {
+  if (command.empty())
+    return Status::error(ErrorCode::InvalidArgument, "no device host command");
+  auto backend = std::make_unique<ProcessBackend>(std::move(command));
+  GPUOS_RETURN_IF_ERROR(backend->start());
+  out = std::move(backend);
+  return Status::success();
+}
+
+Status findDeviceHost(std::string &path) {
+  const char *name = "gpuos-device-host";
+  if (const char *env = std::getenv("GPUOS_DEVICE_HOST"); env && *env) {
+    path = env;
+    if (executable(path))
+      return Status::success();
+    return Status::error(ErrorCode::InvalidArgument,
+                         "GPUOS_DEVICE_HOST=" + path + " is not an executable");
+  }
+  std::vector<std::string> dirs;
+  Dl_info self{};
+  if (dladdr(reinterpret_cast<void *>(&findDeviceHost), &self) && self.dli_fname) {
+    std::string dir = directoryOf(self.dli_fname);
+    dirs.push_back(dir);
+    dirs.push_back(dir + "/../bin");
+  }
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  if (n > 0) {
+    exe[n] = '\0';
+    dirs.push_back(directoryOf(exe));
+  }
+  std::string looked;
+  for (const std::string &dir : dirs) {
+    path = dir + "/" + name;
+    if (executable(path))
+      return Status::success();
+    looked += (looked.empty() ? "" : ", ") + dir;
+  }
+  return Status::error(ErrorCode::NoGpu,
+                       std::string(name) + " was not found (looked in " + looked +
+                           "); set GPUOS_DEVICE_HOST or RuntimeOptions::deviceHost");
+}
+
+} // namespace gpuos::runtime
