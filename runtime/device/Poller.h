@@ -54,7 +54,12 @@ struct PollerConfig {
   TraceSlot *trace;
   uint32_t ringMask, traceMask;
   uint32_t workers; // the most members a gang may have
-  bool inlineUrgent, acquireGpu, settle, urgentExclusive, gang, gangBeside;
+  bool inlineUrgent, acquireGpu, settle, gang;
+  // Urgent runs through the queues are counted in urgentInFlight
+  // (urgentExclusive, or the gang policy kGangUrgentAlone reads it).
+  bool countUrgent;
+  // The counter that must be 0 for an urgent run to start as a gang.
+  const uint32_t *gangBusy;
 
   GPUOS_DEV void load(const DeviceControl *c) {
     ring = reinterpret_cast<const RingEntry *>(c->ring);
@@ -67,9 +72,11 @@ struct PollerConfig {
     inlineUrgent = c->inlineUrgent != 0;
     acquireGpu = c->ringAcquireGpu != 0;
     settle = c->settleAfterInline != 0;
-    urgentExclusive = c->urgentExclusive != 0;
     gang = c->gangPolicy != kGangOff;
-    gangBeside = c->gangPolicy == kGangOneAtATime;
+    countUrgent = c->urgentExclusive != 0 || c->gangPolicy == kGangUrgentAlone;
+    gangBusy = c->gangPolicy == kGangOneAtATime    ? &c->gangsInFlight.value
+               : c->gangPolicy == kGangUrgentAlone ? &c->urgentInFlight.value
+                                                   : &c->runsInFlight.value;
     workers = c->numBlocks > 1 ? c->numBlocks - 1 : 1;
   }
 };
@@ -113,16 +120,14 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
   // one round of independent loads: one L2 round trip, not two.
   // An urgent run may start as a gang (Worker.h, "Gangs"): every lane then
   // needs the template, and whether another run (kGangOneAtATime: another
-  // gang) is in flight; this lane's own increments of those counters come
-  // before this load (same address).
+  // gang; kGangUrgentAlone: another urgent run) is in flight; this lane's
+  // own increments of those counters come before this load (same address).
   bool mayGang = cfg.gang && prio == kPriorityUrgent;
   uint32_t n = ldcg(&row->numRootEntries);
   uint32_t numTasks = ldcg(&row->numTasks);
   uint32_t rootTiles = ldcg(&row->rootTiles);
   uint32_t gangTiles = mayGang ? ldcg(&row->gangTiles) : 0u;
-  uint32_t busy = mayGang ? ldRelaxed(cfg.gangBeside ? &c->gangsInFlight.value
-                                                     : &c->runsInFlight.value)
-                          : 1u;
+  uint32_t busy = mayGang ? ldRelaxed(cfg.gangBusy) : 1u;
   busy = w.broadcast(busy); // one decision for every lane (publishEntries)
   QueueEntry t; // every lane: the entries of one root task are made from it
   readPayload(&row->first, t);
@@ -136,7 +141,7 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
   // and a worker publishes the ranges (Protocol.h, kExpandKind), so that an
   // urgent entry behind it in the ring does not wait for them.
   bool expand = prio != kPriorityUrgent && n > w.width();
-  if (prio == kPriorityUrgent && cfg.urgentExclusive && !inlined && w.lane() == 0) {
+  if (prio == kPriorityUrgent && cfg.countUrgent && !inlined && w.lane() == 0) {
     // Counted before its tiles are visible (the publish below releases
     // both): workers hold back other work until its completion uncounts it
     // (Worker.h, uncountUrgent). Runs block 0 runs itself take no worker.

@@ -112,6 +112,7 @@ struct WorkerConfig {
   uint32_t fan; // ranges a released successor is published as, at most
   bool continuations;
   bool exclusive; // RuntimeOptions::urgentExclusive
+  bool countUrgent; // the poller counts urgent runs (PollerConfig)
 
   GPUOS_DEV void load(const DeviceControl *c) {
     completion = reinterpret_cast<uint32_t *>(c->completion);
@@ -122,6 +123,7 @@ struct WorkerConfig {
     fan = workers < kMaxSuccessorRanges ? workers : kMaxSuccessorRanges;
     continuations = c->continuations != 0;
     exclusive = c->urgentExclusive != 0;
+    countUrgent = exclusive || c->gangPolicy == kGangUrgentAlone;
   }
 };
 
@@ -290,7 +292,8 @@ GPUOS_DEV_OUTLINE void recordFailure(RunCounters *r, const QueueEntry &job,
   // host reads the record after it saw the failed completion.
 }
 
-/// urgentExclusive: a finished urgent run the poller counted leaves
+/// A finished urgent run the poller counted (urgentExclusive, or the gang
+/// policy kGangUrgentAlone) leaves
 /// urgentInFlight (before its completion store: the host reuses the slot,
 /// and the poller may count it again, only after that store).
 GPUOS_DEV void uncountUrgent(DeviceControl *c, RunCounters *r) {
@@ -305,9 +308,9 @@ GPUOS_DEV void uncountUrgent(DeviceControl *c, RunCounters *r) {
 /// has seen this store, so the resets cannot race with the next run.
 GPUOS_DEV_OUTLINE void completeRun(DeviceControl *c, uint32_t *completionWords,
                                    RunCounters *r, const QueueEntry &job,
-                                   bool failed, bool exclusive) {
+                                   bool failed, bool countUrgent) {
   fenceGpu(); // acquire: every task's decrement (and writes) before ours
-  if (exclusive)
+  if (countUrgent)
     uncountUrgent(c, r);
   stRelaxed(&r->tasksLeft, job.numTasks);
   if (failed)
@@ -328,7 +331,7 @@ GPUOS_DEV_OUTLINE void completeRun(DeviceControl *c, uint32_t *completionWords,
 GPUOS_DEV void completeOnlyTask(DeviceControl *c, const WorkerConfig &cfg,
                                 RunCounters *r, const QueueEntry &job) {
   bool failed = (ldRelaxed(&r->tasksLeft) & kRunFailedBit) != 0;
-  if (cfg.exclusive)
+  if (cfg.countUrgent)
     uncountUrgent(c, r);
   if (failed) {
     stRelaxed(&r->tasksLeft, job.numTasks);
@@ -670,7 +673,7 @@ GPUOS_DEV void subtractTasks(DeviceControl *c, const WorkerConfig &cfg,
   uint32_t old = atomicAddOrdered(&r->tasksLeft, 0u - n);
   if ((old & ~kRunFailedBit) == n)
     completeRun(c, cfg.completion, r, job, (old & kRunFailedBit) != 0,
-                cfg.exclusive);
+                cfg.countUrgent);
 }
 
 /// Returns true when it kept a ready successor in `cont` for this block;
@@ -691,7 +694,7 @@ GPUOS_DEV_OUTLINE bool finishTile(DeviceControl *c, const WorkerConfig &cfg,
     // The whole run was this tile: no counter to consult. The slot is
     // freed after the completion store, with its own release, off the path
     // to the host.
-    if (cfg.exclusive)
+    if (cfg.countUrgent)
       uncountUrgent(c, r);
     completeSingleton(cfg.completion, job, rc);
     if (pick.mustFree)
@@ -822,7 +825,7 @@ GPUOS_DEV void gangEnd(DeviceControl *c, const WorkerConfig &cfg, GangState &g) 
       atomicAddRelaxed(&c->gangsInFlight.value, ~0u);
       atomicAddRelaxed(&c->gangRuns.value, (uint64_t)1);
       completeRun(c, cfg.completion, r, g.member, (old & kRunFailedBit) != 0,
-                  cfg.exclusive);
+                  cfg.countUrgent);
     }
   }
   g.active = false;

@@ -126,9 +126,10 @@ gpuos_status gpuos_open(int ordinal, const gpuos_options *o,
     options.recordJobs = o->record_jobs != 0;
     options.urgentExclusive = o->urgent_exclusive != 0;
     options.isolateDevice = o->isolate_device != 0;
-    if (o->gang_policy > (uint32_t)GangPolicy::OneAtATime) {
+    if (o->gang_policy > (uint32_t)GangPolicy::UrgentAlone) {
       std::string msg = "gpuos_options.gang_policy is " + std::to_string(o->gang_policy) +
-                        "; 0 (never), 1 (when idle) or 2 (one at a time)";
+                        "; 0 (never), 1 (when idle), 2 (one at a time) or 3 (when "
+                        "no other urgent run is in flight)";
       return fail(GPUOS_ERROR_INVALID_ARGUMENT, msg.c_str());
     }
     options.gangs = static_cast<GangPolicy>(o->gang_policy);

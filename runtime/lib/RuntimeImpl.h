@@ -892,7 +892,8 @@ struct Runtime::Impl {
     c.traceAllTiles = traceDev && options.traceAllTiles ? 1u : 0u;
     c.urgentExclusive = options.urgentExclusive ? 1u : 0u;
     static_assert((uint32_t)GangPolicy::WhenIdle == kGangWhenIdle &&
-                      (uint32_t)GangPolicy::OneAtATime == kGangOneAtATime,
+                      (uint32_t)GangPolicy::OneAtATime == kGangOneAtATime &&
+                      (uint32_t)GangPolicy::UrgentAlone == kGangUrgentAlone,
                   "GangPolicy");
     c.gangPolicy = (uint32_t)options.gangs;
     // Only the configuration: the device state after it (ring head, queue

@@ -52,7 +52,8 @@ TEST(CApi, NullArgumentsAreRejected) {
   o.gang_policy = 7;
   EXPECT_EQ(gpuos_open(0, &o, &rt), GPUOS_ERROR_INVALID_ARGUMENT);
   EXPECT_STREQ(gpuos_last_error(),
-               "gpuos_options.gang_policy is 7; 0 (never), 1 (when idle) or 2 (one at a time)");
+               "gpuos_options.gang_policy is 7; 0 (never), 1 (when idle), 2 (one at a "
+               "time) or 3 (when no other urgent run is in flight)");
   EXPECT_EQ(rt, nullptr);
   EXPECT_STREQ(gpuos_status_name(GPUOS_ERROR_TASK_FAILED), "task failed");
 }

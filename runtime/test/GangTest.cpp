@@ -354,6 +354,49 @@ TEST_P(GangTest, BesideOtherWorkOneAtATime) {
   EXPECT_EQ(gangRuns(), 3u);
 }
 
+// UrgentAlone: an urgent graph is a gang beside background work (as with
+// OneAtATime), but not while another urgent run is in flight (as with
+// WhenIdle), so a batch of urgent calls does not hold workers in gangs.
+TEST_P(GangTest, UrgentAloneGangsBesideBackgroundNotBesideUrgent) {
+  RuntimeOptions options;
+  options.gangs = GangPolicy::UrgentAlone;
+  options.inlineUrgentSingletons = false; // the urgent spin goes through the queues
+  open(options);
+  if (IsSkipped())
+    return;
+  const int64_t elems = kStreamTile * scaled(64, 6);
+  Buffer x = alloc(elems * 4), y = alloc(elems * 4), z = alloc(elems * 4);
+  zero(x);
+  GraphId fwd = twoStreams(x, y, z, elems), background = longBackground();
+  for (int round = 0; round < 2; ++round) {
+    zero(y);
+    zero(z);
+    urgentBehind(background, fwd);
+    expectAll(z, elems, 4.0f, round);
+  }
+  EXPECT_EQ(gangRuns(), 2u);
+  // Behind an urgent run still in flight: through the queues.
+  GraphId urgentSpin = spinGraph(alloc(8), 1, gpu() ? 200'000'000 : 300'000'000);
+  Submission spin, s;
+  zero(y);
+  zero(z);
+  ASSERT_OK(rt->submit(urgentSpin, Priority::Urgent, spin));
+  ASSERT_OK(rt->submit(fwd, Priority::Urgent, s));
+  ASSERT_OK(rt->wait(s, kWaitUs));
+  expectAll(z, elems, 4.0f);
+  EXPECT_EQ(rt->poll(spin).code(), ErrorCode::NotReady)
+      << "the urgent spin ended first: the test proves nothing";
+  EXPECT_EQ(gangRuns(), 2u);
+  ASSERT_OK(rt->wait(spin, kWaitUs));
+  // Alone again: a gang (the spin's completion uncounted it).
+  zero(y);
+  zero(z);
+  ASSERT_OK(rt->submit(fwd, Priority::Urgent, s));
+  ASSERT_OK(rt->wait(s, kWaitUs));
+  expectAll(z, elems, 4.0f);
+  EXPECT_EQ(gangRuns(), 3u);
+}
+
 // A level of independent one-tile tasks and a join: the gang is as wide
 // as the level (GraphLayout::gangTiles), its members run the tasks side
 // by side, and the join waits for all of them.

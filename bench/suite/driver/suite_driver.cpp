@@ -359,9 +359,9 @@ std::unique_ptr<Runtime> openRuntime(const Args &args) {
   RuntimeOptions opts;
   opts.workersPerSM = (uint32_t)args.num("workers-per-sm", 0);
   opts.urgentExclusive = args.num("urgent-exclusive", 0) != 0;
-  int64_t gangs = args.num("gang", (int64_t)GangPolicy::OneAtATime);
-  if (gangs < 0 || gangs > (int64_t)GangPolicy::OneAtATime)
-    die("--gang: 0 (off), 1 (when idle) or 2 (one at a time)");
+  int64_t gangs = args.num("gang", (int64_t)RuntimeOptions().gangs);
+  if (gangs < 0 || gangs > (int64_t)GangPolicy::UrgentAlone)
+    die("--gang: 0 (off), 1 (when idle), 2 (one at a time) or 3 (when no other urgent run)");
   opts.gangs = static_cast<GangPolicy>(gangs);
   if (uint32_t n = (uint32_t)args.num("trace-tiles", 0)) {
     opts.traceRecords = n;

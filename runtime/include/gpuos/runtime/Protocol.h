@@ -40,7 +40,7 @@ namespace gpuos::runtime::proto {
 /// Bumped whenever a layout below or the meaning of a field changes. The
 /// device library exports it as `gpuos_runtime_protocol`; loading an image
 /// linked against another version is refused.
-constexpr uint32_t kProtocolVersion = 13;
+constexpr uint32_t kProtocolVersion = 14;
 
 /// Priority classes; lower goes first.
 constexpr uint32_t kNumPriorities = 3;
@@ -172,8 +172,10 @@ constexpr uint32_t kGangKind = 0xFFFFFFFFu;
 /// (Protocol 13.)
 constexpr uint32_t kExpandKind = 0xFFFFFFFEu;
 /// DeviceControl::gangPolicy (RuntimeOptions::gangs): never; when no
-/// other run is in flight; when no other gang is in flight.
-constexpr uint32_t kGangOff = 0, kGangWhenIdle = 1, kGangOneAtATime = 2;
+/// other run is in flight; when no other gang is in flight; when no other
+/// urgent run is in flight (urgentInFlight; protocol 14).
+constexpr uint32_t kGangOff = 0, kGangWhenIdle = 1, kGangOneAtATime = 2,
+                   kGangUrgentAlone = 3;
 
 /// The most tiles one queue entry names (rangeExtra is 16 bits).
 constexpr uint32_t kMaxRangeTiles = 65536;
@@ -405,8 +407,9 @@ struct DeviceControl {
   PaddedU32 parks;
   PaddedU32 idleWorkers;  // workers whose last pick found nothing (a hint
                           // for splitting ranges; reset when all exit)
-  PaddedU32 urgentInFlight; // urgentExclusive: urgent runs started through
-                            // the queues and not complete
+  PaddedU32 urgentInFlight; // urgentExclusive or kGangUrgentAlone: urgent
+                            // runs started through the queues and not
+                            // complete
   PaddedU64 gangRuns;       // gang runs completed (Stats), counted by the
                             // member that completes one
   PaddedU32 gangsInFlight;  // gangs started and not complete (0 or 1)

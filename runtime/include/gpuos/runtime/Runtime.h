@@ -42,6 +42,10 @@ enum class GangPolicy : uint32_t {
   WhenIdle = 1,   // when no other run is in flight
   OneAtATime = 2, // when no other gang is in flight, also beside other
                   // work (its members then wait up to a tile of it to start)
+  UrgentAlone = 3, // when no other urgent run is in flight: beside normal
+                   // and background work as OneAtATime, but not beside
+                   // other urgent runs (a batch of urgent calls back to
+                   // back goes through the queues, as WhenIdle)
 };
 
 struct RuntimeOptions {
