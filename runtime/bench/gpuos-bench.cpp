@@ -482,7 +482,8 @@ int main(int argc, char **argv) {
   options.traceRecords = trace ? 1u << 15 : 0u;
   options.traceAllTiles = traceTiles;
   options.settleAfterInline = settle;
-  options.gangs = gang ? GangPolicy::OneAtATime : GangPolicy::Off;
+  if (!gang)
+    options.gangs = GangPolicy::Off;
   if (sim)
     bwMB = std::min(bwMB, 8u);
   std::unique_ptr<Runtime> rt;
@@ -965,7 +966,7 @@ int main(int argc, char **argv) {
               idleSleepNs, inlineUrgent ? "inline" : "queued",
               continueSuccessors ? "on" : "off", recordJobs ? "on" : "off",
               ringAcquireGpu ? "gpu scope" : "sys scope", settle ? "on" : "off",
-              gang ? "one at a time" : "off", (unsigned long long)st.gangRuns,
+              gang ? "when no other urgent run" : "off", (unsigned long long)st.gangRuns,
               (unsigned long long)st.launches);
   std::printf("%-44s %10s %10s  %-10s %s\n", "metric", "p50", "p99", "unit", "target");
   for (const Row &r : rows)

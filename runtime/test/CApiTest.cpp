@@ -42,7 +42,7 @@ TEST(CApi, NullArgumentsAreRejected) {
   gpuos_options_init(&o);
   EXPECT_EQ(o.urgent_exclusive, 0u); // every field set, the policies off
   EXPECT_EQ(o.record_jobs, 1u);
-  EXPECT_EQ(o.gang_policy, 2u);
+  EXPECT_EQ(o.gang_policy, 3u); // UrgentAlone, the default
   EXPECT_EQ(o.isolate_device, 0u);
   o.struct_size = 3;
   gpuos_runtime *rt = nullptr;

@@ -334,11 +334,11 @@ TEST_P(GangTest, OneTileChainRunsAsContinuations) {
   EXPECT_GT(tilesTraced(TileOrigin::Continued), 0u);
 }
 
-// GangPolicy::OneAtATime (the default): an urgent graph submitted while
-// a background graph runs still starts as a gang (no other gang is in
-// flight); its members wait for at most a background tile to start.
+// GangPolicy::OneAtATime: an urgent graph submitted while a background
+// graph runs still starts as a gang (no other gang is in flight); its
+// members wait for at most a background tile to start.
 TEST_P(GangTest, BesideOtherWorkOneAtATime) {
-  open();
+  openWith(GangPolicy::OneAtATime);
   if (IsSkipped())
     return;
   const int64_t elems = kStreamTile * scaled(64, 6);

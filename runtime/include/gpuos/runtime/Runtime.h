@@ -145,7 +145,7 @@ struct RuntimeOptions {
   /// entries between dependent tasks (docs/runtime.md, "Gangs"). Graphs
   /// whose dependencies do not point to earlier tasks, and chains of
   /// one-tile tasks (width 1: continuations run them), never run as gangs.
-  GangPolicy gangs = GangPolicy::OneAtATime;
+  GangPolicy gangs = GangPolicy::UrgentAlone;
 };
 
 /// One traced inline singleton (RuntimeOptions::traceRecords): SM cycles

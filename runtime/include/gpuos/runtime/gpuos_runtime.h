@@ -70,8 +70,8 @@ typedef struct gpuos_options {
   uint32_t record_jobs;    /* name the running tile in fault/timeout errors */
   uint32_t urgent_exclusive; /* no other work while an urgent run is in flight */
   uint32_t gang_policy; /* urgent graphs as gangs: 0 never, 1 when nothing
-                          else runs, 2 (default) when no other gang runs,
-                          3 when no other urgent run is in flight */
+                          else runs, 2 when no other gang runs, 3 (default)
+                          when no other urgent run is in flight */
   uint32_t isolate_device; /* the context in a gpuos-device-host process:
                               faults are survived (RuntimeOptions::
                               isolateDevice); the host's path from
