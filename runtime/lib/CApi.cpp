@@ -301,6 +301,17 @@ gpuos_status gpuos_poll(gpuos_runtime *rt, gpuos_submission submission) {
   return report(rt->rt->poll(Submission{submission}));
 }
 
+gpuos_status gpuos_on_complete(gpuos_runtime *rt, gpuos_submission submission,
+                               gpuos_completion_fn fn, void *user) {
+  GPUOS_C_CHECK_RT(rt);
+  if (!fn)
+    return fail(GPUOS_ERROR_INVALID_ARGUMENT, "the callback 'fn' is null");
+  return report(rt->rt->onComplete(
+      Submission{submission}, [fn, user](Submission s, const Status &st) {
+        fn(s.id, static_cast<gpuos_status>(st.code()), st.message().c_str(), user);
+      }));
+}
+
 gpuos_status gpuos_park(gpuos_runtime *rt) {
   GPUOS_C_CHECK_RT(rt);
   return report(rt->rt->park());

@@ -2,7 +2,9 @@
 //
 // The device host's side of DeviceHostWire.h: one request at a time, in
 // order, each answered before the next is read. It ends when the process
-// backend closes its socket (or its process ends, which closes it).
+// backend closes its socket (or its process ends, which closes it), and a
+// thread ends it when its parent (--parent) is gone while a request is
+// still in the driver.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,11 +12,15 @@
 
 #include "DeviceHostWire.h"
 
+#include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <dirent.h>
 #include <sys/mman.h>
+#include <thread>
 #include <unistd.h>
 
 namespace gpuos::runtime {
@@ -48,6 +54,13 @@ public:
       int fd = -1;
       if (!wire::recvWithFd(sock, &rq, sizeof(rq), fd))
         return;
+      if (rq.payload > kMaxPayload || (rq.op == wire::Op::CopyFromDevice &&
+                                       rq.b > wire::kMaxCopy)) {
+        // Out of step with the process backend: nothing more can be read.
+        std::fprintf(stderr, "gpuos device host: a request of %llu bytes; ending\n",
+                     (unsigned long long)std::max<uint64_t>(rq.payload, rq.b));
+        return;
+      }
       payload.resize(rq.payload);
       bool received = !rq.payload || wire::recvAll(sock, payload.data(), rq.payload);
       wire::Reply rp{};
@@ -68,6 +81,7 @@ public:
   }
 
 private:
+  static constexpr uint64_t kMaxPayload = 1ull << 30; // a cubin, a copy piece
   struct Mapping {
     void *host;
     size_t bytes;
@@ -166,6 +180,22 @@ private:
 
 } // namespace
 
+/// Every descriptor but stdio and the socket: the host lives as long as
+/// its runtime and must not keep the user's pipes or sockets open.
+static void closeInheritedFiles(int keep) {
+  std::vector<int> fds;
+  if (DIR *dir = opendir("/proc/self/fd")) {
+    while (dirent *e = readdir(dir))
+      if (e->d_name[0] != '.')
+        fds.push_back(std::atoi(e->d_name));
+    int own = dirfd(dir);
+    closedir(dir);
+    for (int fd : fds)
+      if (fd > 2 && fd != keep && fd != own)
+        close(fd);
+  }
+}
+
 int deviceHostMain(int argc, char **argv, const OpenHostedBackend &open) {
   int sock = -1;
   long parent = -1;
@@ -189,6 +219,20 @@ int deviceHostMain(int argc, char **argv, const OpenHostedBackend &open) {
   // Its socket's end of a pipe to a process that is gone reports EOF; a
   // signal would end this process before it could release the device.
   std::signal(SIGPIPE, SIG_IGN);
+  // Ctrl-C in the terminal is for the process that owns the runtime, which
+  // decides what to do with its GPU work.
+  std::signal(SIGINT, SIG_IGN);
+  std::signal(SIGQUIT, SIG_IGN);
+  closeInheritedFiles(sock);
+  // EOF on the socket ends the host when it waits for a request; a parent
+  // that dies while the host is inside a driver call is noticed here.
+  std::thread([parent] {
+    for (;;) {
+      if (getppid() != (pid_t)parent)
+        _exit(3);
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }).detach();
   std::unique_ptr<Backend> backend;
   Status st = open(rest, backend);
   {

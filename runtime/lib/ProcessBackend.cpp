@@ -20,7 +20,9 @@
 #include <csignal>
 #include <cstring>
 #include <dlfcn.h>
+#include <atomic>
 #include <map>
+#include <poll.h>
 #include <mutex>
 #include <spawn.h>
 #include <sys/mman.h>
@@ -40,12 +42,19 @@ public:
       : command(std::move(command)) {}
 
   ~ProcessBackend() override {
+    if (getpid() != owner) {
+      // A fork's copy: the device host and its memory are the parent's.
+      if (sock >= 0)
+        close(sock);
+      return;
+    }
     unmapAll();
     // Closing the socket ends the device host, which releases its context.
     stop(std::chrono::seconds(5));
   }
 
-  /// Starts the device host and asks what it serves.
+  /// Starts the device host and asks what it serves (within
+  /// kStartTimeout: an executable that is not a device host never answers).
   Status start() {
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
@@ -71,22 +80,36 @@ public:
                                                  command[0] + ": " +
                                                  std::strerror(rc));
     }
-    pid = child;
-    sock = sv[0];
-    lostReason.clear();
+    {
+      std::lock_guard<std::mutex> lock(channel);
+      pid.store(child);
+      sock = sv[0];
+      lostReason.clear();
+      owner = getpid();
+    }
     wire::Reply rp{};
     std::vector<char> name;
-    Status st = call({wire::Op::Info, 0, 0, 0, 0, 0}, nullptr, rp, &name);
+    bool answered = true;
+    Status st = call({wire::Op::Info, 0, 0, 0, 0, 0}, nullptr, rp, &name, -1, nullptr,
+                     0, &answered);
+    if (!answered) {
+      stop(std::chrono::milliseconds(0));
+      return Status::error(ErrorCode::NoGpu,
+                           "the device host " + command[0] + " did not answer within " +
+                               std::to_string(kStartTimeout.count() / 1000) +
+                               " s (is it gpuos-device-host?)");
+    }
     if (!st.ok())
       return st;
-    info_.name = std::string(name.begin(), name.end()) + " (device host pid " +
-                 std::to_string(pid) + ")";
+    std::lock_guard<std::mutex> lock(channel);
+    if (info_.name.empty()) // fixed for the runtime's life: read unlocked
+      info_.name = std::string(name.begin(), name.end()) + " (in a device host process)";
     info_.multiprocessors = (int)rp.a;
     info_.computeMajor = (int)(rp.b >> 32);
     info_.computeMinor = (int)(uint32_t)rp.b;
     info_.simulated = rp.flags & 1u;
     info_.isolated = true;
-    info_.hostProcess = (int)pid;
+    info_.hostProcess = (int)child;
     return Status::success();
   }
 
@@ -121,6 +144,9 @@ public:
                            "shared memory for the device host: " +
                                std::string(std::strerror(errno)));
     }
+    // As CUDA does with pinned memory: a fork does not inherit it (its
+    // child would write the parent's ring).
+    madvise(p, rounded, MADV_DONTFORK);
     wire::Reply rp{};
     Status st = call({wire::Op::RegisterMapped, 0, rounded, (uint64_t)p, 0, 0},
                      nullptr, rp, nullptr, fd);
@@ -192,10 +218,12 @@ public:
   }
 
   /// Ends the device host (with its context, whatever the driver thinks
-  /// of it, and any tile still running) and starts a fresh one.
+  /// of it, and any tile still running) and starts a fresh one, after
+  /// giving the old one kExitWait to leave the device (a new context may
+  /// not fit beside it, e.g. in exclusive-process mode).
   Status resetContext() override {
     unmapAll();
-    stop(std::chrono::milliseconds(0));
+    stop(std::chrono::milliseconds(0), kExitWait);
     return start();
   }
 
@@ -221,10 +249,17 @@ public:
   }
 
 private:
+  static constexpr std::chrono::milliseconds kStartTimeout{60'000};
+  static constexpr std::chrono::milliseconds kExitWait{2'000};
+  /// The most a reply or request carries (copies are split at kMaxCopy).
+  static constexpr uint64_t kMaxPayload = 1ull << 30;
   std::vector<std::string> command;
   BackendInfo info_;
   std::mutex channel; // one request at a time
-  pid_t pid = 0;
+  // Killing needs no lock: a request blocked on a dead socket must not
+  // hold up the kill that unblocks it.
+  std::atomic<pid_t> pid{0};
+  pid_t owner = 0; // the process that started the device host
   int sock = -1;
   std::string lostReason; // why the device host is gone
   std::mutex segmentsMutex;
@@ -237,16 +272,34 @@ private:
 
   /// One request and its reply. The reply's payload goes to `into`
   /// (exactly `intoBytes`) or into `payloadOut`.
+  /// With `answered`, the reply must start within kStartTimeout (else
+  /// *answered = false and nothing more is read).
   Status call(wire::Request rq, const void *payload, wire::Reply &rp,
               std::vector<char> *payloadOut = nullptr, int fd = -1,
-              void *into = nullptr, size_t intoBytes = 0) {
+              void *into = nullptr, size_t intoBytes = 0, bool *answered = nullptr) {
     std::lock_guard<std::mutex> lock(channel);
+    if (getpid() != owner)
+      return Status::error(ErrorCode::Faulted,
+                           "this runtime's device host belongs to process " +
+                               std::to_string(owner) +
+                               "; a forked process cannot use it");
     if (sock < 0)
       return lost();
     bool sent = fd >= 0 ? wire::sendWithFd(sock, &rq, sizeof(rq), fd)
                         : wire::sendAll(sock, &rq, sizeof(rq));
+    if (sent && answered) {
+      pollfd ready{sock, POLLIN, 0};
+      int n;
+      while ((n = ::poll(&ready, 1, (int)kStartTimeout.count())) < 0 && errno == EINTR) {
+      }
+      if (n == 0) {
+        *answered = false;
+        return lost();
+      }
+    }
     if (!sent || (rq.payload && !wire::sendAll(sock, payload, rq.payload)) ||
-        !wire::recvAll(sock, &rp, sizeof(rp)))
+        !wire::recvAll(sock, &rp, sizeof(rp)) || rp.message > kMaxPayload ||
+        rp.payload > kMaxPayload)
       return hostGone();
     std::string message(rp.message, '\0');
     if (rp.message && !wire::recvAll(sock, message.data(), rp.message))
@@ -254,6 +307,8 @@ private:
     if (into && rp.payload == intoBytes) {
       if (!wire::recvAll(sock, into, intoBytes))
         return hostGone();
+    } else if (into && !rp.code) {
+      return hostGone(); // a reply out of step with its request
     } else if (rp.payload) {
       std::vector<char> scratch;
       std::vector<char> &to = payloadOut ? *payloadOut : scratch;
@@ -273,14 +328,14 @@ private:
     // It is exiting; give it a moment to be reaped with its real status.
     int status = 0;
     std::string how;
-    if (reap(pid, std::chrono::milliseconds(200), status))
+    if (reap(pid.load(), std::chrono::milliseconds(200), status))
       how = WIFSIGNALED(status)
                 ? "was killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
                       strsignal(WTERMSIG(status)) + ")"
                 : "exited with status " + std::to_string(WEXITSTATUS(status));
     else
       how = "closed its socket and was ended";
-    pid = 0;
+    pid.store(0);
     lostReason = "the device host process (" + command[0] + ") " + how;
     return lost();
   }
@@ -292,16 +347,22 @@ private:
   }
 
   /// Ends the device host: closes its socket, waits up to `grace` for it to
-  /// leave on its own, then kills it.
-  void stop(std::chrono::milliseconds grace) {
+  /// leave on its own, then kills it and waits up to `afterKill` for it to
+  /// be gone. With no grace it is killed first, so that a request blocked
+  /// on it (holding `channel`) returns.
+  void stop(std::chrono::milliseconds grace,
+            std::chrono::milliseconds afterKill = std::chrono::milliseconds(0)) {
+    pid_t child = pid.load();
+    if (grace.count() == 0 && child > 0)
+      kill(child, SIGKILL);
     std::lock_guard<std::mutex> lock(channel);
     if (sock >= 0)
       close(sock);
     sock = -1;
+    child = pid.exchange(0);
     int status = 0;
-    if (pid > 0)
-      reap(pid, grace, status);
-    pid = 0;
+    if (child > 0 && !reap(child, grace, status) && afterKill.count() > 0)
+      waitGone(child, afterKill);
     lostReason = "the device host was ended";
   }
 
@@ -315,7 +376,9 @@ private:
       pid_t done = waitpid(child, &status, WNOHANG);
       if (done == child)
         return true;
-      if (done < 0 || std::chrono::steady_clock::now() >= until)
+      if (done < 0)
+        return false; // not ours to wait for (reaped elsewhere): leave it
+      if (std::chrono::steady_clock::now() >= until)
         break;
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
@@ -325,6 +388,14 @@ private:
       waitpid(child, &ignored, 0);
     }).detach();
     return false;
+  }
+
+  /// Up to `limit` for a killed `child` to be gone (the reaper thread of
+  /// reap() collects it; kill(0) fails once it has been).
+  static void waitGone(pid_t child, std::chrono::milliseconds limit) {
+    auto until = std::chrono::steady_clock::now() + limit;
+    while (kill(child, 0) == 0 && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
 
   void unmapAll() {

@@ -125,6 +125,7 @@ Status Runtime::Impl::watchdog() {
       ++completed;
       ++deadlineMisses;
       recordFailure(rs.serial, e);
+      finished(rs.serial, e);
       continue;
     }
     if (launched && !running.empty() &&

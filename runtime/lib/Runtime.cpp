@@ -19,6 +19,7 @@
 #include "gpuos/runtime/DeviceHost.h"
 
 #include <fstream>
+#include <unistd.h>
 #include <iterator>
 
 namespace gpuos::runtime {
@@ -71,6 +72,8 @@ Status Runtime::open(int ordinal, const RuntimeOptions &options,
     std::string host = options.deviceHost;
     if (host.empty())
       GPUOS_RETURN_IF_ERROR(findDeviceHost(host));
+    else if (access(host.c_str(), X_OK) != 0)
+      return invalid("RuntimeOptions::deviceHost " + host + " is not an executable");
     GPUOS_RETURN_IF_ERROR(
         openProcessBackend({host, "--device", std::to_string(ordinal)}, backend));
   } else {
@@ -683,16 +686,19 @@ Status Runtime::stats(Stats &out) {
 
 Status Runtime::close() {
   Impl &m = *impl_;
-  std::unique_lock<std::mutex> lock(m.mutex);
-  if (m.closed)
-    return Status::success();
-  if (m.quiesced)
-    GPUOS_RETURN_IF_ERROR(m.waitQuiesce(lock, "close"));
-  if (m.closed)
-    return Status::success();
-  m.closing = true;
-  m.shutdown();
-  m.closed = true;
+  {
+    std::unique_lock<std::mutex> lock(m.mutex);
+    if (m.closed)
+      return Status::success();
+    if (m.quiesced)
+      GPUOS_RETURN_IF_ERROR(m.waitQuiesce(lock, "close"));
+    if (m.closed)
+      return Status::success();
+    m.closing = true;
+    m.shutdown();
+    m.closed = true;
+  }
+  m.stopNotifier(); // the drained submissions' callbacks are called first
   return Status::success();
 }
 

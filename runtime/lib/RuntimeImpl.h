@@ -173,6 +173,35 @@ struct Runtime::Impl {
   std::unordered_map<uint64_t, Status> failures; // serial -> its error
   std::deque<uint64_t> failureOrder;
 
+  // Completion callbacks (Callbacks.cpp): pending by serial until the
+  // submission finishes (finished()), then ready; the notifier thread calls
+  // ready ones without the lock, and reaps while some are pending.
+  struct PendingCallback {
+    Submission submission;
+    Runtime::CompletionCallback fn;
+  };
+  std::unordered_multimap<uint64_t, PendingCallback> callbacks;
+  std::vector<std::pair<PendingCallback, Status>> readyCallbacks;
+  std::thread notifier;
+  std::condition_variable notifierWake;
+  bool notifierStop = false;
+  /// Submission `serial` ended with `result`: its callbacks become ready.
+  void finished(uint64_t serial, const Status &result) {
+    if (callbacks.empty())
+      return;
+    auto [first, last] = callbacks.equal_range(serial);
+    for (auto it = first; it != last; ++it)
+      readyCallbacks.push_back({std::move(it->second), result});
+    if (first != last) {
+      callbacks.erase(first, last);
+      notifierWake.notify_one();
+    }
+  }
+  void notifierLoop();
+  /// Lets the notifier call what is ready and end; joins it unless called
+  /// from it. Not under the lock.
+  void stopNotifier();
+
   // Buffers.
   std::map<uint64_t, uint64_t> allocations; // base -> bytes
   std::vector<uint64_t> pendingFrees;
@@ -241,7 +270,14 @@ struct Runtime::Impl {
   /// run counters) and keeps every buffer and graph.
   Status resetProtocol();
 
-  ~Impl() { shutdown(); }
+  ~Impl() {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      shutdown();
+      closed = true; // the notifier touches nothing from here on
+    }
+    stopNotifier();
+  }
 
   //===--------------------------------------------------------------------===//
   // Helpers
@@ -504,6 +540,7 @@ struct Runtime::Impl {
     ++completed;
     if (!result.ok())
       recordFailure(rs.serial, result);
+    finished(rs.serial, result);
   }
 
   void recordFailure(uint64_t serial, const Status &result) {
@@ -833,6 +870,7 @@ struct Runtime::Impl {
       }
     }
     if (fault.ok()) {
+      reapAll(); // drained: every run's completion is there (callbacks)
       for (auto &[id, g] : graphs)
         releaseGraph(g);
       graphs.clear();
@@ -856,6 +894,8 @@ struct Runtime::Impl {
       // Faulted: the context is unusable; the backend's destructor
       // releases it, which frees everything.
       backend.reset();
+    } else if (!fault.ok() && backend->info().isolated) {
+      backend.reset(); // ends the device host, and the kernel with it
     } else if (!fault.ok()) {
       // Wedged: a kernel that ignores stop. Module unload and context
       // teardown would block on it; leave them to process exit.

@@ -7,9 +7,12 @@
 #include "gpuos/runtime/Driver.h"
 #include "gtest/gtest.h"
 
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace gpuos::runtime;
@@ -80,16 +83,26 @@ TEST(CApi, OpenWithoutDriverIsNoGpu) {
 
 // A device host that is not there is named, before anything starts.
 TEST(CApi, MissingDeviceHostIsNamed) {
+  const char *was = std::getenv("GPUOS_DEVICE_HOST");
+  std::string saved = was ? was : "";
   setenv("GPUOS_DEVICE_HOST", "/nonexistent/gpuos-device-host", 1);
   gpuos_options o;
   gpuos_options_init(&o);
   o.isolate_device = 1;
   gpuos_runtime *rt = nullptr;
   EXPECT_EQ(gpuos_open(0, &o, &rt), GPUOS_ERROR_INVALID_ARGUMENT);
-  unsetenv("GPUOS_DEVICE_HOST");
+  std::string missing = gpuos_last_error();
+  // An executable that is no device host: it leaves without answering.
+  setenv("GPUOS_DEVICE_HOST", "/bin/true", 1);
+  EXPECT_NE(gpuos_open(0, &o, &rt), GPUOS_OK);
+  std::string notAHost = gpuos_last_error();
+  if (was)
+    setenv("GPUOS_DEVICE_HOST", saved.c_str(), 1);
+  else
+    unsetenv("GPUOS_DEVICE_HOST");
   EXPECT_EQ(rt, nullptr);
-  EXPECT_STREQ(gpuos_last_error(),
-               "GPUOS_DEVICE_HOST=/nonexistent/gpuos-device-host is not an executable");
+  EXPECT_EQ(missing, "GPUOS_DEVICE_HOST=/nonexistent/gpuos-device-host is not an executable");
+  EXPECT_EQ(notAHost, "the device host process (/bin/true) exited with status 0");
 }
 
 // A whole round through the C API: buffers, a graph with dependencies,
@@ -116,8 +129,31 @@ TEST(CApi, RunsAGraphOnTheSimulator) {
       << gpuos_last_error();
   gpuos_submission s;
   ASSERT_EQ(gpuos_submit(rt, g, GPUOS_PRIORITY_URGENT, &s), GPUOS_OK);
+  // A completion callback, through C: called once, with the status.
+  struct Called {
+    std::atomic<int> times{0};
+    std::atomic<int> status{-1};
+    gpuos_submission sub = 0;
+  } called;
+  ASSERT_EQ(gpuos_on_complete(
+                rt, s,
+                [](gpuos_submission sub, gpuos_status st, const char *, void *user) {
+                  auto *c = static_cast<Called *>(user);
+                  c->sub = sub;
+                  c->status.store(st);
+                  c->times.fetch_add(1);
+                },
+                &called),
+            GPUOS_OK);
+  EXPECT_EQ(gpuos_on_complete(rt, s, nullptr, nullptr), GPUOS_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(gpuos_last_error(), "the callback 'fn' is null");
   ASSERT_EQ(gpuos_wait(rt, s, 30000000), GPUOS_OK) << gpuos_last_error();
   EXPECT_EQ(gpuos_poll(rt, s), GPUOS_OK);
+  for (int i = 0; i < 30000 && called.times.load() == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(called.times.load(), 1);
+  EXPECT_EQ(called.status.load(), (int)GPUOS_OK);
+  EXPECT_EQ(called.sub, s);
   std::vector<float> out(4096);
   ASSERT_EQ(gpuos_copy_from_device(rt, out.data(), z, 4096 * 4), GPUOS_OK);
   EXPECT_EQ(out[10], 21.0f);

@@ -11,6 +11,8 @@
 #include "RuntimeFixture.h"
 
 #include <algorithm>
+#include <atomic>
+#include <mutex>
 #include <csignal>
 #include <thread>
 
@@ -180,6 +182,16 @@ TEST_P(RecoveryTest, FaultFailsWhatWasInFlightAndRecovers) {
     subs.push_back(s);
   }
   ASSERT_OK(rt->submit(fault, Priority::Normal, f));
+  // Its completion callback gets the fault too (the notifier's own kernel
+  // checks may be the ones that notice it).
+  std::atomic<int> faultCalls{0};
+  std::mutex faultMutex;
+  Status faultSeen;
+  ASSERT_OK(rt->onComplete(f, [&](Submission, const Status &cs) {
+    std::lock_guard<std::mutex> lock(faultMutex);
+    faultSeen = cs;
+    faultCalls.fetch_add(1);
+  }));
   for (int i = 0; i < 5; ++i) {
     Status st = rt->submit(count, Priority::Normal, s);
     if (!st.ok()) // the fault may be noticed by submit already
@@ -188,6 +200,14 @@ TEST_P(RecoveryTest, FaultFailsWhatWasInFlightAndRecovers) {
   }
   Status st = rt->wait(f, kWaitUs);
   EXPECT_EQ(st.code(), ErrorCode::Faulted) << st.toString();
+  for (int i = 0; i < 30000 && faultCalls.load() == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(faultCalls.load(), 1);
+  {
+    std::lock_guard<std::mutex> lock(faultMutex);
+    EXPECT_EQ(faultSeen.code(), ErrorCode::Faulted);
+    EXPECT_EQ(faultSeen.message(), st.message());
+  }
   EXPECT_TRUE(has(st, "task 0 ('fault', gpuos_task_fault; ops test.wild_store at TestTasks.cu:113:5, test.unreached) of graph " +
                           std::to_string(fault)))
       << st.message();
@@ -331,6 +351,7 @@ TEST_P(RecoveryTest, WedgedTileLeavesTheRuntimeFaultedNotHung) {
                 GetParam().c_str(), seconds(Clock::now() - t0));
     EXPECT_LT(seconds(Clock::now() - t0), gpu() ? 6.0 : 1.5)
         << "new work waited for the wedged tile";
+    EXPECT_OK(rt->close());
     return;
   }
   EXPECT_TRUE(has(st, "a running tile cannot be preempted")) << st.message();
@@ -362,7 +383,11 @@ TEST_P(RecoveryTest, DeviceHostDeathFailsWhatWasQueuedAndRecovers) {
   Status st = rt->wait(s, kWaitUs);
   EXPECT_EQ(st.code(), ErrorCode::Faulted) << st.toString();
   EXPECT_TRUE(has(st, "the device host process (")) << st.message();
-  EXPECT_TRUE(has(st, "was killed by signal 9")) << st.message();
+  // Its status, when it was gone within 200 ms (a GPU process may take
+  // longer to leave; then it is killed again and named so).
+  EXPECT_TRUE(has(st, "was killed by signal 9") ||
+              has(st, "closed its socket and was ended"))
+      << st.message();
   // Named when its tiles had started (usually), else said to be queued.
   EXPECT_TRUE(has(st, "task 0 ('spin', gpuos_task_spin) of graph") ||
               has(st, "was in flight or queued"))

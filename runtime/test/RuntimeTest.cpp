@@ -16,6 +16,9 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <map>
+#include <mutex>
 #include <random>
 #include <set>
 #include <thread>
@@ -955,4 +958,119 @@ TEST_P(RuntimeTest, UrgentOvertakesARangeAtATileBoundary) {
   Stats st;
   ASSERT_OK(rt->stats(st));
   EXPECT_EQ(st.tilesRun - st0.tilesRun, (uint64_t)tiles + 12 + (gpu() ? 0 : 1));
+}
+
+// Completion callbacks: each fires exactly once with what wait would
+// return, on the notifier thread, for successes, task failures and
+// submissions that had already finished; a callback may submit more work;
+// close() returns after the callbacks of what it drained have run.
+TEST_P(RuntimeTest, CompletionCallbacksFireOnceWithTheResult) {
+  struct Seen {
+    std::mutex m;
+    std::condition_variable cv;
+    std::map<uint64_t, std::vector<Status>> calls;
+    std::set<std::thread::id> threads;
+    size_t total = 0;
+  } seen;
+  auto record = [&seen](Submission s, const Status &st) {
+    std::lock_guard<std::mutex> lock(seen.m);
+    seen.calls[s.id].push_back(st);
+    seen.threads.insert(std::this_thread::get_id());
+    ++seen.total;
+    seen.cv.notify_all();
+  };
+  auto waitFor = [&seen](size_t n) {
+    std::unique_lock<std::mutex> lock(seen.m);
+    return seen.cv.wait_for(lock, std::chrono::seconds(30),
+                            [&] { return seen.total >= n; });
+  };
+  const int n = scaled(200, 50);
+  Buffer counts = alloc(4 * 4), sink = alloc(64);
+  zero(counts);
+  GraphId count = oneTaskGraph("count", counts, {4, 2});
+  GraphId bad = oneTaskGraph("missing", sink);
+  std::vector<Submission> subs;
+  for (int i = 0; i < n; ++i) {
+    Submission s;
+    ASSERT_OK(rt->submit(i % 10 == 9 ? bad : count,
+                         i % 3 == 0 ? Priority::Urgent : Priority::Normal, s));
+    ASSERT_OK(rt->onComplete(s, record));
+    subs.push_back(s);
+  }
+  ASSERT_TRUE(waitFor(n)) << seen.total << " of " << n << " callbacks";
+  // One already finished: its callback comes too, with the same result.
+  Submission done = subs.back();
+  ASSERT_EQ(rt->wait(done, kWaitUs).code(), ErrorCode::TaskFailed);
+  ASSERT_OK(rt->onComplete(done, record));
+  ASSERT_TRUE(waitFor(n + 1));
+  {
+    std::lock_guard<std::mutex> lock(seen.m);
+    for (int i = 0; i < n; ++i) {
+      const std::vector<Status> &c = seen.calls[subs[i].id];
+      ASSERT_EQ(c.size(), i == n - 1 ? 2u : 1u) << "submission " << i;
+      if (i % 10 == 9) {
+        EXPECT_EQ(c[0].code(), ErrorCode::TaskFailed) << i;
+        EXPECT_TRUE(c[0].message().find("gpuos_dispatch returned 1008") !=
+                    std::string::npos)
+            << c[0].message();
+      } else {
+        EXPECT_OK(c[0]);
+      }
+    }
+    EXPECT_EQ(seen.threads.size(), 1u);
+    EXPECT_EQ(seen.threads.count(std::this_thread::get_id()), 0u);
+  }
+  int good = n - n / 10;
+  EXPECT_EQ(readU32(counts, 4)[2], (uint32_t)good);
+
+  // A callback that submits the next link of a chain: 20 in a row.
+  std::atomic<int> links{0};
+  std::function<void(Submission, const Status &)> next;
+  next = [&](Submission, const Status &st) {
+    EXPECT_OK(st);
+    if (links.fetch_add(1) + 1 < 20) {
+      Submission s;
+      EXPECT_OK(rt->submit(count, Priority::Normal, s));
+      EXPECT_OK(rt->onComplete(s, next));
+    }
+  };
+  Submission first;
+  ASSERT_OK(rt->submit(count, Priority::Normal, first));
+  ASSERT_OK(rt->onComplete(first, next));
+  auto t0 = Clock::now();
+  while (links.load() < 20 && seconds(Clock::now() - t0) < 30)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(links.load(), 20);
+  EXPECT_EQ(readU32(counts, 4)[2], (uint32_t)good + 20);
+
+  // Bad calls: an unknown submission, an empty callback.
+  EXPECT_EQ(rt->onComplete(Submission{12345}, record).code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(rt->onComplete(first, nullptr).code(), ErrorCode::InvalidArgument);
+
+  // close() drains: callbacks registered on work in flight have run when
+  // it returns, with the work's result.
+  size_t before;
+  {
+    std::lock_guard<std::mutex> lock(seen.m);
+    before = seen.total;
+  }
+  GraphId spin = spinGraph(alloc(64 * 8), 64, 200'000);
+  std::vector<Submission> last;
+  for (int i = 0; i < 4; ++i) {
+    Submission s;
+    ASSERT_OK(rt->submit(spin, Priority::Background, s));
+    ASSERT_OK(rt->onComplete(s, record));
+    last.push_back(s);
+  }
+  ASSERT_OK(rt->close());
+  {
+    std::lock_guard<std::mutex> lock(seen.m);
+    EXPECT_EQ(seen.total, before + 4);
+    for (const Submission &s : last) {
+      ASSERT_EQ(seen.calls[s.id].size(), 1u);
+      EXPECT_OK(seen.calls[s.id][0]);
+    }
+  }
+  EXPECT_EQ(rt->onComplete(last[0], record).code(), ErrorCode::Closed);
+  rt.reset();
 }

@@ -311,6 +311,17 @@ public:
   Status wait(Submission submission, int64_t timeoutUs = -1);
   /// Ok when done, NotReady when not, or the submission's error.
   Status poll(Submission submission);
+  /// Calls `callback` once with the submission's final status (what wait
+  /// would return: Ok, TaskFailed, Faulted, DeadlineExceeded; Closed when
+  /// the runtime is closed first), on the runtime's notifier thread, which
+  /// watches the submissions that have callbacks. A submission that has
+  /// already finished gets its call soon after. Callbacks may call the
+  /// runtime (submit, wait, close); they must not destroy it, and should
+  /// be short: they run one after another. An exception a callback throws
+  /// is caught and dropped. close() returns after the callbacks of every
+  /// submission it drained have been called.
+  using CompletionCallback = std::function<void(Submission, const Status &)>;
+  Status onComplete(Submission submission, CompletionCallback callback);
 
   /// Drains what is in flight and parks the kernel (returns once it has
   /// exited). Deferred frees happen here. A no-op when already parked.

@@ -158,6 +158,15 @@ gpuos_status gpuos_wait(gpuos_runtime *rt, gpuos_submission submission,
                         int64_t timeout_us);
 /* GPUOS_OK when done, GPUOS_ERROR_NOT_READY while running. */
 gpuos_status gpuos_poll(gpuos_runtime *rt, gpuos_submission submission);
+/* Calls fn(submission, status, message, user) once when the submission
+ * ends (status as gpuos_wait would return it; message "" on success, valid
+ * only during the call), on the runtime's notifier thread. fn may call
+ * the runtime but must not destroy it. */
+typedef void (*gpuos_completion_fn)(gpuos_submission submission,
+                                    gpuos_status status, const char *message,
+                                    void *user);
+gpuos_status gpuos_on_complete(gpuos_runtime *rt, gpuos_submission submission,
+                               gpuos_completion_fn fn, void *user);
 gpuos_status gpuos_park(gpuos_runtime *rt);
 /* Runs action(user) with the kernel drained and parked (a safe point for
  * freeing memory, loading modules, synchronizing). Its status is returned. */
