@@ -4,10 +4,12 @@
 // sees it finish (finishRun, or the watchdog declaring a missed deadline:
 // Impl::finished), then in `readyCallbacks`. One notifier thread, started
 // by the first onComplete, calls the ready ones without the lock and, while
-// some are pending, does what a waiter would: reaps completions and, every
-// kSettleCheckInterval, checks the kernel (faults, deadlines). It spins
-// (yielding) while completions came recently and naps 20 us between
-// rounds after that, so a burst is delivered within microseconds and an
+// some are pending, does what a waiter would: watches their completion
+// words without the lock, and takes it to reap when one changed and, every
+// kSettleCheckInterval, to check the kernel (faults, deadlines; a fault
+// that is not recovered goes to every pending callback, as wait returns
+// it). Between looks it yields while completions came recently and naps
+// 20 us after that, so a burst is delivered within microseconds and an
 // idle wait does not hold a core.
 //
 //===----------------------------------------------------------------------===//
@@ -25,13 +27,22 @@ constexpr std::chrono::microseconds kNap{20};
 void Runtime::Impl::notifierLoop() {
   std::unique_lock<std::mutex> lock(mutex);
   Clock::time_point lastActivity = Clock::now();
+  std::vector<std::pair<uint32_t, uint16_t>> watched;
   for (;;) {
     if (!callbacks.empty() && !closed) {
       reapAll();
       Clock::time_point now = Clock::now();
-      if (now >= nextSettleCheck) {
+      if (now >= nextSettleCheck && !quiesced) {
+        // (Not while quiesced: a swap's module load holds the backend, and
+        // the driver query would hold the lock, and every submit, behind it.)
         nextSettleCheck = now + kSettleCheckInterval;
         (void)checkResident(); // a fault or deadline finishes submissions
+      }
+      if (!fault.ok()) {
+        // Not recovered: what wait returns at once, the callbacks get.
+        for (auto &[serial, cb] : callbacks)
+          readyCallbacks.push_back({std::move(cb), fault});
+        callbacks.clear();
       }
     }
     if (!readyCallbacks.empty()) {
@@ -55,12 +66,33 @@ void Runtime::Impl::notifierLoop() {
       notifierWake.wait(lock);
       continue;
     }
-    bool recent = Clock::now() - lastActivity < kSpinAfterActivity;
+    // Watch the pending runs' completion words without the lock (as wait
+    // does) until one changes or the kernel check is due; the lock is taken
+    // again only then, so submit and wait on other threads do not queue
+    // behind the notifier.
+    watched.clear();
+    for (const auto &[serial, cb] : callbacks)
+      watched.push_back({cb.index, cb.epoch});
+    Clock::time_point due = std::max(nextSettleCheck, Clock::now() + kNap);
     lock.unlock();
-    if (recent)
-      std::this_thread::yield();
-    else
-      std::this_thread::sleep_for(kNap);
+    for (bool seen = false; !seen && Clock::now() < due;) {
+      spinners.fetch_add(1);
+      if (!resetting.load()) {
+        uint32_t status;
+        for (const auto &[index, epoch] : watched)
+          if (completedWord(index, epoch, status)) {
+            seen = true;
+            break;
+          }
+      }
+      spinners.fetch_sub(1);
+      if (seen)
+        break;
+      if (Clock::now() - lastActivity < kSpinAfterActivity)
+        std::this_thread::yield();
+      else
+        std::this_thread::sleep_for(kNap);
+    }
     lock.lock();
   }
 }
@@ -81,12 +113,10 @@ void Runtime::Impl::stopNotifier() {
     notifierStop = true;
   }
   notifierWake.notify_one();
-  if (notifier.joinable()) {
-    if (notifier.get_id() == std::this_thread::get_id())
-      notifier.detach(); // close() from a callback: it ends after returning
-    else
-      notifier.join();
-  }
+  // From a callback (close() there), the notifier ends after it returns,
+  // and ~Impl joins it.
+  if (notifier.joinable() && notifier.get_id() != std::this_thread::get_id())
+    notifier.join();
 }
 
 Status Runtime::onComplete(Submission s, CompletionCallback callback) {
@@ -97,12 +127,12 @@ Status Runtime::onComplete(Submission s, CompletionCallback callback) {
   std::lock_guard<std::mutex> lock(m.mutex);
   if (m.closed)
     return Status::error(ErrorCode::Closed, "the runtime is closed");
-  uint32_t index;
-  uint16_t epoch;
+  uint32_t index = 0;
+  uint16_t epoch = 0;
   bool done = false;
   Status result;
   GPUOS_RETURN_IF_ERROR(m.lookup(s, index, epoch, done, result));
-  Impl::PendingCallback cb{s, std::move(callback)};
+  Impl::PendingCallback cb{s, std::move(callback), index, epoch};
   if (done)
     m.readyCallbacks.push_back({std::move(cb), result});
   else

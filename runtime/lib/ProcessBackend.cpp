@@ -328,14 +328,15 @@ private:
     // It is exiting; give it a moment to be reaped with its real status.
     int status = 0;
     std::string how;
-    if (reap(pid.load(), std::chrono::milliseconds(200), status))
+    // Taken before the reap, so that no stop() signals the pid once reaped.
+    pid_t child = pid.exchange(0);
+    if (child > 0 && reap(child, std::chrono::milliseconds(200), status))
       how = WIFSIGNALED(status)
                 ? "was killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
                       strsignal(WTERMSIG(status)) + ")"
                 : "exited with status " + std::to_string(WEXITSTATUS(status));
     else
       how = "closed its socket and was ended";
-    pid.store(0);
     lostReason = "the device host process (" + command[0] + ") " + how;
     return lost();
   }

@@ -179,6 +179,8 @@ struct Runtime::Impl {
   struct PendingCallback {
     Submission submission;
     Runtime::CompletionCallback fn;
+    uint32_t index = 0; // its run slot and epoch, watched without the lock
+    uint16_t epoch = 0;
   };
   std::unordered_multimap<uint64_t, PendingCallback> callbacks;
   std::vector<std::pair<PendingCallback, Status>> readyCallbacks;
@@ -199,7 +201,8 @@ struct Runtime::Impl {
   }
   void notifierLoop();
   /// Lets the notifier call what is ready and end; joins it unless called
-  /// from it. Not under the lock.
+  /// from it (then ~Impl joins it: a callback must not destroy the
+  /// runtime). Not under the lock.
   void stopNotifier();
 
   // Buffers.
@@ -883,6 +886,10 @@ struct Runtime::Impl {
                           &queueDev[2], &queueDev[3], &queueDev[4], &queueDev[5]})
         if (*p)
           (void)backend->freeDevice(*p);
+      // No waiter may read the completion words once they are freed.
+      resetting.store(true);
+      while (spinners.load() != 0)
+        cpuPause();
       if (mappedHost)
         backend->freeMapped(mappedHost);
       if (imageLoaded)
@@ -895,7 +902,8 @@ struct Runtime::Impl {
       // releases it, which frees everything.
       backend.reset();
     } else if (!fault.ok() && backend->info().isolated) {
-      backend.reset(); // ends the device host, and the kernel with it
+      backend->abandon(); // kills the device host, and the kernel with it,
+      backend.reset();    // without waiting for the tile first
     } else if (!fault.ok()) {
       // Wedged: a kernel that ignores stop. Module unload and context
       // teardown would block on it; leave them to process exit.
