@@ -60,10 +60,10 @@ struct Reply {
 constexpr size_t kMaxCopy = 16u << 20;
 
 /// Whole-buffer send/receive; false when the other side is gone.
-inline bool sendAll(int fd, const void *data, size_t bytes) {
-  const char *p = static_cast<const char *>(data);
+template <typename Transfer>
+inline bool transferAll(char *p, size_t bytes, Transfer transfer) {
   while (bytes) {
-    ssize_t n = ::send(fd, p, bytes, MSG_NOSIGNAL);
+    ssize_t n = transfer(p, bytes);
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)
@@ -74,18 +74,14 @@ inline bool sendAll(int fd, const void *data, size_t bytes) {
   return true;
 }
 
+inline bool sendAll(int fd, const void *data, size_t bytes) {
+  return transferAll(const_cast<char *>(static_cast<const char *>(data)), bytes,
+                     [fd](char *p, size_t n) { return ::send(fd, p, n, MSG_NOSIGNAL); });
+}
+
 inline bool recvAll(int fd, void *data, size_t bytes) {
-  char *p = static_cast<char *>(data);
-  while (bytes) {
-    ssize_t n = ::recv(fd, p, bytes, 0);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    p += n;
-    bytes -= (size_t)n;
-  }
-  return true;
+  return transferAll(static_cast<char *>(data), bytes,
+                     [fd](char *p, size_t n) { return ::recv(fd, p, n, 0); });
 }
 
 /// Sends `header` with `fd` attached (SCM_RIGHTS).

@@ -25,6 +25,9 @@ using namespace gpuos::runtime::rttest;
 
 namespace {
 
+/// Floats per tile of the test image's `stream` kind.
+constexpr int64_t kStreamTile = 4096;
+
 class GangTest : public RuntimeFixture {
 protected:
   void SetUp() override {} // each test opens with its own options
@@ -78,6 +81,31 @@ protected:
     ASSERT_OK(rt->wait(bg, kWaitUs));
   }
 
+  /// z = 3 (3 x + 1) + 1 over `elems` floats, urgent, behind a running
+  /// background graph, `rounds` times, each checked.
+  struct ForwardBehind {
+    Buffer x, y, z;
+    int64_t elems = 0;
+    GraphId fwd = 0, background = 0;
+  };
+  ForwardBehind forwardBehindBackground(int rounds) {
+    ForwardBehind f;
+    f.elems = kStreamTile * scaled(64, 6);
+    f.x = alloc(f.elems * 4);
+    f.y = alloc(f.elems * 4);
+    f.z = alloc(f.elems * 4);
+    zero(f.x);
+    f.fwd = twoStreams(f.x, f.y, f.z, f.elems);
+    f.background = longBackground();
+    for (int round = 0; round < rounds; ++round) {
+      zero(f.y);
+      zero(f.z);
+      urgentBehind(f.background, f.fwd);
+      expectAll(f.z, f.elems, 4.0f, round);
+    }
+    return f;
+  }
+
   /// A long background graph of many short tiles (an urgent entry bound to
   /// an owed ticket of a worker inside a background tile waits for that
   /// tile, ReadyQueue.h), within the queue's admission limit.
@@ -102,10 +130,9 @@ INSTANTIATE_TEST_SUITE_P(Backends, GangTest,
                          ::testing::Values("sim", "gpu", "simhost", "gpuhost"),
                          [](const auto &info) { return info.param; });
 
-/// The test image's `stream` kind (tiles of 4096 floats), as the CPU
-/// reference: every input value shows in the output, so a tile that read
-/// its input before the producer wrote it is caught.
-constexpr int64_t kStreamTile = 4096;
+/// The test image's `stream` kind (tiles of 4096 floats, kStreamTile), as
+/// the CPU reference: every input value shows in the output, so a tile that
+/// read its input before the producer wrote it is caught.
 double streamRef(double v) { return 3.0 * v + 1.0; }
 bool near(float got, double want) {
   return std::fabs(got - want) <= 1e-6 * std::max(1.0, std::fabs(want));
@@ -341,16 +368,7 @@ TEST_P(GangTest, BesideOtherWorkOneAtATime) {
   openWith(GangPolicy::OneAtATime);
   if (IsSkipped())
     return;
-  const int64_t elems = kStreamTile * scaled(64, 6);
-  Buffer x = alloc(elems * 4), y = alloc(elems * 4), z = alloc(elems * 4);
-  zero(x);
-  GraphId fwd = twoStreams(x, y, z, elems), background = longBackground();
-  for (int round = 0; round < 3; ++round) {
-    zero(y);
-    zero(z);
-    urgentBehind(background, fwd);
-    expectAll(z, elems, 4.0f, round);
-  }
+  forwardBehindBackground(3);
   EXPECT_EQ(gangRuns(), 3u);
 }
 
@@ -364,16 +382,10 @@ TEST_P(GangTest, UrgentAloneGangsBesideBackgroundNotBesideUrgent) {
   open(options);
   if (IsSkipped())
     return;
-  const int64_t elems = kStreamTile * scaled(64, 6);
-  Buffer x = alloc(elems * 4), y = alloc(elems * 4), z = alloc(elems * 4);
-  zero(x);
-  GraphId fwd = twoStreams(x, y, z, elems), background = longBackground();
-  for (int round = 0; round < 2; ++round) {
-    zero(y);
-    zero(z);
-    urgentBehind(background, fwd);
-    expectAll(z, elems, 4.0f, round);
-  }
+  ForwardBehind f = forwardBehindBackground(2);
+  const Buffer &y = f.y, &z = f.z;
+  const int64_t elems = f.elems;
+  const GraphId fwd = f.fwd;
   EXPECT_EQ(gangRuns(), 2u);
   // Behind an urgent run still in flight: through the queues.
   GraphId urgentSpin = spinGraph(alloc(8), 1, gpu() ? 200'000'000 : 300'000'000);
