@@ -220,21 +220,22 @@ FailureOr<std::string> gpuos::rebuildManifest(ModuleOp module,
   const llvm::json::Array *tasks = root ? root->getArray("tasks") : nullptr;
   if (!tasks)
     return failure();
+  // A string field into `out`; false when it is missing.
+  auto readString = [](const llvm::json::Object &object, StringRef key,
+                       std::string &out) {
+    std::optional<StringRef> value = object.getString(key);
+    if (value)
+      out = value->str();
+    return value.has_value();
+  };
   ManifestOptions options;
-  std::optional<StringRef> arch = root->getString("arch");
-  std::optional<StringRef> hash = root->getString("content_hash");
-  if (!arch || !hash)
+  if (!readString(*root, "arch", options.arch) ||
+      !readString(*root, "content_hash", options.contentHash))
     return failure();
-  options.arch = arch->str();
-  options.contentHash = hash->str();
-  if (const llvm::json::Object *runtime = root->getObject("runtime")) {
-    std::optional<StringRef> library = runtime->getString("library");
-    std::optional<StringRef> sha = runtime->getString("sha256");
-    if (!library || !sha)
-      return failure();
-    options.runtimeLibrary = library->str();
-    options.runtimeHash = sha->str();
-  }
+  const llvm::json::Object *runtime = root->getObject("runtime");
+  if (runtime && (!readString(*runtime, "library", options.runtimeLibrary) ||
+                  !readString(*runtime, "sha256", options.runtimeHash)))
+    return failure();
   // What codegen reported per kind, as the cached manifest recorded it.
   SmallVector<TaskCodegenInfo> infos;
   for (const llvm::json::Value &value : *tasks) {
@@ -242,16 +243,14 @@ FailureOr<std::string> gpuos::rebuildManifest(ModuleOp module,
     if (!task)
       return failure();
     TaskCodegenInfo info;
-    std::optional<StringRef> kind = task->getString("kind");
-    std::optional<StringRef> strategy = task->getString("strategy");
     std::optional<int64_t> block = task->getInteger("block_size");
     std::optional<int64_t> shared = task->getInteger("shared_bytes");
     std::optional<int64_t> lanes = task->getInteger("lanes");
     const llvm::json::Array *buffers = task->getArray("buffers");
-    if (!kind || !strategy || !block || !shared || !lanes || !buffers)
+    if (!readString(*task, "kind", info.kind) ||
+        !readString(*task, "strategy", info.strategy) || !block || !shared ||
+        !lanes || !buffers)
       return failure();
-    info.kind = kind->str();
-    info.strategy = strategy->str();
     info.blockSize = *block;
     info.sharedBytes = *shared;
     info.lanes = unsigned(*lanes);

@@ -108,15 +108,7 @@ public:
         api->cuMemHostAlloc(&host, bytes,
                             cu::kMemHostAllocPortable | cu::kMemHostAllocDeviceMap),
         "cuMemHostAlloc"));
-    CUdeviceptr p = 0;
-    Status st = check(api->cuMemHostGetDevicePointer(&p, host, 0),
-                      "cuMemHostGetDevicePointer");
-    if (!st.ok()) {
-      api->cuMemFreeHost(host);
-      return st;
-    }
-    addr = p;
-    return Status::success();
+    return mappedAddress(host, addr, api->cuMemFreeHost);
   }
 
   void freeMapped(void *host) override {
@@ -133,15 +125,7 @@ public:
         api->cuMemHostRegister(host, bytes,
                                cu::kMemHostRegisterPortable | cu::kMemHostRegisterDeviceMap),
         "cuMemHostRegister"));
-    CUdeviceptr p = 0;
-    Status st = check(api->cuMemHostGetDevicePointer(&p, host, 0),
-                      "cuMemHostGetDevicePointer");
-    if (!st.ok()) {
-      api->cuMemHostUnregister(host);
-      return st;
-    }
-    addr = p;
-    return Status::success();
+    return mappedAddress(host, addr, api->cuMemHostUnregister);
   }
 
   void unregisterMapped(void *host) override {
@@ -336,6 +320,20 @@ private:
         api->cuModuleUnload(victim->module);
       images.erase(victim);
     }
+  }
+
+  /// The device address of mapped host memory; `release` undoes the
+  /// mapping when there is none.
+  Status mappedAddress(void *host, uint64_t &addr, CUresult (*release)(void *)) {
+    CUdeviceptr p = 0;
+    Status st = check(api->cuMemHostGetDevicePointer(&p, host, 0),
+                      "cuMemHostGetDevicePointer");
+    if (!st.ok()) {
+      release(host);
+      return st;
+    }
+    addr = p;
+    return Status::success();
   }
 
   Status check(CUresult r, const char *what) const { return check(*api, r, what); }
