@@ -601,7 +601,7 @@ def versions(images_dir=None):
         v["driver"] = None
     # The commit `run.sh prepare` built the images at (.bench/commit): the
     # GPU machine's copy of the tree may carry a stale .git.
-    stamp = os.path.join(os.path.dirname(images_dir or ""), "commit")
+    stamp = os.path.join(os.path.dirname(os.path.normpath(images_dir or ".")), "commit")
     if images_dir and os.path.exists(stamp):
         v["commit"] = open(stamp).read().strip() or None
         return v

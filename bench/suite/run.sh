@@ -31,6 +31,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 bench_dir=${BENCH_DIR:-$root/.bench}
+# suite-driver, built by build-driver (run builds it itself).
+default_driver=${BENCH_DRIVER:-/tmp/gpuos-bench/build/suite-driver}
 mode=${1:-}
 [[ $# -gt 0 ]] && shift
 
@@ -113,7 +115,7 @@ EOF
 }
 
 build_driver() {
-  local driver=${BENCH_DRIVER:-/tmp/gpuos-bench/build/suite-driver}
+  local driver=$default_driver
   local build
   build=$(dirname "$driver")
   local gen=()
@@ -153,7 +155,7 @@ run() {
 # usage word, `$2` the driver's step (a function of the driver and the
 # workload's name); builds the driver first if needed.
 for_workloads() {
-  local what=$1 step=$2 driver=${BENCH_DRIVER:-/tmp/gpuos-bench/build/suite-driver} name
+  local what=$1 step=$2 driver=$default_driver name
   shift 2
   [[ $# -gt 0 ]] || { echo "usage: bash bench/suite/run.sh $what WORKLOAD..." >&2; exit 2; }
   [[ -x $driver ]] || build_driver >/dev/null
@@ -191,7 +193,7 @@ timeline_step() { # driver name image-args...
 # urgent input set, with the given suite-driver options (e.g. --trace-runs
 # 131072, --urgent-exclusive 1).
 share() {
-  local driver=${BENCH_DRIVER:-/tmp/gpuos-bench/build/suite-driver} work=/tmp/gpuos-bench/share
+  local driver=$default_driver work=/tmp/gpuos-bench/share
   [[ -f $bench_dir/images/sharing.cubin && -d $bench_dir/specs ]] || {
     echo "share: no $bench_dir/images/sharing.cubin or $bench_dir/specs: run" \
          "'bash bench/suite/run.sh prepare' on the build machine and carry .bench" >&2; exit 1; }

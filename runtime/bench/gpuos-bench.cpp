@@ -416,6 +416,20 @@ uint64_t chainTimeline(Runtime &rt, GraphId id, Priority priority, const char *w
 
 } // namespace
 
+const char *gangPolicyName(GangPolicy p) {
+  switch (p) {
+  case GangPolicy::Off:
+    return "off";
+  case GangPolicy::WhenIdle:
+    return "when idle";
+  case GangPolicy::OneAtATime:
+    return "one at a time";
+  case GangPolicy::UrgentAlone:
+    return "when no other urgent run";
+  }
+  return "?";
+}
+
 int main(int argc, char **argv) {
   std::string jsonPath;
   bool quick = false, sim = false;
@@ -795,9 +809,8 @@ int main(int argc, char **argv) {
       return 1;
     std::vector<char> cubin[2];
     std::string json[2];
-    const std::string &backend = backendName;
-    if (!check(testimage::readImage(backend, false, cubin[0], json[0]), "image v1") ||
-        !check(testimage::readImage(backend, true, cubin[1], json[1]), "image v2"))
+    if (!check(testimage::readImage(backendName, false, cubin[0], json[0]), "image v1") ||
+        !check(testimage::readImage(backendName, true, cubin[1], json[1]), "image v2"))
       return 1;
     ImageManifest man[2];
     for (int v = 0; v < 2; ++v)
@@ -966,7 +979,7 @@ int main(int argc, char **argv) {
               idleSleepNs, inlineUrgent ? "inline" : "queued",
               continueSuccessors ? "on" : "off", recordJobs ? "on" : "off",
               ringAcquireGpu ? "gpu scope" : "sys scope", settle ? "on" : "off",
-              gang ? "when no other urgent run" : "off", (unsigned long long)st.gangRuns,
+              gangPolicyName(options.gangs), (unsigned long long)st.gangRuns,
               (unsigned long long)st.launches);
   std::printf("%-44s %10s %10s  %-10s %s\n", "metric", "p50", "p99", "unit", "target");
   for (const Row &r : rows)

@@ -73,7 +73,7 @@ struct PollerConfig {
     acquireGpu = c->ringAcquireGpu != 0;
     settle = c->settleAfterInline != 0;
     gang = c->gangPolicy != kGangOff;
-    countUrgent = c->urgentExclusive != 0 || c->gangPolicy == kGangUrgentAlone;
+    countUrgent = countsUrgentRuns(c);
     gangBusy = c->gangPolicy == kGangOneAtATime    ? &c->gangsInFlight.value
                : c->gangPolicy == kGangUrgentAlone ? &c->urgentInFlight.value
                                                    : &c->runsInFlight.value;
@@ -143,8 +143,10 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
   bool expand = prio != kPriorityUrgent && n > w.width();
   if (prio == kPriorityUrgent && cfg.countUrgent && !inlined && w.lane() == 0) {
     // Counted before its tiles are visible (the publish below releases
-    // both): workers hold back other work until its completion uncounts it
-    // (Worker.h, uncountUrgent). Runs block 0 runs itself take no worker.
+    // both) until its completion uncounts it (Worker.h, uncountUrgent):
+    // with urgentExclusive workers hold back other work meanwhile, and
+    // kGangUrgentAlone starts no gang. Runs block 0 runs itself take no
+    // worker.
     stRelaxed(&reinterpret_cast<RunCounters *>(t.counters)->urgent, 1u);
     atomicAddRelaxed(&c->urgentInFlight.value, 1u);
   }

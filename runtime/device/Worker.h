@@ -123,7 +123,7 @@ struct WorkerConfig {
     fan = workers < kMaxSuccessorRanges ? workers : kMaxSuccessorRanges;
     continuations = c->continuations != 0;
     exclusive = c->urgentExclusive != 0;
-    countUrgent = exclusive || c->gangPolicy == kGangUrgentAlone;
+    countUrgent = countsUrgentRuns(c);
   }
 };
 

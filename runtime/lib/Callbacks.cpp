@@ -76,16 +76,14 @@ void Runtime::Impl::notifierLoop() {
     Clock::time_point due = std::max(nextSettleCheck, Clock::now() + kNap);
     lock.unlock();
     for (bool seen = false; !seen && Clock::now() < due;) {
-      spinners.fetch_add(1);
-      if (!resetting.load()) {
+      whileMapped([&] {
         uint32_t status;
         for (const auto &[index, epoch] : watched)
           if (completedWord(index, epoch, status)) {
             seen = true;
-            break;
+            return;
           }
-      }
-      spinners.fetch_sub(1);
+      });
       if (seen)
         break;
       if (Clock::now() - lastActivity < kSpinAfterActivity)

@@ -25,13 +25,6 @@
 
 namespace gpuos::runtime {
 
-// Backends that cannot map another process's memory say so.
-Status Backend::registerMapped(void *, size_t, uint64_t &) {
-  return Status::error(ErrorCode::Unsupported,
-                       info().name + " cannot map another process's memory");
-}
-void Backend::unregisterMapped(void *) {}
-
 namespace {
 
 class Server {
@@ -54,7 +47,7 @@ public:
       int fd = -1;
       if (!wire::recvWithFd(sock, &rq, sizeof(rq), fd))
         return;
-      if (rq.payload > kMaxPayload || (rq.op == wire::Op::CopyFromDevice &&
+      if (rq.payload > wire::kMaxPayload || (rq.op == wire::Op::CopyFromDevice &&
                                        rq.b > wire::kMaxCopy)) {
         // Out of step with the process backend: nothing more can be read.
         std::fprintf(stderr, "gpuos device host: a request of %llu bytes; ending\n",
@@ -70,6 +63,8 @@ public:
         close(fd);
       if (!received)
         return;
+      if (!st.ok())
+        out.clear(); // a failed copy sends no bytes back
       rp.code = (int32_t)st.code();
       rp.message = st.message().size();
       rp.payload = out.size();
@@ -81,7 +76,6 @@ public:
   }
 
 private:
-  static constexpr uint64_t kMaxPayload = 1ull << 30; // a cubin, a copy piece
   struct Mapping {
     void *host;
     size_t bytes;

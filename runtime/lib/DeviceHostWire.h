@@ -58,6 +58,9 @@ struct Reply {
 /// Copies larger than this go in several requests, so neither side holds
 /// more than this in flight.
 constexpr size_t kMaxCopy = 16u << 20;
+/// The most a request or reply carries (a cubin, a copy piece): larger
+/// sizes in a header mean the two sides are out of step.
+constexpr uint64_t kMaxPayload = 1ull << 30;
 
 /// Whole-buffer send/receive; false when the other side is gone.
 template <typename Transfer>

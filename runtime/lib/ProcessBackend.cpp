@@ -251,8 +251,6 @@ public:
 private:
   static constexpr std::chrono::milliseconds kStartTimeout{60'000};
   static constexpr std::chrono::milliseconds kExitWait{2'000};
-  /// The most a reply or request carries (copies are split at kMaxCopy).
-  static constexpr uint64_t kMaxPayload = 1ull << 30;
   std::vector<std::string> command;
   BackendInfo info_;
   std::mutex channel; // one request at a time
@@ -298,8 +296,8 @@ private:
       }
     }
     if (!sent || (rq.payload && !wire::sendAll(sock, payload, rq.payload)) ||
-        !wire::recvAll(sock, &rp, sizeof(rp)) || rp.message > kMaxPayload ||
-        rp.payload > kMaxPayload)
+        !wire::recvAll(sock, &rp, sizeof(rp)) || rp.message > wire::kMaxPayload ||
+        rp.payload > wire::kMaxPayload)
       return hostGone();
     std::string message(rp.message, '\0');
     if (rp.message && !wire::recvAll(sock, message.data(), rp.message))
@@ -362,41 +360,41 @@ private:
     sock = -1;
     child = pid.exchange(0);
     int status = 0;
-    if (child > 0 && !reap(child, grace, status) && afterKill.count() > 0)
-      waitGone(child, afterKill);
+    if (child > 0)
+      reap(child, grace, status, afterKill);
     lostReason = "the device host was ended";
   }
 
   /// Waits up to `grace` for `child` to exit (true, with its status), then
-  /// kills it. A killed process whose kernel is still on the GPU may take
-  /// as long as the kernel to go (the driver's teardown waits for it), so
-  /// a thread reaps it whenever that is, and nothing here blocks on it.
-  static bool reap(pid_t child, std::chrono::milliseconds grace, int &status) {
+  /// kills it and waits up to `afterKill` more. A killed process whose
+  /// kernel is still on the GPU may take as long as the kernel to go (the
+  /// driver's teardown waits for it), so past that a thread reaps it
+  /// whenever it goes, and nothing here blocks on it.
+  static bool reap(pid_t child, std::chrono::milliseconds grace, int &status,
+                   std::chrono::milliseconds afterKill = std::chrono::milliseconds(0)) {
     auto until = std::chrono::steady_clock::now() + grace;
+    bool killed = false;
     for (;;) {
       pid_t done = waitpid(child, &status, WNOHANG);
       if (done == child)
-        return true;
+        return !killed;
       if (done < 0)
         return false; // not ours to wait for (reaped elsewhere): leave it
-      if (std::chrono::steady_clock::now() >= until)
-        break;
+      if (std::chrono::steady_clock::now() >= until) {
+        if (killed)
+          break;
+        kill(child, SIGKILL);
+        killed = true;
+        until = std::chrono::steady_clock::now() + afterKill;
+        continue;
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
-    kill(child, SIGKILL);
     std::thread([child] {
       int ignored = 0;
       waitpid(child, &ignored, 0);
     }).detach();
     return false;
-  }
-
-  /// Up to `limit` for a killed `child` to be gone (the reaper thread of
-  /// reap() collects it; kill(0) fails once it has been).
-  static void waitGone(pid_t child, std::chrono::milliseconds limit) {
-    auto until = std::chrono::steady_clock::now() + limit;
-    while (kill(child, 0) == 0 && std::chrono::steady_clock::now() < until)
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
 
   void unmapAll() {
@@ -426,8 +424,15 @@ Status openProcessBackend(std::vector<std::string> command,
   return Status::success();
 }
 
-Status findDeviceHost(std::string &path) {
+Status findDeviceHost(const std::string &configured, std::string &path) {
   const char *name = "gpuos-device-host";
+  if (!configured.empty()) {
+    path = configured;
+    if (executable(path))
+      return Status::success();
+    return Status::error(ErrorCode::InvalidArgument,
+                         "RuntimeOptions::deviceHost " + path + " is not an executable");
+  }
   if (const char *env = std::getenv("GPUOS_DEVICE_HOST"); env && *env) {
     path = env;
     if (executable(path))
@@ -437,7 +442,7 @@ Status findDeviceHost(std::string &path) {
   }
   std::vector<std::string> dirs;
   Dl_info self{};
-  if (dladdr(reinterpret_cast<void *>(&findDeviceHost), &self) && self.dli_fname) {
+  if (dladdr(reinterpret_cast<void *>(&openProcessBackend), &self) && self.dli_fname) {
     std::string dir = directoryOf(self.dli_fname);
     dirs.push_back(dir);
     dirs.push_back(dir + "/../bin");

@@ -205,10 +205,7 @@ Status Runtime::Impl::recover(const std::string &reason, bool hung) {
   for (uint32_t index : busyRuns)
     lostRuns.push_back({index, !describeRunning(index).empty()});
   deferred.clear();
-  // No waiter may read the mapped memory once the context is gone.
-  resetting.store(true);
-  while (spinners.load() != 0)
-    cpuPause();
+  fenceWaiters(); // no lock-free reader of the mapped memory past here
   (void)backend->makeCurrent();
   Status st = backend->resetContext();
   // Seen on the H200 (driver 580, CUDA 13.0) after an illegal address:
@@ -313,11 +310,13 @@ Status Runtime::Impl::recover(const std::string &reason, bool hung) {
       g.stale = gs;
     }
   }
-  resetting.store(false);
   if (!st.ok()) {
+    // Nothing is mapped (completion is null): lock-free readers stay out,
+    // and settle returns the fault.
     fault = Status::error(ErrorCode::Faulted, what + failed(st));
     return fault;
   }
+  resetting.store(false);
   ++recoveries;
   return Status::error(ErrorCode::Faulted,
                        what + "; the runtime recovered (context recreated, image "

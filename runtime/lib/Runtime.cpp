@@ -19,7 +19,6 @@
 #include "gpuos/runtime/DeviceHost.h"
 
 #include <fstream>
-#include <unistd.h>
 #include <iterator>
 
 namespace gpuos::runtime {
@@ -69,11 +68,8 @@ Status Runtime::open(int ordinal, const RuntimeOptions &options,
                      std::unique_ptr<Runtime> &out) {
   std::unique_ptr<Backend> backend;
   if (options.isolateDevice) {
-    std::string host = options.deviceHost;
-    if (host.empty())
-      GPUOS_RETURN_IF_ERROR(findDeviceHost(host));
-    else if (access(host.c_str(), X_OK) != 0)
-      return invalid("RuntimeOptions::deviceHost " + host + " is not an executable");
+    std::string host;
+    GPUOS_RETURN_IF_ERROR(findDeviceHost(options.deviceHost, host));
     GPUOS_RETURN_IF_ERROR(
         openProcessBackend({host, "--device", std::to_string(ordinal)}, backend));
   } else {
@@ -495,16 +491,14 @@ Status Runtime::wait(Submission s, int64_t timeoutUs) {
   uint32_t status;
   for (uint64_t spins = 1;; ++spins) {
     // The fast path reads one word of host memory; the device wrote it.
-    // `spinners` keeps a recovery from freeing that memory under us.
-    m.spinners.fetch_add(1);
-    bool seen = false;
-    if (!m.resetting.load())
-      for (uint32_t k = 0; k < 4096 && !seen; ++k, ++spins) {
-        seen = m.completedWord(index, epoch, status);
-        if (!seen)
-          cpuPause();
+    // whileMapped keeps a recovery from freeing that memory under us.
+    m.whileMapped([&] {
+      for (uint32_t k = 0; k < 4096; ++k, ++spins) {
+        if (m.completedWord(index, epoch, status))
+          return;
+        cpuPause();
       }
-    m.spinners.fetch_sub(1);
+    });
     std::lock_guard<std::mutex> lock(m.mutex);
     bool ended = false;
     Status st = m.settle(s, index, epoch, ended);

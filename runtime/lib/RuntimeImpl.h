@@ -156,11 +156,28 @@ struct Runtime::Impl {
   bool controlWritten = false;
   uint64_t ringTail = 0;
   bool closing = false;
-  // wait() reads completion words without the lock; a recovery (which
-  // frees the mapped memory with the context) raises `resetting` and waits
-  // until no waiter is between its check of it and its read.
+  // wait() and the notifier read completion words without the lock; a
+  // recovery or shutdown (which free the mapped memory) raises `resetting`
+  // and waits until no reader is between its check of it and its read.
   std::atomic<bool> resetting{false};
   std::atomic<uint32_t> spinners{0};
+  /// Runs `read` (lock-free reads of completion words) unless the mapped
+  /// memory is being freed; false when it was skipped.
+  template <typename Read> bool whileMapped(Read read) {
+    spinners.fetch_add(1);
+    bool mapped = !resetting.load();
+    if (mapped)
+      read();
+    spinners.fetch_sub(1);
+    return mapped;
+  }
+  /// Before the mapped memory is freed: no lock-free reader is inside it
+  /// from here on (until resetting is lowered again).
+  void fenceWaiters() {
+    resetting.store(true);
+    while (spinners.load() != 0)
+      cpuPause();
+  }
 
   // Graphs, run slots, submissions.
   std::map<GraphId, GraphRecord> graphs;
@@ -886,10 +903,7 @@ struct Runtime::Impl {
                           &queueDev[2], &queueDev[3], &queueDev[4], &queueDev[5]})
         if (*p)
           (void)backend->freeDevice(*p);
-      // No waiter may read the completion words once they are freed.
-      resetting.store(true);
-      while (spinners.load() != 0)
-        cpuPause();
+      fenceWaiters(); // the completion words go with the mapped memory
       if (mappedHost)
         backend->freeMapped(mappedHost);
       if (imageLoaded)
@@ -897,13 +911,13 @@ struct Runtime::Impl {
     }
     mappedHost = nullptr;
     bool running = false;
-    if (!fault.ok() && (!backend->residentStatus(running).ok() || !running)) {
+    if (!fault.ok() && backend->info().isolated) {
+      backend->abandon(); // kills the device host, and any kernel with it,
+      backend.reset();    // without waiting for a tile first
+    } else if (!fault.ok() && (!backend->residentStatus(running).ok() || !running)) {
       // Faulted: the context is unusable; the backend's destructor
       // releases it, which frees everything.
       backend.reset();
-    } else if (!fault.ok() && backend->info().isolated) {
-      backend->abandon(); // kills the device host, and the kernel with it,
-      backend.reset();    // without waiting for the tile first
     } else if (!fault.ok()) {
       // Wedged: a kernel that ignores stop. Module unload and context
       // teardown would block on it; leave them to process exit.

@@ -47,16 +47,14 @@ step hosted 240 "$bin/GpuosRuntimeTests" --gtest_filter="*gpuhost*:-$recovery"
 grep -hE "Failure|^\[  FAILED|info \]" -A3 "$out/hosted.log" | head -20
 # One process per test: after an illegal address the driver may refuse any
 # new context in that process, and a wedged tile keeps running until exit.
-for t in DeadlineNamesTheRunningTile HungTileRecoversTheKernel \
-         FaultFailsWhatWasInFlightAndRecovers WithoutRecoveryTheFaultIsSticky \
-         WedgedTileLeavesTheRuntimeFaultedNotHung FaultInAGangFailsItAndRecovers; do
+recovery_cases=(DeadlineNamesTheRunningTile HungTileRecoversTheKernel
+  FaultFailsWhatWasInFlightAndRecovers WithoutRecoveryTheFaultIsSticky
+  WedgedTileLeavesTheRuntimeFaultedNotHung FaultInAGangFailsItAndRecovers)
+for t in "${recovery_cases[@]}"; do
   step "rec-${t:0:12}" 60 "$bin/GpuosRuntimeTests" --gtest_filter="*RecoveryTest.$t/gpu"
 done
 # In a device host, a fault ends that process and recovery starts another.
-for t in DeadlineNamesTheRunningTile HungTileRecoversTheKernel \
-         FaultFailsWhatWasInFlightAndRecovers WithoutRecoveryTheFaultIsSticky \
-         WedgedTileLeavesTheRuntimeFaultedNotHung FaultInAGangFailsItAndRecovers \
-         DeviceHostDeathFailsWhatWasQueuedAndRecovers; do
+for t in "${recovery_cases[@]}" DeviceHostDeathFailsWhatWasQueuedAndRecovers; do
   step "host-${t:0:12}" 60 "$bin/GpuosRuntimeTests" --gtest_filter="*RecoveryTest.$t/gpuhost"
 done
 cat "$out"/rec-*.log "$out"/host-*.log > "$out/recovery.log"

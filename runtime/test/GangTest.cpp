@@ -383,29 +383,26 @@ TEST_P(GangTest, UrgentAloneGangsBesideBackgroundNotBesideUrgent) {
   if (IsSkipped())
     return;
   ForwardBehind f = forwardBehindBackground(2);
-  const Buffer &y = f.y, &z = f.z;
-  const int64_t elems = f.elems;
-  const GraphId fwd = f.fwd;
   EXPECT_EQ(gangRuns(), 2u);
   // Behind an urgent run still in flight: through the queues.
   GraphId urgentSpin = spinGraph(alloc(8), 1, gpu() ? 200'000'000 : 300'000'000);
   Submission spin, s;
-  zero(y);
-  zero(z);
+  zero(f.y);
+  zero(f.z);
   ASSERT_OK(rt->submit(urgentSpin, Priority::Urgent, spin));
-  ASSERT_OK(rt->submit(fwd, Priority::Urgent, s));
+  ASSERT_OK(rt->submit(f.fwd, Priority::Urgent, s));
   ASSERT_OK(rt->wait(s, kWaitUs));
-  expectAll(z, elems, 4.0f);
+  expectAll(f.z, f.elems, 4.0f);
   EXPECT_EQ(rt->poll(spin).code(), ErrorCode::NotReady)
       << "the urgent spin ended first: the test proves nothing";
   EXPECT_EQ(gangRuns(), 2u);
   ASSERT_OK(rt->wait(spin, kWaitUs));
   // Alone again: a gang (the spin's completion uncounted it).
-  zero(y);
-  zero(z);
-  ASSERT_OK(rt->submit(fwd, Priority::Urgent, s));
+  zero(f.y);
+  zero(f.z);
+  ASSERT_OK(rt->submit(f.fwd, Priority::Urgent, s));
   ASSERT_OK(rt->wait(s, kWaitUs));
-  expectAll(z, elems, 4.0f);
+  expectAll(f.z, f.elems, 4.0f);
   EXPECT_EQ(gangRuns(), 3u);
 }
 

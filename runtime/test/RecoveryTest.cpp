@@ -200,8 +200,7 @@ TEST_P(RecoveryTest, FaultFailsWhatWasInFlightAndRecovers) {
   }
   Status st = rt->wait(f, kWaitUs);
   EXPECT_EQ(st.code(), ErrorCode::Faulted) << st.toString();
-  for (int i = 0; i < 30000 && faultCalls.load() == 0; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  eventually([&] { return faultCalls.load() != 0; });
   EXPECT_EQ(faultCalls.load(), 1);
   {
     std::lock_guard<std::mutex> lock(faultMutex);
@@ -314,8 +313,7 @@ TEST_P(RecoveryTest, WithoutRecoveryTheFaultIsSticky) {
   Status st = rt->wait(s, kWaitUs);
   EXPECT_EQ(st.code(), ErrorCode::Faulted);
   EXPECT_TRUE(has(st, "the resident kernel failed")) << st.message();
-  for (int i = 0; i < 30000 && calls.load() == 0; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  eventually([&] { return calls.load() != 0; });
   EXPECT_EQ(calls.load(), 1);
   EXPECT_EQ(code.load(), (int)ErrorCode::Faulted);
   EXPECT_EQ(rt->submit(fault, Priority::Normal, s).code(), ErrorCode::Faulted);

@@ -2,7 +2,9 @@
 //
 // The parameterized fixture of the runtime's end-to-end tests: every
 // scenario runs on "sim" (the CPU simulator, always, part of CI) and on
-// "gpu" (skipped visibly without a driver or the nvcc-built image).
+// "gpu" (skipped visibly without a driver or the nvcc-built image), and
+// as "simhost"/"gpuhost" with the device's context in a device host
+// process (DeviceHost.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +19,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace gpuos::runtime::rttest {
@@ -44,7 +47,13 @@ class RuntimeFixture : public ::testing::TestWithParam<std::string> {
 protected:
   bool gpu() const { return GetParam().rfind("gpu", 0) == 0; }
   /// The device's context is in a device host process (DeviceHost.h).
-  bool hosted() const { return GetParam().size() > 3; }
+  bool hosted() const { return GetParam().find("host") != std::string::npos; }
+  /// Waits up to 30 s for `done` (a callback on another thread, ...).
+  template <typename Done> static bool eventually(Done done) {
+    for (int i = 0; i < 30000 && !done(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return done();
+  }
   /// Scales a GPU-sized count down for the simulator.
   int scaled(int gpuCount, int simCount) const { return gpu() ? gpuCount : simCount; }
 

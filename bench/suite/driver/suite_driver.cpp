@@ -39,8 +39,9 @@
 //     for R times; p50/p99 per task in manifest order, and their sum.
 //     --workers-per-sm W sets RuntimeOptions::workersPerSM, --priority P
 //     overrides the tasks' priority (bench too; --urgent-exclusive 1 sets
-//     RuntimeOptions::urgentExclusive, share-gpuos too; --gang 0/1/2 sets
-//     RuntimeOptions::gangs: off, when idle, one at a time, the default).
+//     RuntimeOptions::urgentExclusive, share-gpuos too; --gang 0/1/2/3 sets
+//     RuntimeOptions::gangs: off, when idle, one at a time, when no other
+//     urgent run (the default)).
 //     --trace-tiles N (N > 0)
 //     traces every tile (RuntimeOptions::traceAllTiles; N sizes the
 //     poller's ring, each worker keeps its last 64 tiles) and prints, per
@@ -154,6 +155,12 @@ struct Args {
     if (it->second.empty() || *end != '\0' || v < 0)
       die("--" + key + ": '" + it->second + "' is not a non-negative number");
     return v;
+  }
+  int64_t integer(const std::string &key, int64_t def) const {
+    double v = num(key, (double)def);
+    if (v != (double)(int64_t)v)
+      die("--" + key + ": '" + kv.at(key) + "' is not a whole number");
+    return (int64_t)v;
   }
 };
 
@@ -359,14 +366,16 @@ std::unique_ptr<Runtime> openRuntime(const Args &args) {
   RuntimeOptions opts;
   opts.workersPerSM = (uint32_t)args.num("workers-per-sm", 0);
   opts.urgentExclusive = args.num("urgent-exclusive", 0) != 0;
-  int64_t gangs = args.num("gang", (int64_t)RuntimeOptions().gangs);
-  if (gangs < 0 || gangs > (int64_t)GangPolicy::UrgentAlone)
-    die("--gang: 0 (off), 1 (when idle), 2 (one at a time) or 3 (when no other urgent run)");
+  int64_t gangs = args.integer("gang", (int64_t)RuntimeOptions().gangs);
+  if (gangs > (int64_t)GangPolicy::UrgentAlone)
+    die("--gang: '" + args.kv.at("gang") +
+        "' is not 0 (off), 1 (when idle), 2 (one at a time) or 3 (when no other "
+        "urgent run, the default)");
   opts.gangs = static_cast<GangPolicy>(gangs);
-  if (uint32_t n = (uint32_t)args.num("trace-tiles", 0)) {
+  if (uint32_t n = (uint32_t)args.integer("trace-tiles", 0)) {
     opts.traceRecords = n;
     opts.traceAllTiles = true;
-  } else if (uint32_t runs = (uint32_t)args.num("trace-runs", 0)) {
+  } else if (uint32_t runs = (uint32_t)args.integer("trace-runs", 0)) {
     opts.traceRecords = runs; // the poller's record of each run
   }
   if (args.kv.count("trace-tiles") && args.kv.count("trace-runs"))
@@ -867,7 +876,7 @@ int cmdShareGpuos(const Args &args) {
   poisonOutputs(*rt, bs, e.bg[1]);
   runOnce(*rt, e.bg[1].graph, Priority::Background);
   saveOutputs(*rt, bs, e.bg[1], out + "/background");
-  e.logging = args.num("trace-runs", 0) > 0;
+  e.logging = args.integer("trace-runs", 0) > 0;
   ShareResult r = runSharing(e, sets, args.num("period-us", 250), args.num("duration-s", 1.5) * 1e6);
   if (e.logging)
     printUrgentBreakdown(*rt, e.log);
@@ -1489,17 +1498,12 @@ int cmdTimeline(const Args &in) {
   // CLOCK_REALTIME (system_clock) on this driver, to within the PCIe
   // ping-pong's uncertainty; with a skewed clock the two legs below move
   // in opposite directions, their sum stays right.
-  auto hostNs = [] {
-    return (double)std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-  };
-  double submitted = hostNs();
+  double submitted = (double)realtimeNs();
   Submission sub;
   need(rt->submit(g, prio, sub), "submit");
   need(rt->wait(sub, 30000000), "wait");
-  double returned = hostNs();
-  uint32_t runIndex = (uint32_t)(sub.id & 0xFFFFFFu); // Runtime's submissionId
+  double returned = (double)realtimeNs();
+  uint32_t runIndex = Runtime::runSlotOf(sub);
   std::vector<TraceRecord> polls;
   need(rt->readTrace(polls), "readTrace");
   Stats after;

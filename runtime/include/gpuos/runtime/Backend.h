@@ -61,8 +61,12 @@ public:
   /// Maps host memory that another process allocated (shared memory) for
   /// the device, as allocMapped does for its own: the device host
   /// (DeviceHost.h) serves a process backend's allocMapped with it.
-  virtual Status registerMapped(void *host, size_t bytes, uint64_t &addr);
-  virtual void unregisterMapped(void *host);
+  /// Backends that cannot (the default) say so.
+  virtual Status registerMapped(void *, size_t, uint64_t &) {
+    return Status::error(ErrorCode::Unsupported,
+                         info().name + " cannot map another process's memory");
+  }
+  virtual void unregisterMapped(void *) {}
   virtual Status copyToDevice(uint64_t dst, const void *src, size_t bytes) = 0;
   virtual Status copyFromDevice(void *dst, uint64_t src, size_t bytes) = 0;
 

@@ -33,10 +33,11 @@ namespace gpuos::runtime {
 Status openProcessBackend(std::vector<std::string> command,
                           std::unique_ptr<Backend> &out);
 
-/// The gpuos-device-host executable: $GPUOS_DEVICE_HOST, else next to (or
-/// in ../bin of) the binary this library is linked into, else next to the
-/// running executable.
-Status findDeviceHost(std::string &path);
+/// The gpuos-device-host executable: `configured` (RuntimeOptions::
+/// deviceHost) when set, else $GPUOS_DEVICE_HOST, else next to (or in
+/// ../bin of) the binary this library is linked into, else next to the
+/// running executable. A named one that is not executable is an error.
+Status findDeviceHost(const std::string &configured, std::string &path);
 
 /// The device host's main: reads "--fd N --parent PID" (and leaves the
 /// other arguments to `open`), opens the backend and serves requests until

@@ -416,6 +416,14 @@ struct DeviceControl {
   QueueState queues[kNumQueues];
 };
 
+/// Whether the poller counts the urgent runs it starts through the queues
+/// in urgentInFlight (and their completions uncount them): for
+/// urgentExclusive, and for the gang policy kGangUrgentAlone, which reads
+/// the count. The poller and the workers must agree, or the count leaks.
+GPUOS_PROTO_HD bool countsUrgentRuns(const DeviceControl *c) {
+  return c->urgentExclusive != 0 || c->gangPolicy == kGangUrgentAlone;
+}
+
 } // namespace gpuos::runtime::proto
 
 #endif // GPUOS_RUNTIME_PROTOCOL_H
