@@ -111,7 +111,13 @@ struct Compiler::Impl {
   std::optional<ImageCache> disk;
 
   llvm::StringMap<CompiledImage> memory;     // content hash -> image
-  llvm::StringMap<std::string> sourceHashes; // sha256(source) -> content hash
+  /// sha256(name, source) -> its image's content hash and the manifest
+  /// made for that source (its ops' locations; the image cache's manifest
+  /// may name another source of the same content).
+  struct KnownSource {
+    std::string contentHash, manifest;
+  };
+  llvm::StringMap<KnownSource> sourceHashes;
 
   explicit Impl(CompileOptions opts)
       : options(std::move(opts)), context(makeRegistry()) {
@@ -452,13 +458,15 @@ llvm::Expected<CompiledImage> Compiler::compileSource(llvm::StringRef source,
   if (impl->options.useMemoryCache) {
     // The buffer's name too: locations of a text without explicit ones
     // name it (the manifest's ops).
-    sourceHash = sha256Hex(bufferName.str() + "\n" + source.str());
+    sourceHash = sha256Hex((bufferName + "\n" + source).str());
     auto known = impl->sourceHashes.find(sourceHash);
     if (known != impl->sourceHashes.end()) {
-      llvm::Expected<CompiledImage> image = impl->lookup(known->second);
+      llvm::Expected<CompiledImage> image = impl->lookup(known->second.contentHash);
       if (!image || !image->contentHash.empty()) {
-        if (image)
+        if (image) {
+          image->manifest = known->second.manifest;
           image->ms.total = msSince(start);
+        }
         return image;
       }
     }
@@ -483,7 +491,7 @@ llvm::Expected<CompiledImage> Compiler::compileSource(llvm::StringRef source,
     return llvm::createStringError(diagnostics);
   }
   if (!sourceHash.empty())
-    impl->sourceHashes[sourceHash] = image->contentHash;
+    impl->sourceHashes[sourceHash] = {image->contentHash, image->manifest};
   image->ms.parse = parseMs;
   image->ms.total = msSince(start);
   return image;

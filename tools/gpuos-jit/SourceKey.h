@@ -12,8 +12,10 @@
 //   image <content hash>
 //   dep <size> <mtime ns> <path>     (files the image depends on)
 //
-// A hit copies <cache>/<content hash>.cubin and .manifest.json to the
-// output when every dep still has its size and time; anything else (no
+// A hit copies <cache>/<content hash>.cubin and the source's own manifest,
+// <cache>/source-manifests/<key>.json (its ops' locations name this input;
+// the content-keyed manifest may name another file of the same content),
+// to the output when every dep still has its size and time; anything else (no
 // entry, a changed dep, an option the launcher does not parse) runs
 // gpuos-jit-core, which decides by content as before. Header-only and
 // without LLVM: both programs include it.
@@ -33,6 +35,8 @@ namespace gpuos::sourcekey {
 
 constexpr const char *kHeader = "gpuos-jit source entry 1";
 constexpr const char *kSubdir = "sources";
+/// <cache>/source-manifests/<key>.json: the manifest made for that source.
+constexpr const char *kManifestSubdir = "source-manifests";
 /// The option gpuos-jit-core takes from the launcher: record the entry
 /// (--source-key=<key>:<SHA-256 of the input the key was made from>).
 constexpr const char *kOption = "--source-key=";

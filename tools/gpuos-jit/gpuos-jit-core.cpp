@@ -197,7 +197,8 @@ static void beginSourceKey(jit::Compiler &compiler, llvm::StringRef input) {
     pendingSourceKey = SourceKeyRecord{key.str(), std::move(*stamps)};
 }
 
-static void recordSourceKey(jit::Compiler &compiler, const std::string &hash) {
+static void recordSourceKey(jit::Compiler &compiler, const std::string &hash,
+                            llvm::StringRef manifest) {
   if (!pendingSourceKey)
     return;
   std::optional<std::vector<sourcekey::FileStamp>> after = stampDependencies(compiler);
@@ -208,10 +209,20 @@ static void recordSourceKey(jit::Compiler &compiler, const std::string &hash) {
   entry.deps = std::move(*after);
   llvm::SmallString<256> dir(cacheDir.empty() ? ImageCache::defaultDirectory()
                                               : std::string(cacheDir));
+  // This source's manifest first (its ops' locations): the launcher serves
+  // it instead of the content-keyed one, which may name another source.
+  llvm::SmallString<256> manifestPath = dir;
+  llvm::sys::path::append(manifestPath, sourcekey::kManifestSubdir);
   llvm::sys::path::append(dir, sourcekey::kSubdir);
-  if (llvm::sys::fs::create_directories(dir))
+  if (llvm::sys::fs::create_directories(dir) ||
+      llvm::sys::fs::create_directories(manifestPath))
     return;
+  llvm::sys::path::append(manifestPath, pendingSourceKey->key + ".json");
   llvm::sys::path::append(dir, pendingSourceKey->key);
+  if (llvm::Error e = writeFileAtomically(manifestPath, manifest)) {
+    llvm::consumeError(std::move(e));
+    return;
+  }
   llvm::consumeError(writeFileAtomically(dir, sourcekey::format(entry)));
 }
 
@@ -242,7 +253,7 @@ static int writeImage(jit::Compiler &compiler, ModuleOp module,
       llvm::errs() << "gpuos-jit: " << llvm::toString(std::move(e)) << "\n";
       return 1;
     }
-  recordSourceKey(compiler, image->contentHash);
+  recordSourceKey(compiler, image->contentHash, image->manifest);
   if (verbose) {
     using Origin = jit::CompiledImage::Origin;
     bool compiled = image->origin == Origin::Compiled;

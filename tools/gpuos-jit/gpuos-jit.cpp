@@ -227,8 +227,9 @@ bool serve(const Request &r, const std::string &key, std::string &contentHash) {
       return false;
   }
   std::string cubin, manifest;
-  std::string base = r.cacheDir + "/" + entry.contentHash;
-  if (!readFile(base + ".cubin", cubin) || !readFile(base + ".manifest.json", manifest))
+  if (!readFile(r.cacheDir + "/" + entry.contentHash + ".cubin", cubin) ||
+      !readFile(r.cacheDir + "/" + sourcekey::kManifestSubdir + "/" + key + ".json",
+                manifest))
     return false;
   if (!writeFileAtomically(r.output + ".cubin", cubin) ||
       !writeFileAtomically(r.output + ".manifest.json", manifest))
