@@ -273,14 +273,21 @@ class _Device:
                 # (ensure_loaded changes both together).
                 with self.lock:
                     if resident():  # a failure of the graph itself
-                        raise _C.RuntimeError_(explain(str(e))) from None
+                        raise _explained(e)
                     self.ensure_loaded(graph, arch)
                 try:
                     native(tensors, stream)
                 except _C.RuntimeError_ as again:
-                    raise _C.RuntimeError_(explain(str(again))) from None
+                    raise _explained(again)
         launch.native = native
         return launch
+
+
+def _explained(e: BaseException) -> BaseException:
+    """`e` with its message naming the user's lines (explain), keeping its
+    type and traceback."""
+    e.args = (explain(str(e)),) + e.args[1:]
+    return e
 
 
 _devices: Dict[int, _Device] = {}

@@ -185,12 +185,6 @@ class GraphBuilder:
                 kept.append((name, operands, text))
         return list(reversed(kept))
 
-    def line_sources(self) -> Dict[int, str]:
-        """to_mlir's line numbers (1-based) of the ops with a known source."""
-        first = self._head().count("\n") + 2  # the body's first line
-        return {first + i: self.sources[name]
-                for i, (name, _, _) in enumerate(self.live_ops()) if name in self.sources}
-
     def _head(self) -> str:
         ins = ", ".join(f"{v.name} : {v.type}" for _, v in self.inputs)
         outs = ", ".join(f"{n} : {v.type}" for n, v in self.outputs)
@@ -200,8 +194,20 @@ class GraphBuilder:
         )
 
     def to_mlir(self) -> str:
-        head = self._head()
+        return self.to_mlir_with_sources()[0]
+
+    def to_mlir_with_sources(self) -> Tuple[str, Dict[int, str]]:
+        """The graph's text, and the line numbers (1-based) in it of the ops
+        with a known source (what it says of them)."""
+        lines = [self._head()]
+        sources: Dict[int, str] = {}
+        line = self._head().count("\n") + 2  # the body's first line
+        for name, _, text in self.live_ops():
+            if name in self.sources:
+                sources[line] = self.sources[name]
+            lines.append(f"  {name} = {text}")
+            line += lines[-1].count("\n") + 1
         values = ", ".join(v.name for _, v in self.outputs)
         types = ", ".join(str(v.type) for _, v in self.outputs)
-        body = [f"  {name} = {text}" for name, _, text in self.live_ops()]
-        return "\n".join([head, *body, f"  gpuos.yield {values} : {types}", "}", ""])
+        lines += [f"  gpuos.yield {values} : {types}", "}", ""]
+        return "\n".join(lines), sources

@@ -94,10 +94,10 @@ class Trace:
         body = b.to_mlir()
         digest = hashlib.sha256(body.encode()).hexdigest()[:12]
         b.name = f"g{digest}"
-        text = b.to_mlir()
+        text, sources = b.to_mlir_with_sources()
         graph = compile_graph(text, b.name, [(n, v.type) for n, v in b.inputs],
                               [(n, v.type) for n, v in b.outputs], arch=arch, image=image,
-                              sources=b.line_sources())
+                              sources=sources)
         return graph, [src for _, src in self.inputs]
 
 

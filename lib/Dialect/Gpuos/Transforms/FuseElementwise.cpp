@@ -51,7 +51,6 @@ struct FuseElementwise
         fg.merge(*producer, node);
       }
     }
-
   }
 };
 } // namespace

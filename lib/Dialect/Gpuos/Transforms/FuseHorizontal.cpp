@@ -54,7 +54,6 @@ struct FuseHorizontal : gpuos::impl::GpuosFuseHorizontalBase<FuseHorizontal> {
       joinNewestOpenGroup(fg, open[keyOf(unit, level[node])], node, width,
                           kMaxTaskResults);
     }
-
   }
 
   static std::string keyOf(const UnitInfo &unit, unsigned level) {

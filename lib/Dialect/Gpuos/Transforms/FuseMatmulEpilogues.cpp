@@ -43,14 +43,17 @@ public:
   /// views may be as long as the graph).
   bool operator()(Value value, unsigned node) {
     SmallVector<Value> todo = {value};
+    DenseSet<Value> seen = {value}; // a diamond of views: each value once
     while (!todo.empty()) {
       std::optional<unsigned> producer = fg.producer(todo.pop_back_val());
       if (!producer)
         continue; // a graph input
       Operation *op = fg.op(*producer);
-      if (isViewOrConstant(op))
-        todo.append(op->operand_begin(), op->operand_end());
-      else if (!dependsOn(node, *producer))
+      if (isViewOrConstant(op)) {
+        for (Value operand : op->getOperands())
+          if (seen.insert(operand).second)
+            todo.push_back(operand);
+      } else if (!dependsOn(node, *producer))
         return false;
     }
     return true;
@@ -146,7 +149,6 @@ struct FuseMatmulEpilogues
         break;
       }
     }
-
   }
 };
 } // namespace

@@ -96,7 +96,6 @@ struct FuseReductions
         break;
       }
     }
-
   }
 
   /// Merges the group `leader` of the row op `anchor` into the group of the

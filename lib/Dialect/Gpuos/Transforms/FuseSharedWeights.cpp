@@ -49,7 +49,6 @@ struct FuseSharedWeights
       joinNewestOpenGroup(fg, open[key], node, limit,
                           std::numeric_limits<unsigned>::max());
     }
-
   }
 };
 } // namespace
