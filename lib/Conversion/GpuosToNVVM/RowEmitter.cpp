@@ -100,6 +100,12 @@ RowEmitter::RowEmitter(TaskEmitter &task) : t(task), b(task.b) {
     rowLanes /= 2;
   for (Operation *op : rowOps)
     reductionsPerRow += numStages(op);
+  // Values that wait for some row op's statistics.
+  for (Operation &op : t.task.getBodyBlock().without_terminator())
+    if (llvm::is_contained(rowOps, &op) ||
+        llvm::any_of(op.getOperands(),
+                     [&](Value v) { return rowDependent.contains(v); }))
+      rowDependent.insert(op.getResults().begin(), op.getResults().end());
   // A warp per row: short rows (straight-line chunks at any block size),
   // or a tile of at least a row per warp (rows in parallel beat a block
   // that walks them one by one, two barriers each).
@@ -410,6 +416,61 @@ LogicalResult RowEmitter::computeStats(Operation *op) {
 }
 
 //===----------------------------------------------------------------------===//
+// Look-ahead
+//===----------------------------------------------------------------------===//
+
+LogicalResult RowEmitter::preload(Value value, const Index &index) {
+  if (!rowDependent.contains(value))
+    return failure(failed(t.eval(value, index)));
+  // Through elementwise ops to the parts that do not wait for a statistic;
+  // a row op's own value, or anything else built on one, stops the walk.
+  Operation *op = value.getDefiningOp();
+  if (!op || !op->hasTrait<OpTrait::Elementwise>())
+    return success();
+  ArrayRef<int64_t> shape =
+      cast<StridedTensorType>(value.getType()).getShape();
+  for (Value operand : op->getOperands())
+    if (failed(preload(operand, t.broadcastIndex(
+                                    index, shape,
+                                    cast<StridedTensorType>(operand.getType())
+                                        .getShape()))))
+      return failure();
+  return success();
+}
+
+LogicalResult RowEmitter::preloadStage(unsigned stage) {
+  // Stages: the row ops in body order, then the stores of the full rows.
+  SmallVector<std::pair<Value, bool>> roots; // (value, indexed by column)
+  if (stage < rowOps.size()) {
+    Operation *op = rowOps[stage];
+    roots.push_back({rowOperand(op), false});
+    if (auto norm = dyn_cast<RmsNormOp>(op)) {
+      if (norm.getWeight())
+        roots.push_back({norm.getWeight(), true});
+    } else if (auto norm = dyn_cast<LayerNormOp>(op)) {
+      if (norm.getWeight())
+        roots.push_back({norm.getWeight(), true});
+      if (norm.getBias())
+        roots.push_back({norm.getBias(), true});
+    }
+  } else if (stage == rowOps.size()) {
+    auto yield = cast<YieldOp>(t.task.getBodyBlock().getTerminator());
+    for (Value value : yield.getValues()) {
+      auto shape = cast<StridedTensorType>(value.getType()).getShape();
+      if (shape.size() == rowShape.size() + 1 && shape.back() == rowLength)
+        roots.push_back({value, false});
+    }
+  }
+  for (auto [j, valid] : chunks) {
+    Index index = rowIndex(j);
+    for (auto [root, byColumn] : roots)
+      if (failed(preload(root, byColumn ? Index{index.back()} : index)))
+        return failure();
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Rows
 //===----------------------------------------------------------------------===//
 
@@ -436,9 +497,15 @@ LogicalResult RowEmitter::emitRow(ArrayRef<Value> row) {
   }
   t.statRow.assign(row.begin(), row.end());
   t.stats.clear();
-  for (Operation *op : rowOps)
+  for (auto [k, op] : llvm::enumerate(rowOps)) {
+    // Straight-line: the next stage's loads go out before this one's block
+    // reduction, so their latency hides behind its barrier (docs/codegen.md,
+    // "Look-ahead").
+    if (straight && failed(preloadStage(k + 1)))
+      return failure();
     if (failed(computeStats(op)))
       return failure();
+  }
 
   auto yield = cast<YieldOp>(t.task.getBodyBlock().getTerminator());
   SmallVector<std::pair<unsigned, Value>> fullRow, reduced;

@@ -41,6 +41,7 @@
 #define GPUOS_LIB_CONVERSION_GPUOSTONVVM_ROWEMITTER_H
 
 #include "TaskEmitter.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace gpuos::codegen {
 
@@ -67,6 +68,11 @@ private:
   mlir::LogicalResult emitAligned();
   mlir::LogicalResult emitRow(llvm::ArrayRef<mlir::Value> row);
   mlir::LogicalResult computeStats(mlir::Operation *op);
+  /// Straight-line path: evaluates, at this thread's chunks, what stage
+  /// `stage` (row op `stage`, or the full-row stores after the last) reads
+  /// that does not wait for a statistic, so its loads are issued now.
+  mlir::LogicalResult preloadStage(unsigned stage);
+  mlir::LogicalResult preload(mlir::Value value, const Index &index);
   /// Folds `term` over the row in this thread (strided by the block), then
   /// across the block; returns the block-wide result in every thread.
   using Term = llvm::function_ref<mlir::FailureOr<Lanes>(const Index &)>;
@@ -101,6 +107,9 @@ private:
   TaskEmitter &t;
   mlir::ImplicitLocOpBuilder &b;
   llvm::SmallVector<mlir::Operation *> rowOps;
+  /// Task values computed from some row op's result (they wait for its
+  /// statistics); the look-ahead evaluates only the others.
+  llvm::DenseSet<mlir::Value> rowDependent;
   llvm::SmallVector<int64_t> rowShape; // L: the leading dims of the rows
   int64_t rowLength = 0;               // N
   int64_t rowsPerTile = 1;             // rows a tile holds
