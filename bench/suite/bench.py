@@ -647,12 +647,21 @@ def make_row(w, gres, gerr, gok, tres):
     return row
 
 
+
+def short_commit(commit):
+    """The commit as the tables show it: 12 hex digits, keeping the
+    "-dirty" mark of images prepared from a tree with uncommitted changes."""
+    if not commit:
+        return "?"
+    head, dirty, _ = commit.partition("-dirty")
+    return head[:12] + ("-dirty (uncommitted changes in the tree)" if dirty else "")
+
 def markdown(rows, sharing, bw, meta):
     L = []
     L.append("## gpuos benchmark suite on %s (%s)\n" % (meta["device"], meta["date"]))
     L.append("Command: `%s`; torch %s, CUDA %s, triton %s, driver %s, commit %s.\n" % (
         meta["command"], meta["versions"]["torch"], meta["versions"]["cuda"], meta["versions"]["triton"],
-        meta["versions"].get("driver"), (meta["versions"].get("commit") or "?")[:12]))
+        meta["versions"].get("driver"), short_commit(meta["versions"].get("commit"))))
     L.append("### Pipelined time per call (us, median; many calls back to back)\n")
     L.append("| workload | gpuos C++ | gpuos Python | gpuos Python (jit) | eager | CUDA graph | compile | compile RO "
              "| vs eager | vs best | rel err |")
