@@ -13,6 +13,7 @@
 #include "TaskEmitter.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include <numeric>
 
@@ -69,14 +70,25 @@ bool TaskEmitter::isLaneUniform(const Index &index) const {
 
 TaskEmitter::MemoKey TaskEmitter::memoKey(Value value,
                                           const Index &index) const {
+  // Each dim is tagged: an affine one by its base (a constant base by its
+  // value: constDim and broadcastIndex make a new constant each time, and
+  // the same element must hit the same entry) and lane coefficient, an
+  // explicit one by its lanes.
+  enum : uintptr_t { kExplicit, kAffineValue, kAffineConstant };
   MemoKey key{reinterpret_cast<uintptr_t>(value.getAsOpaquePointer()), lanes};
   for (const DimIndex &dim : index) {
     if (dim.isAffine()) {
-      key.push_back(reinterpret_cast<uintptr_t>(dim.base.getAsOpaquePointer()));
+      if (std::optional<int64_t> c = getConstantIntValue(dim.base)) {
+        key.push_back(kAffineConstant);
+        key.push_back(static_cast<uintptr_t>(*c));
+      } else {
+        key.push_back(kAffineValue);
+        key.push_back(reinterpret_cast<uintptr_t>(dim.base.getAsOpaquePointer()));
+      }
       key.push_back(static_cast<uintptr_t>(dim.coef));
       continue;
     }
-    key.push_back(0); // marks an explicit dimension
+    key.push_back(kExplicit);
     for (Value lane : dim.perLane)
       key.push_back(reinterpret_cast<uintptr_t>(lane.getAsOpaquePointer()));
   }

@@ -422,10 +422,20 @@ LogicalResult RowEmitter::computeStats(Operation *op) {
 LogicalResult RowEmitter::preload(Value value, const Index &index) {
   if (!rowDependent.contains(value))
     return failure(failed(t.eval(value, index)));
-  // Through elementwise ops to the parts that do not wait for a statistic;
-  // a row op's own value, or anything else built on one, stops the walk.
+  // Through elementwise ops to the parts that do not wait for a statistic.
+  // A norm's value (its statistics come from an earlier stage) also reads
+  // its weight and bias, at the column (Reductions.cpp); anything else
+  // built on a row op stops the walk.
   Operation *op = value.getDefiningOp();
-  if (!op || !op->hasTrait<OpTrait::Elementwise>())
+  if (!op)
+    return success();
+  if (isa<RmsNormOp, LayerNormOp>(op)) {
+    for (Value affine : op->getOperands().drop_front())
+      if (failed(preload(affine, Index{index.back()})))
+        return failure();
+    return success();
+  }
+  if (!op->hasTrait<OpTrait::Elementwise>())
     return success();
   ArrayRef<int64_t> shape =
       cast<StridedTensorType>(value.getType()).getShape();
@@ -439,32 +449,23 @@ LogicalResult RowEmitter::preload(Value value, const Index &index) {
 }
 
 LogicalResult RowEmitter::preloadStage(unsigned stage) {
-  // Stages: the row ops in body order, then the stores of the full rows.
-  SmallVector<std::pair<Value, bool>> roots; // (value, indexed by column)
+  // Stages: the row ops in body order (each reads its operand at the row
+  // index), then the stores of the full rows.
+  SmallVector<Value> roots;
   if (stage < rowOps.size()) {
-    Operation *op = rowOps[stage];
-    roots.push_back({rowOperand(op), false});
-    if (auto norm = dyn_cast<RmsNormOp>(op)) {
-      if (norm.getWeight())
-        roots.push_back({norm.getWeight(), true});
-    } else if (auto norm = dyn_cast<LayerNormOp>(op)) {
-      if (norm.getWeight())
-        roots.push_back({norm.getWeight(), true});
-      if (norm.getBias())
-        roots.push_back({norm.getBias(), true});
-    }
+    roots.push_back(rowOperand(rowOps[stage]));
   } else if (stage == rowOps.size()) {
     auto yield = cast<YieldOp>(t.task.getBodyBlock().getTerminator());
     for (Value value : yield.getValues()) {
       auto shape = cast<StridedTensorType>(value.getType()).getShape();
       if (shape.size() == rowShape.size() + 1 && shape.back() == rowLength)
-        roots.push_back({value, false});
+        roots.push_back(value);
     }
   }
   for (auto [j, valid] : chunks) {
     Index index = rowIndex(j);
-    for (auto [root, byColumn] : roots)
-      if (failed(preload(root, byColumn ? Index{index.back()} : index)))
+    for (Value root : roots)
+      if (failed(preload(root, index)))
         return failure();
   }
   return success();

@@ -45,30 +45,99 @@ gpuos.graph @softmax(%x : !gpuos.tensor<8x8192xf32>) -> (p : !gpuos.tensor<8x819
 // straight-line copy when blockDim is 256: each thread's two chunks of the
 // row are loaded together, the second norm's pass and the stores reuse the
 // values in registers, and the warp partials fold in a loop of a constant 8.
-// What the second norm reads besides the first one's result (the residual
-// %c and the weight) is loaded ahead, before the first norm's barrier, so
-// no global load follows it. Other block sizes take the loop.
+// Look-ahead: what the next stage reads without waiting for a statistic is
+// loaded before this stage's barrier. Before the first one: %a (the first
+// norm's pass), the residual %c and the first norm's weight %b (the second
+// norm's pass reads both); before the second: the second norm's weight %e
+// (the stores read it). No global load follows the second barrier. Other
+// block sizes take the loop.
 // CHECK-LABEL: llvm.func @gpuos_task_norm_chain
+// CHECK:         %[[A:.+]] = llvm.inttoptr
+// CHECK:         %[[B:.+]] = llvm.inttoptr
+// CHECK:         %[[C:.+]] = llvm.inttoptr
+// CHECK:         %[[E:.+]] = llvm.inttoptr
 // CHECK:         %[[TUNED:.+]] = arith.cmpi eq, %{{.+}}, %c256_i32 : i32
 // CHECK:         scf.if %[[TUNED]] {
 // CHECK-NOT:       scf.for
-// CHECK-COUNT-6:   llvm.load %{{.+}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK:           llvm.getelementptr %[[B]][
+// CHECK-NEXT:      llvm.load %{{.+}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-NOT:       nvvm.barrier0
+// CHECK:           llvm.getelementptr %[[C]][
+// CHECK-NEXT:      llvm.load %{{.+}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-NOT:       nvvm.barrier0
+// CHECK:           llvm.getelementptr %[[B]][
+// CHECK-NEXT:      llvm.load %{{.+}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-NOT:       nvvm.barrier0
+// CHECK:           llvm.getelementptr %[[C]][
+// CHECK-NEXT:      llvm.load %{{.+}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-NOT:       nvvm.barrier0
+// CHECK:           llvm.getelementptr %[[A]][
+// CHECK-NEXT:      llvm.load %{{.+}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-NOT:       nvvm.barrier0
+// CHECK:           llvm.getelementptr %[[A]][
+// CHECK-NEXT:      llvm.load %{{.+}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-NOT:       nvvm.barrier0
 // CHECK-NOT:       llvm.load {{.*}}!llvm.ptr<1>
 // CHECK:           nvvm.shfl.sync
 // CHECK:           nvvm.barrier0
 // CHECK:           scf.for %{{.+}} = %c0_i32 to %c8_i32 step %c1_i32 iter_args
+// CHECK:           llvm.getelementptr %[[E]][
+// CHECK-NEXT:      llvm.load %{{.+}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-NOT:       nvvm.barrier0
+// CHECK:           llvm.getelementptr %[[E]][
+// CHECK-NEXT:      llvm.load %{{.+}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-NOT:       nvvm.barrier0
 // CHECK-NOT:       llvm.load {{.*}}!llvm.ptr<1>
-// CHECK:           nvvm.shfl.sync
+// CHECK:           nvvm.barrier0
 // CHECK-NOT:       llvm.load {{.*}}!llvm.ptr<1>
 // CHECK-COUNT-2:   llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
 // CHECK:         } else {
 // CHECK:           scf.for
 // CHECK-LABEL: llvm.func @gpuos_launch_norm_chain
-gpuos.graph @chain(%x : !gpuos.tensor<2x2048xf32>, %w : !gpuos.tensor<2048xf32>, %res : !gpuos.tensor<2x2048xf32>) -> (y : !gpuos.tensor<2x2048xf32>) {
-  %r = gpuos.task "norm_chain" ins(%a = %x : !gpuos.tensor<2x2048xf32>, %b = %w : !gpuos.tensor<2048xf32>, %c = %res : !gpuos.tensor<2x2048xf32>) tile [1, 2048] -> (!gpuos.tensor<2x2048xf32>) {
+gpuos.graph @chain(%x : !gpuos.tensor<2x2048xf32>, %w : !gpuos.tensor<2048xf32>, %res : !gpuos.tensor<2x2048xf32>,
+                   %w2 : !gpuos.tensor<2048xf32>) -> (y : !gpuos.tensor<2x2048xf32>) {
+  %r = gpuos.task "norm_chain" ins(%a = %x : !gpuos.tensor<2x2048xf32>, %b = %w : !gpuos.tensor<2048xf32>,
+                                   %c = %res : !gpuos.tensor<2x2048xf32>, %e = %w2 : !gpuos.tensor<2048xf32>) tile [1, 2048] -> (!gpuos.tensor<2x2048xf32>) {
     %0 = gpuos.rms_norm %a weight(%b : !gpuos.tensor<2048xf32>) eps 1.0e-6 : !gpuos.tensor<2x2048xf32>
     %1 = gpuos.add %0, %c : !gpuos.tensor<2x2048xf32>, !gpuos.tensor<2x2048xf32>
-    %2 = gpuos.rms_norm %1 weight(%b : !gpuos.tensor<2048xf32>) eps 1.0e-6 : !gpuos.tensor<2x2048xf32>
+    %2 = gpuos.rms_norm %1 weight(%e : !gpuos.tensor<2048xf32>) eps 1.0e-6 : !gpuos.tensor<2x2048xf32>
+    gpuos.yield %2 : !gpuos.tensor<2x2048xf32>
+  }
+  gpuos.yield %r : !gpuos.tensor<2x2048xf32>
+}
+
+// A residual broadcast along the rows ([1, N]) is read at row 0 whatever
+// the row: the look-ahead's load of it is the one the second norm uses (a
+// constant index is one memo entry however often it is built), so no global
+// load follows the first barrier.
+// CHECK-LABEL: llvm.func @gpuos_task_norm_bcast
+// CHECK:         %[[A:.+]] = llvm.inttoptr
+// CHECK:         %[[C:.+]] = llvm.inttoptr
+// CHECK:         scf.if
+// CHECK:           llvm.getelementptr %[[C]][
+// CHECK-NEXT:      llvm.load %{{.+}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-NOT:       nvvm.barrier0
+// CHECK:           llvm.getelementptr %[[C]][
+// CHECK-NEXT:      llvm.load %{{.+}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-NOT:       nvvm.barrier0
+// CHECK:           llvm.getelementptr %[[A]][
+// CHECK-NEXT:      llvm.load %{{.+}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-NOT:       nvvm.barrier0
+// CHECK:           llvm.getelementptr %[[A]][
+// CHECK-NEXT:      llvm.load %{{.+}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-NOT:       nvvm.barrier0
+// CHECK-NOT:       llvm.load {{.*}}!llvm.ptr<1>
+// CHECK:           nvvm.barrier0
+// CHECK-NOT:       llvm.load {{.*}}!llvm.ptr<1>
+// CHECK:           nvvm.barrier0
+// CHECK-NOT:       llvm.load {{.*}}!llvm.ptr<1>
+// CHECK:           llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+// CHECK-LABEL: llvm.func @gpuos_launch_norm_bcast
+gpuos.graph @bcast(%x : !gpuos.tensor<2x2048xf32>, %res : !gpuos.tensor<1x2048xf32>) -> (y : !gpuos.tensor<2x2048xf32>) {
+  %r = gpuos.task "norm_bcast" ins(%a = %x : !gpuos.tensor<2x2048xf32>, %c = %res : !gpuos.tensor<1x2048xf32>) tile [1, 2048] -> (!gpuos.tensor<2x2048xf32>) {
+    %0 = gpuos.rms_norm %a eps 1.0e-6 : !gpuos.tensor<2x2048xf32>
+    %1 = gpuos.add %0, %c : !gpuos.tensor<2x2048xf32>, !gpuos.tensor<1x2048xf32>
+    %2 = gpuos.rms_norm %1 eps 1.0e-6 : !gpuos.tensor<2x2048xf32>
     gpuos.yield %2 : !gpuos.tensor<2x2048xf32>
   }
   gpuos.yield %r : !gpuos.tensor<2x2048xf32>
