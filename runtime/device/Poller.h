@@ -9,8 +9,9 @@
 // the next slot's freedom while idle, no wait on the submission path. A
 // non-urgent run of more ranges than the warp has lanes goes in as one
 // kExpandKind entry whose worker publishes the ranges (Worker.h,
-// expandRun), so bulk work never holds up the ring. From then on the
-// workers only touch device memory.
+// expandRun), so bulk work never holds up the ring, unless it is a short
+// run on an idle GPU (startRun). From then on the workers only touch
+// device memory.
 //
 // Urgent runs of one task with one tile (the latency-critical case) are run
 // by block 0 itself, right after the poll that found them (inlineUrgent):
@@ -141,13 +142,17 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
   uint64_t p0 = ps.next[prio];
   bool gang = gangTiles != 0 && busy == 0u;
   bool inlined = n == 1 && prio == kPriorityUrgent && numTasks == 1 && cfg.inlineUrgent;
-  // A non-urgent run of more ranges than one round of the lanes, while
-  // other runs are in flight: one entry, and a worker publishes the ranges
-  // (Protocol.h, kExpandKind), so that an urgent entry behind it in the
-  // ring does not wait for them (on a loaded GPU, 50 us for 768 ranges).
-  // On an idle GPU the poller publishes them itself: a few microseconds,
-  // where the extra hop through a worker costs the run ~7 us of latency.
-  bool expand = prio != kPriorityUrgent && n > w.width() && busy != 0u;
+  // A non-urgent run of more ranges than one round of the lanes: one
+  // entry, and a worker publishes the ranges (Protocol.h, kExpandKind), so
+  // that an urgent entry behind it in the ring does not wait for them (on a
+  // loaded GPU, 50 us for 768 ranges). Except a short run on an idle GPU:
+  // ranges that fit one checked-free publish chunk and (one root task) of
+  // at most two tiles each; the poller publishes those itself in a few
+  // microseconds, where the hop through a worker cost ~7 us of the run's
+  // latency. (Long ranges were measured slower without the hop: docs/
+  // runtime.md, "Expansion only beside other runs".)
+  bool shortRun = n <= kPublishChunk * w.width() && rootTiles <= 2u * n;
+  bool expand = prio != kPriorityUrgent && n > w.width() && (busy != 0u || !shortRun);
   if (prio == kPriorityUrgent && cfg.countUrgent && !inlined && w.lane() == 0) {
     // Counted before its tiles are visible (the publish below releases
     // both) until its completion uncounts it (Worker.h, uncountUrgent):

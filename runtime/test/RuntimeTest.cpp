@@ -787,12 +787,13 @@ TEST(RuntimeSim, WideSuccessorsAndDeferredDecrements) {
   EXPECT_EQ(st.tasksRun, (uint64_t)rounds * g.tasks.size());
 }
 
-// A non-urgent run of more root ranges than the poller's warp has lanes goes
-// into its root queue as one expand entry whose worker publishes the ranges
-// and frees the entry's slot (Protocol.h, kExpandKind). With queues of 128
-// slots, 300 runs of 48 one-tile ranges wrap the root queue twice and the
-// shared queue a hundred times; each run runs every tile once. Without the
-// free, the poller waits forever for its slot on the next lap.
+// A non-urgent run of more root ranges than the poller's warp has lanes,
+// submitted beside another run, goes into its root queue as one expand
+// entry whose worker publishes the ranges and frees the entry's slot
+// (Protocol.h, kExpandKind). With queues of 128 slots, 300 runs of 48
+// one-tile ranges wrap the normal root queue and the shared queues many
+// times; each run runs every tile once. Without the free, the poller waits
+// forever for its slot on the next lap.
 TEST_P(RuntimeTest, ExpandedRunsFreeTheirRootSlots) {
   ASSERT_OK(rt->close());
   RuntimeOptions options;

@@ -165,10 +165,10 @@ constexpr uint32_t kGangKind = 0xFFFFFFFFu;
 /// A QueueEntry whose kind is kExpandKind is not a tile but a run whose root
 /// ranges are still to be published (Worker.h, expandRun): the poller hands
 /// a non-urgent run of more root ranges than its warp has lanes to a worker
-/// as this one entry when other runs are in flight, so that publishing them
-/// never holds up the ring on a loaded GPU (an urgent submission behind a
-/// background one of 768 ranges waited ~50 us for the poller on a loaded
-/// H200); on an idle GPU it publishes them itself (the hop through a worker
+/// as this one entry, so that publishing them never holds up the ring on a
+/// loaded GPU (an urgent submission behind a background one of 768 ranges
+/// waited ~50 us for the poller on a loaded H200); a short run on an idle
+/// GPU it publishes itself (Poller.h, startRun: the hop through a worker
 /// cost ~7 us). `args` is the run's RunRow, `numTiles` its numRootEntries;
 /// the other fields are the run's, as in any entry. (Protocol 13.)
 constexpr uint32_t kExpandKind = 0xFFFFFFFEu;
@@ -183,8 +183,8 @@ constexpr uint32_t kMaxRangeTiles = 65536;
 /// How many ranges a task's tiles are first published as, at most: root
 /// tasks by the poller (GraphLayout::rootEntries: one publish chunk of its
 /// 32 lanes, about one range per worker on an H200 with 2 workers per SM;
-/// for a non-urgent run of more than 32 ranges beside other runs, by the
-/// worker that takes its kExpandKind entry, into the shared queue),
+/// for an expanded non-urgent run (Poller.h, startRun), by the worker that
+/// takes its kExpandKind entry, into the shared queue),
 /// and successors by the worker that released them (about one range per
 /// worker, Worker.h WorkerConfig::fan; warp 0 publishes them in one chunk).
 /// With every worker idle, each takes a range at once; from there, ranges

@@ -163,9 +163,9 @@ struct TraceRecord {
   uint64_t performed = 0;    // a fence.sc.sys after it returned
   // A run the poller published to the queues instead (no tile, no
   // completion above): rowRead, then its entries written (lane 0's share)
-  // and the queue's reserve stored. For a non-urgent run of more than 32
-  // root ranges that is its one kExpandKind entry (a worker publishes the
-  // ranges later).
+  // and the queue's reserve stored. For an expanded run (non-urgent, more
+  // than 32 root ranges, beside other runs or long) that is its one
+  // kExpandKind entry (a worker publishes the ranges later).
   bool queued = false;
   uint64_t entriesWritten = 0, published = 0;
 };
