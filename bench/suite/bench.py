@@ -647,7 +647,6 @@ def make_row(w, gres, gerr, gok, tres):
     return row
 
 
-
 def short_commit(commit):
     """The commit as the tables show it: 12 hex digits, keeping the
     "-dirty" mark of images prepared from a tree with uncommitted changes."""
@@ -655,6 +654,7 @@ def short_commit(commit):
         return "?"
     head, dirty, _ = commit.partition("-dirty")
     return head[:12] + ("-dirty (uncommitted changes in the tree)" if dirty else "")
+
 
 def markdown(rows, sharing, bw, meta):
     L = []
