@@ -151,6 +151,11 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
   // microseconds, where the hop through a worker cost ~7 us of the run's
   // latency. (Long ranges were measured slower without the hop: docs/
   // runtime.md, "Expansion only beside other runs".)
+  // (Several root tasks: rootTiles is 0, and at most 256 ranges means every
+  // range is one tile: a root of more tiles than kRootRanges alone has
+  // kRootRanges ranges; the static_assert keeps that true.)
+  static_assert(kPublishChunk * 32 <= kRootRanges,
+                "a short run of several root tasks must have one-tile ranges");
   bool shortRun = n <= kPublishChunk * w.width() && rootTiles <= 2u * n;
   bool expand = prio != kPriorityUrgent && n > w.width() && (busy != 0u || !shortRun);
   if (prio == kPriorityUrgent && cfg.countUrgent && !inlined && w.lane() == 0) {

@@ -141,7 +141,12 @@ TaskEmitter::emitVectorOrScalar(function_ref<LogicalResult(bool)> emit) {
   Block *body = b.getInsertionBlock();
   Block::iterator before = b.getInsertionPoint();
   Operation *previous = before == body->begin() ? nullptr : &*std::prev(before);
-  if (failed(emit(/*vectors=*/true)))
+  // Each copy evaluates in a memo scope of its own: the first one's values
+  // end up in the then-branch, where the second cannot use them.
+  pushScope();
+  LogicalResult vectorCopy = emit(/*vectors=*/true);
+  popScope();
+  if (failed(vectorCopy))
     return failure();
   if (!llvm::is_contained(vectorized, true))
     return success();
@@ -156,7 +161,10 @@ TaskEmitter::emitVectorOrScalar(function_ref<LogicalResult(bool)> emit) {
     op->moveBefore(ifOp.thenBlock()->getTerminator());
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
-  return emit(/*vectors=*/false);
+  pushScope();
+  LogicalResult scalarCopy = emit(/*vectors=*/false);
+  popScope();
+  return scalarCopy;
 }
 
 Value TaskEmitter::alignmentCheck() {
