@@ -438,10 +438,14 @@ llvm::Expected<CompiledImage> Compiler::compileModule(ModuleOp module) {
     image = impl->build(module, *hash);
   } else if (image) {
     // The content hash leaves locations out; the manifest's ops name this
-    // module's (the cached one may come from another file or line).
+    // module's (the cached one may come from another file or line). One
+    // that cannot be rebuilt (damaged, or from another format) is not
+    // served with another file's locations: compile again.
     if (FailureOr<std::string> manifest = rebuildManifest(module, image->manifest);
         succeeded(manifest))
       image->manifest = std::move(*manifest);
+    else
+      image = impl->build(module, *hash);
   }
   if (image) {
     image->ms.hash = hashMs;

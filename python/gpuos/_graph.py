@@ -199,9 +199,10 @@ class GraphBuilder:
     def to_mlir_with_sources(self) -> Tuple[str, Dict[int, str]]:
         """The graph's text, and the line numbers (1-based) in it of the ops
         with a known source (what it says of them)."""
-        lines = [self._head()]
+        head = self._head()
+        lines = [head]
         sources: Dict[int, str] = {}
-        line = self._head().count("\n") + 2  # the body's first line
+        line = head.count("\n") + 2  # the body's first line
         for name, _, text in self.live_ops():
             if name in self.sources:
                 sources[line] = self.sources[name]

@@ -414,8 +414,6 @@ uint64_t chainTimeline(Runtime &rt, GraphId id, Priority priority, const char *w
   return newest;
 }
 
-} // namespace
-
 const char *gangPolicyName(GangPolicy p) {
   switch (p) {
   case GangPolicy::Off:
@@ -429,6 +427,8 @@ const char *gangPolicyName(GangPolicy p) {
   }
   return "?";
 }
+
+} // namespace
 
 int main(int argc, char **argv) {
   std::string jsonPath;

@@ -13,10 +13,12 @@
 #include "DeviceHostWire.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <dirent.h>
 #include <sys/mman.h>
@@ -109,7 +111,9 @@ private:
       void *host = mmap(nullptr, rq.a, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
       if (host == MAP_FAILED)
         return Status::error(ErrorCode::OutOfMemory,
-                             "device host: mmap of the shared memory failed");
+                             "device host: mmap of " + std::to_string(rq.a) +
+                                 " bytes of shared memory failed: " +
+                                 std::strerror(errno));
       Status st = backend->registerMapped(host, rq.a, rp.a);
       if (!st.ok()) {
         munmap(host, rq.a);
@@ -176,6 +180,14 @@ private:
 
 /// Every descriptor but stdio and the socket: the host lives as long as
 /// its runtime and must not keep the user's pipes or sockets open.
+/// A non-negative whole number, or -1 (the caller prints the usage).
+static long wholeNumber(const char *text) {
+  char *end = nullptr;
+  errno = 0;
+  long v = std::strtol(text, &end, 10);
+  return end != text && *end == '\0' && errno == 0 && v >= 0 ? v : -1;
+}
+
 static void closeInheritedFiles(int keep) {
   std::vector<int> fds;
   if (DIR *dir = opendir("/proc/self/fd")) {
@@ -197,9 +209,9 @@ int deviceHostMain(int argc, char **argv, const OpenHostedBackend &open) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--fd" && i + 1 < argc)
-      sock = std::atoi(argv[++i]);
+      sock = (int)wholeNumber(argv[++i]);
     else if (a == "--parent" && i + 1 < argc)
-      parent = std::atol(argv[++i]);
+      parent = wholeNumber(argv[++i]);
     else
       rest.push_back(a);
   }

@@ -903,12 +903,15 @@ struct Runtime::Impl {
                           &queueDev[2], &queueDev[3], &queueDev[4], &queueDev[5]})
         if (*p)
           (void)backend->freeDevice(*p);
-      fenceWaiters(); // the completion words go with the mapped memory
       if (mappedHost)
         backend->freeMapped(mappedHost);
       if (imageLoaded)
         backend->unloadImage();
     }
+    // The completion words go with the mapped memory, freed here or with
+    // the backend below (a faulted or isolated one unmaps it): no lock-free
+    // reader (wait, the notifier) may still be in them.
+    fenceWaiters();
     mappedHost = nullptr;
     bool running = false;
     if (!fault.ok() && backend->info().isolated) {

@@ -20,8 +20,16 @@ int main(int argc, char **argv) {
                                        std::unique_ptr<Backend> &out) {
     int device = 0;
     for (size_t i = 0; i + 1 < args.size(); ++i)
-      if (args[i] == "--device")
-        device = std::atoi(args[i + 1].c_str());
+      if (args[i] == "--device") {
+        const std::string &text = args[i + 1];
+        char *end = nullptr;
+        long v = std::strtol(text.c_str(), &end, 10);
+        if (text.empty() || *end != '\0' || v < 0 || v > 1 << 20)
+          return Status::error(ErrorCode::InvalidArgument,
+                               "gpuos-device-host: --device '" + text +
+                                   "' is not a device ordinal");
+        device = (int)v;
+      }
     // The primary context: this process has no other user of the device.
     return openCudaBackend(device, /*ownContext=*/false, out);
   });

@@ -156,10 +156,11 @@ struct Args {
       die("--" + key + ": '" + it->second + "' is not a non-negative number");
     return v;
   }
+  /// A whole number of at most 2^32 - 1 (every such option is a count).
   int64_t integer(const std::string &key, int64_t def) const {
     double v = num(key, (double)def);
-    if (v != (double)(int64_t)v)
-      die("--" + key + ": '" + kv.at(key) + "' is not a whole number");
+    if (v > 4294967295.0 || v != std::floor(v))
+      die("--" + key + ": '" + kv.at(key) + "' is not a whole number below 2^32");
     return (int64_t)v;
   }
 };

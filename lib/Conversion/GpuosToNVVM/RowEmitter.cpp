@@ -427,8 +427,7 @@ LogicalResult RowEmitter::preload(Value value, const Index &index) {
   // its weight and bias, at the column (Reductions.cpp); anything else
   // built on a row op stops the walk.
   Operation *op = value.getDefiningOp();
-  if (!op)
-    return success();
+  assert(op && "rowDependent holds op results only");
   if (isa<RmsNormOp, LayerNormOp>(op)) {
     for (Value affine : op->getOperands().drop_front())
       if (failed(preload(affine, Index{index.back()})))
