@@ -33,12 +33,12 @@
 // RUN: gpuos-check-gen %S/gpu-check/example_decode_step.mlir --manifest=%t/ds.manifest.json -o %t/ds.d
 // RUN: gpuos-sim-check %S/gpu-check/example_decode_step.mlir %t/ds.d/check.txt --block=64 | FileCheck %s
 
-// Link loops and the other row chains at the tuned 256 threads: the
-// straight-line path, which smaller blocks do not take.
-// RUN: gpuos-jit %S/gpu-check/link_loops.mlir --no-cache -o %t/ll
-// RUN: gpuos-check-gen %S/gpu-check/link_loops.mlir --manifest=%t/ll.manifest.json -o %t/ll.d
-// RUN: gpuos-sim-check %S/gpu-check/link_loops.mlir %t/ll.d/check.txt --block=256 | FileCheck %s
-// RUN: gpuos-sim-check %S/gpu-check/link_loops.mlir %t/ll.d/check.txt --block=256 --misalign | FileCheck %s
+// Row chains at the tuned 256 threads: the straight-line path (and its
+// look-ahead), which smaller blocks do not take.
+// RUN: gpuos-jit %S/gpu-check/long_chains.mlir --no-cache -o %t/lc
+// RUN: gpuos-check-gen %S/gpu-check/long_chains.mlir --manifest=%t/lc.manifest.json -o %t/lc.d
+// RUN: gpuos-sim-check %S/gpu-check/long_chains.mlir %t/lc.d/check.txt --block=256 | FileCheck %s
+// RUN: gpuos-sim-check %S/gpu-check/long_chains.mlir %t/lc.d/check.txt --block=256 --misalign | FileCheck %s
 // RUN: gpuos-jit %S/gpu-check/row_chains.mlir --no-cache -o %t/rc
 // RUN: gpuos-check-gen %S/gpu-check/row_chains.mlir --manifest=%t/rc.manifest.json -o %t/rc.d
 // RUN: gpuos-sim-check %S/gpu-check/row_chains.mlir %t/rc.d/check.txt --block=256 | FileCheck %s

@@ -92,8 +92,6 @@ TaskEmitter::MemoKey TaskEmitter::memoKey(Value value,
     for (Value lane : dim.perLane)
       key.push_back(reinterpret_cast<uintptr_t>(lane.getAsOpaquePointer()));
   }
-  if (memoSalt != 0)
-    key.push_back(memoSalt);
   return key;
 }
 
@@ -231,27 +229,17 @@ FailureOr<Lanes> TaskEmitter::evalView(Operation *op, const Index &index) {
   }
 
   if (auto slice = dyn_cast<SliceOp>(op)) {
-    // A slice of a link loop starts `shift` further along (a run-time value).
-    auto shifted = sliceShifts.find(op);
     Index operand;
-    for (auto [axis, dim, start, step] :
-         llvm::enumerate(index, slice.getStarts(), slice.getSteps())) {
-      Value shift;
-      int64_t shiftDivisor = kZeroDivisor;
-      if (shifted != sliceShifts.end() && shifted->second.offsets[axis]) {
-        shift = shifted->second.offsets[axis];
-        shiftDivisor = shifted->second.divisors[axis];
-      }
-      Value origin = shift ? idxAdd(idxConst(start), shift) : idxConst(start);
+    for (auto [dim, start, step] :
+         llvm::zip(index, slice.getStarts(), slice.getSteps())) {
       DimIndex mapped;
       if (dim.isAffine()) {
-        mapped.base = idxAdd(origin, idxMul(dim.base, step));
+        mapped.base = idxAdd(idxConst(start), idxMul(dim.base, step));
         mapped.coef = dim.coef * step;
-        mapped.divisor = std::gcd(std::gcd(divisorOf(start), shiftDivisor),
-                                  dim.divisor * step);
+        mapped.divisor = std::gcd(divisorOf(start), dim.divisor * step);
       } else {
         for (Value lane : dim.perLane)
-          mapped.perLane.push_back(idxAdd(origin, idxMul(lane, step)));
+          mapped.perLane.push_back(idxAdd(idxConst(start), idxMul(lane, step)));
       }
       operand.push_back(mapped);
     }

@@ -100,7 +100,6 @@ RowEmitter::RowEmitter(TaskEmitter &task) : t(task), b(task.b) {
     rowLanes /= 2;
   for (Operation *op : rowOps)
     reductionsPerRow += numStages(op);
-  linkRuns = findLinkRuns(rowOps);
   // Values that wait for some row op's statistics.
   for (Operation &op : t.task.getBodyBlock().without_terminator())
     if (llvm::is_contained(rowOps, &op) ||
@@ -156,10 +155,6 @@ Value RowEmitter::sharedSlot(unsigned offsetBytes, Value entry) {
   Value byte = arith::AddIOp::create(
       b, intConstant(b, i32, offsetBytes),
       arith::MulIOp::create(b, entry, intConstant(b, i32, kEntryBytes)));
-  // In a link loop: the other slot on odd links (a slot is 512 bytes and
-  // `byte` lies below 1024, so the xor moves it between the two slots).
-  if (slotFlipBytes)
-    byte = arith::XOrIOp::create(b, byte, slotFlipBytes);
   return LLVM::GEPOp::create(b, sharedBase.getType(), b.getI8Type(), sharedBase,
                              ValueRange{byte});
 }
@@ -476,151 +471,6 @@ LogicalResult RowEmitter::preloadStage(unsigned stage) {
 }
 
 //===----------------------------------------------------------------------===//
-// Link loops
-//===----------------------------------------------------------------------===//
-
-void RowEmitter::linkLeaves(Value value, const Index &index, const LinkRun &run,
-                            SmallVectorImpl<std::pair<Value, Index>> &leaves) {
-  // Values computed from prev are elementwise ops reading it at their own
-  // index (RowLinks.h); prev itself is carried by the loop.
-  Value prev = rowOps[run.first - 1]->getResult(0);
-  if (value == prev)
-    return;
-  if (!run.fromPrev.contains(value)) {
-    leaves.push_back({value, index});
-    return;
-  }
-  Operation *op = value.getDefiningOp();
-  ArrayRef<int64_t> shape = cast<StridedTensorType>(value.getType()).getShape();
-  for (Value operand : op->getOperands())
-    linkLeaves(operand,
-               t.broadcastIndex(index, shape,
-                                cast<StridedTensorType>(operand.getType()).getShape()),
-               run, leaves);
-}
-
-LogicalResult RowEmitter::emitLinkLoop(const LinkRun &run) {
-  // Link run.first is the loop's body; iteration i runs link run.first + i
-  // by moving its slices i * delta further (TaskEmitter::sliceShifts). The
-  // iteration carries the previous link's result at this thread's chunks
-  // and the loads of its own inputs, which the iteration before issued
-  // before its reductions (look-ahead, as on the straight-line path).
-  Operation *rowOp = rowOps[run.first];
-  Value prev = rowOps[run.first - 1]->getResult(0);
-  Value input = rowOperand(rowOp);
-  int64_t links = run.end - run.first;
-  SmallVector<Index, 4> chunkIndex;
-  for (auto [j, valid] : chunks)
-    chunkIndex.push_back(rowIndex(j));
-  SmallVector<std::pair<Value, Index>, 8> leaves;
-  for (const Index &index : chunkIndex)
-    linkLeaves(input, index, run, leaves);
-
-  // Before the loop: prev as the straight-line code computed it, the first
-  // link's leaves as the look-ahead loaded them.
-  SmallVector<Value> init;
-  auto append = [&](SmallVectorImpl<Value> &to, Value value, const Index &index) {
-    FailureOr<Lanes> lanesOf = t.eval(value, index);
-    if (succeeded(lanesOf))
-      to.append(lanesOf->begin(), lanesOf->end());
-    return success(succeeded(lanesOf));
-  };
-  for (const Index &index : chunkIndex)
-    if (failed(append(init, prev, index)))
-      return failure();
-  for (auto &[value, index] : leaves)
-    if (failed(append(init, value, index)))
-      return failure();
-
-  unsigned firstSlot = nextSlot;
-  auto loop = scf::ForOp::create(b, t.idxConst(0), t.idxConst(links),
-                                 t.idxConst(1), init);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value link = loop.getInductionVar();
-    auto moveSlicesTo = [&](Value offset) {
-      for (auto &[slice, delta] : run.slices) {
-        TaskEmitter::SliceShift shift;
-        for (int64_t d : delta) {
-          shift.offsets.push_back(d == 0 ? Value() : t.idxMul(offset, d));
-          shift.divisors.push_back(d == 0 ? 1 : std::abs(d));
-        }
-        t.sliceShifts[slice] = std::move(shift);
-      }
-    };
-    // Distinct salts: values at the next link's shifts, at this link's.
-    enum : uintptr_t { kNextLink = 1, kThisLink = 2 };
-    t.pushScope();
-    // The next link's leaves first, so their loads are in flight during
-    // this link's reductions; the last iteration reads its own again (in
-    // bounds, unused).
-    Value nextLink = arith::MinUIOp::create(b, t.idxAdd(link, t.idxConst(1)),
-                                            t.idxConst(links - 1));
-    moveSlicesTo(nextLink);
-    t.memoSalt = kNextLink;
-    SmallVector<Value> nextLeaves;
-    LogicalResult result = success();
-    for (auto &[value, index] : leaves)
-      if (failed(append(nextLeaves, value, index)))
-        result = failure();
-
-    moveSlicesTo(link);
-    t.memoSalt = kThisLink;
-    ValueRange carried = loop.getRegionIterArgs();
-    unsigned width = t.lanes, at = 0;
-    auto seed = [&](Value value, const Index &index) {
-      t.memo.back()[t.memoKey(value, index)] =
-          Lanes(carried.begin() + at, carried.begin() + at + width);
-      at += width;
-    };
-    for (const Index &index : chunkIndex)
-      seed(prev, index);
-    for (auto &[value, index] : leaves)
-      seed(value, index);
-    // The norm's weight and bias, also before the reductions.
-    for (const Index &index : chunkIndex)
-      for (Value affine : rowOp->getOperands().drop_front())
-        if (succeeded(result) && failed(t.eval(affine, Index{index.back()})))
-          result = failure();
-    if (numStages(rowOp) % 2 == 1 && !warpRows) {
-      Type i32 = b.getI32Type();
-      Value link32 = link.getType() == i32
-                         ? link
-                         : Value(arith::TruncIOp::create(b, i32, link));
-      Value odd = arith::AndIOp::create(b, link32, intConstant(b, i32, 1));
-      slotFlipBytes =
-          arith::MulIOp::create(b, odd, intConstant(b, i32, 32 * kEntryBytes));
-    }
-    if (succeeded(result))
-      result = computeStats(rowOp);
-    SmallVector<Value> yielded;
-    for (const Index &index : chunkIndex)
-      if (succeeded(result) && failed(append(yielded, rowOp->getResult(0), index)))
-        result = failure();
-    slotFlipBytes = Value();
-    t.memoSalt = 0;
-    t.sliceShifts.clear();
-    t.popScope();
-    for (unsigned stage = 0; stage < numStages(rowOp); ++stage)
-      t.stats.erase({rowOp, stage});
-    if (failed(result))
-      return failure();
-    yielded.append(nextLeaves);
-    scf::YieldOp::create(b, yielded);
-  }
-  nextSlot = firstSlot ^ unsigned((links * numStages(rowOp)) & 1);
-  // The last link's result, where the rest of the row reads it.
-  Value last = rowOps[run.end - 1]->getResult(0);
-  unsigned width = t.lanes;
-  for (auto [c, index] : llvm::enumerate(chunkIndex))
-    t.memo.back()[t.memoKey(last, index)] =
-        Lanes(loop.getResults().begin() + c * width,
-              loop.getResults().begin() + (c + 1) * width);
-  return success();
-}
-
-//===----------------------------------------------------------------------===//
 // Rows
 //===----------------------------------------------------------------------===//
 
@@ -647,25 +497,14 @@ LogicalResult RowEmitter::emitRow(ArrayRef<Value> row) {
   }
   t.statRow.assign(row.begin(), row.end());
   t.stats.clear();
-  const LinkRun *run = linkRuns.begin();
-  for (unsigned k = 0; k < rowOps.size();) {
-    // Straight-line: a run of same-shaped links is one loop over them
-    // (docs/codegen.md, "Link loops").
-    if (straight && run != linkRuns.end() && run->first == k) {
-      if (failed(emitLinkLoop(*run)))
-        return failure();
-      k = run->end;
-      ++run;
-      continue;
-    }
+  for (auto [k, op] : llvm::enumerate(rowOps)) {
     // Straight-line: the next stage's loads go out before this one's block
     // reduction, so their latency hides behind its barrier (docs/codegen.md,
     // "Look-ahead").
     if (straight && failed(preloadStage(k + 1)))
       return failure();
-    if (failed(computeStats(rowOps[k])))
+    if (failed(computeStats(op)))
       return failure();
-    ++k;
   }
 
   auto yield = cast<YieldOp>(t.task.getBodyBlock().getTerminator());

@@ -40,7 +40,6 @@
 #ifndef GPUOS_LIB_CONVERSION_GPUOSTONVVM_ROWEMITTER_H
 #define GPUOS_LIB_CONVERSION_GPUOSTONVVM_ROWEMITTER_H
 
-#include "RowLinks.h"
 #include "TaskEmitter.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -74,14 +73,6 @@ private:
   /// that does not wait for a statistic, so its loads are issued now.
   mlir::LogicalResult preloadStage(unsigned stage);
   mlir::LogicalResult preload(mlir::Value value, const Index &index);
-  /// Straight-line path: row ops run.first .. run.end - 1 as one loop over
-  /// the link index (RowLinks.h); leaves their last result in the memo at
-  /// this thread's chunks.
-  mlir::LogicalResult emitLinkLoop(const LinkRun &run);
-  /// What link run.first reads at `index` besides the previous link's
-  /// result, where the walk from `value` leaves the values computed from it.
-  void linkLeaves(mlir::Value value, const Index &index, const LinkRun &run,
-                  llvm::SmallVectorImpl<std::pair<mlir::Value, Index>> &leaves);
   /// Folds `term` over the row in this thread (strided by the block), then
   /// across the block; returns the block-wide result in every thread.
   using Term = llvm::function_ref<mlir::FailureOr<Lanes>(const Index &)>;
@@ -116,13 +107,6 @@ private:
   TaskEmitter &t;
   mlir::ImplicitLocOpBuilder &b;
   llvm::SmallVector<mlir::Operation *> rowOps;
-  /// Runs of same-shaped links among rowOps (the straight-line path loops
-  /// over them).
-  llvm::SmallVector<LinkRun> linkRuns;
-  /// Inside a link loop whose links take an odd number of statistics: 0 or
-  /// the size of a shared-memory slot, by the parity of the link index, so
-  /// consecutive statistics still alternate between the two slots.
-  mlir::Value slotFlipBytes;
   /// Task values computed from some row op's result (they wait for its
   /// statistics); the look-ahead evaluates only the others.
   llvm::DenseSet<mlir::Value> rowDependent;

@@ -174,18 +174,6 @@ private:
   /// Buffers that received a vector access (they need 16-byte alignment).
   llvm::SmallVector<bool> vectorized;
   std::vector<std::map<MemoKey, Lanes>> memo;
-  /// Non-zero inside a link loop (RowEmitter::emitLinkLoop): part of every
-  /// memo key, so values evaluated with one set of slice shifts are never
-  /// taken for another (or for those evaluated outside the loop).
-  uintptr_t memoSalt = 0;
-  /// Slices whose starts move by a value known only at run time (the link
-  /// index of a link loop): per dim, the elements to add (null: none) and
-  /// a divisor of that amount (alignment proofs).
-  struct SliceShift {
-    llvm::SmallVector<mlir::Value, 4> offsets;
-    llvm::SmallVector<int64_t, 4> divisors;
-  };
-  llvm::DenseMap<mlir::Operation *, SliceShift> sliceShifts;
   unsigned constantCounter = 0;
 
   /// Row statistics of the row being processed (RowEmitter): key (op,

@@ -1,28 +1,27 @@
-// Row chains whose links differ only in where their slices start: the
-// straight-line path emits each run of at least three such links as one
-// loop over the link index (RowLinks.h, RowEmitter::emitLinkLoop), the
-// rest straight-line. Runs: an odd number of statistics per link (the
-// shared-memory slot alternates by the link's parity), two per link,
-// slices moving along the inner dim (a masked last chunk), by 2 rows, rows
-// shared by a warp, and runs cut short by a different link and by a link
-// whose value is also a result. test/Target/sim-check.mlir runs these at
-// the tuned 256 threads (the straight-line path) on the CPU simulation;
-// scripts/gpu-check.sh on a GPU. Generated once by a short script (the
-// links are regular); edit as text.
+// Longer row chains on the straight-line path (the tuned 256 threads):
+// links whose residual slices move along the outer dim (with and without a
+// weight, by one and by two rows), along the inner dim (rows of 1000, a
+// masked chunk), LayerNorm links with weight and bias, rows shared by a
+// warp, and a chain whose links differ (another epsilon, a link's sum that
+// is also a result). They check the look-ahead's loads ahead of each
+// barrier (docs/codegen.md, "Look-ahead") on these shapes.
+// test/Target/sim-check.mlir runs them at 256 threads on the CPU
+// simulation; scripts/gpu-check.sh on a GPU. (They were written for a loop
+// over same-shaped links, measured slower and not kept: docs/codegen.md,
+// "Link loops, measured and not kept".)
 // REQUIRES: libdevice
 // RUN: gpuos-jit %s --emit=ptx -o - | FileCheck %s
-// CHECK-DAG: .visible .func gpuos_task_ll_rms_chain(
-// CHECK-DAG: .visible .func gpuos_task_ll_ln_chain(
-// CHECK-DAG: .visible .func gpuos_task_ll_softmax_inner(
-// CHECK-DAG: .visible .func gpuos_task_ll_strided(
-// CHECK-DAG: .visible .func gpuos_task_ll_warp_chain(
-// CHECK-DAG: .visible .func gpuos_task_ll_broken_runs(
+// CHECK-DAG: .visible .func gpuos_task_lc_rms_chain(
+// CHECK-DAG: .visible .func gpuos_task_lc_ln_chain(
+// CHECK-DAG: .visible .func gpuos_task_lc_softmax_inner(
+// CHECK-DAG: .visible .func gpuos_task_lc_strided(
+// CHECK-DAG: .visible .func gpuos_task_lc_warp_chain(
+// CHECK-DAG: .visible .func gpuos_task_lc_mixed_links(
 
-// Six residual + RMSNorm links on a row of 2048 (two chunks per thread):
-// links 1-5 are one loop, one statistic each.
+// Six residual + RMSNorm links on a row of 2048 (two chunks per thread).
 gpuos.graph @rms_chain(%x : !gpuos.tensor<1x2048xf32>, %d : !gpuos.tensor<6x2048xf32>, %w : !gpuos.tensor<6x2048xf32>)
     -> (y : !gpuos.tensor<1x2048xf32>) {
-  %r = gpuos.task "ll_rms_chain" ins(%a0 = %x : !gpuos.tensor<1x2048xf32>, %a1 = %d : !gpuos.tensor<6x2048xf32>, %a2 = %w : !gpuos.tensor<6x2048xf32>)
+  %r = gpuos.task "lc_rms_chain" ins(%a0 = %x : !gpuos.tensor<1x2048xf32>, %a1 = %d : !gpuos.tensor<6x2048xf32>, %a2 = %w : !gpuos.tensor<6x2048xf32>)
       tile [1, 2048] -> (!gpuos.tensor<1x2048xf32>) {
     %0 = gpuos.slice %a1 starts [0, 0] sizes [1, 2048] steps [1, 1] : !gpuos.tensor<6x2048xf32>
     %1 = gpuos.slice %a2 starts [0, 0] sizes [1, 2048] steps [1, 1] : !gpuos.tensor<6x2048xf32>
@@ -60,10 +59,10 @@ gpuos.graph @rms_chain(%x : !gpuos.tensor<1x2048xf32>, %d : !gpuos.tensor<6x2048
 }
 
 // Five LayerNorm links with weight and bias over three rows of 1024 (one
-// chunk per thread): links 1-4 are one loop, two statistics each.
+// chunk per thread).
 gpuos.graph @ln_chain(%x : !gpuos.tensor<3x1024xf32>, %d : !gpuos.tensor<5x3x1024xf32>, %w : !gpuos.tensor<5x1024xf32>, %b : !gpuos.tensor<5x1024xf32>)
     -> (y : !gpuos.tensor<3x1024xf32>) {
-  %r = gpuos.task "ll_ln_chain" ins(%a0 = %x : !gpuos.tensor<3x1024xf32>, %a1 = %d : !gpuos.tensor<5x3x1024xf32>, %a2 = %w : !gpuos.tensor<5x1024xf32>, %a3 = %b : !gpuos.tensor<5x1024xf32>)
+  %r = gpuos.task "lc_ln_chain" ins(%a0 = %x : !gpuos.tensor<3x1024xf32>, %a1 = %d : !gpuos.tensor<5x3x1024xf32>, %a2 = %w : !gpuos.tensor<5x1024xf32>, %a3 = %b : !gpuos.tensor<5x1024xf32>)
       tile [1, 1024] -> (!gpuos.tensor<3x1024xf32>) {
     %0 = gpuos.slice %a1 starts [0, 0, 0] sizes [1, 3, 1024] steps [1, 1, 1] : !gpuos.tensor<5x3x1024xf32>
     %1 = gpuos.reshape %0 to [3, 1024] : !gpuos.tensor<1x3x1024xf32>
@@ -114,7 +113,7 @@ gpuos.graph @ln_chain(%x : !gpuos.tensor<3x1024xf32>, %d : !gpuos.tensor<5x3x102
 // dim, and rows of 1000 end inside the thread's one chunk (masked).
 gpuos.graph @softmax_inner(%x : !gpuos.tensor<2x1000xf32>, %d : !gpuos.tensor<2x4000xf32>)
     -> (y : !gpuos.tensor<2x1000xf32>) {
-  %r = gpuos.task "ll_softmax_inner" ins(%a0 = %x : !gpuos.tensor<2x1000xf32>, %a1 = %d : !gpuos.tensor<2x4000xf32>)
+  %r = gpuos.task "lc_softmax_inner" ins(%a0 = %x : !gpuos.tensor<2x1000xf32>, %a1 = %d : !gpuos.tensor<2x4000xf32>)
       tile [1, 1000] -> (!gpuos.tensor<2x1000xf32>) {
     %0 = gpuos.slice %a1 starts [0, 0] sizes [2, 1000] steps [1, 1] : !gpuos.tensor<2x4000xf32>
     %1 = gpuos.add %a0, %0 : !gpuos.tensor<2x1000xf32>, !gpuos.tensor<2x1000xf32, strides = [4000, 1]>
@@ -136,7 +135,7 @@ gpuos.graph @softmax_inner(%x : !gpuos.tensor<2x1000xf32>, %d : !gpuos.tensor<2x
 // Links reading every other row of d (a delta of 2), no weight.
 gpuos.graph @strided(%x : !gpuos.tensor<1x2048xf32>, %d : !gpuos.tensor<8x2048xf32>)
     -> (y : !gpuos.tensor<1x2048xf32>) {
-  %r = gpuos.task "ll_strided" ins(%a0 = %x : !gpuos.tensor<1x2048xf32>, %a1 = %d : !gpuos.tensor<8x2048xf32>)
+  %r = gpuos.task "lc_strided" ins(%a0 = %x : !gpuos.tensor<1x2048xf32>, %a1 = %d : !gpuos.tensor<8x2048xf32>)
       tile [1, 2048] -> (!gpuos.tensor<1x2048xf32>) {
     %0 = gpuos.slice %a1 starts [0, 0] sizes [1, 2048] steps [1, 1] : !gpuos.tensor<8x2048xf32>
     %1 = gpuos.add %a0, %0 : !gpuos.tensor<1x2048xf32>, !gpuos.tensor<1x2048xf32>
@@ -158,7 +157,7 @@ gpuos.graph @strided(%x : !gpuos.tensor<1x2048xf32>, %d : !gpuos.tensor<8x2048xf
 // Rows of 256 shared by a warp (eight rows per tile), four links.
 gpuos.graph @warp_chain(%x : !gpuos.tensor<16x256xf32>, %d : !gpuos.tensor<4x16x256xf32>, %w : !gpuos.tensor<4x256xf32>)
     -> (y : !gpuos.tensor<16x256xf32>) {
-  %r = gpuos.task "ll_warp_chain" ins(%a0 = %x : !gpuos.tensor<16x256xf32>, %a1 = %d : !gpuos.tensor<4x16x256xf32>, %a2 = %w : !gpuos.tensor<4x256xf32>)
+  %r = gpuos.task "lc_warp_chain" ins(%a0 = %x : !gpuos.tensor<16x256xf32>, %a1 = %d : !gpuos.tensor<4x16x256xf32>, %a2 = %w : !gpuos.tensor<4x256xf32>)
       tile [8, 256] -> (!gpuos.tensor<16x256xf32>) {
     %0 = gpuos.slice %a1 starts [0, 0, 0] sizes [1, 16, 256] steps [1, 1, 1] : !gpuos.tensor<4x16x256xf32>
     %1 = gpuos.reshape %0 to [16, 256] : !gpuos.tensor<1x16x256xf32>
@@ -190,10 +189,10 @@ gpuos.graph @warp_chain(%x : !gpuos.tensor<16x256xf32>, %d : !gpuos.tensor<4x16x
 }
 
 // Eight links: link 4 has another epsilon and link 6's sum is also a
-// result, so only links 1-3 are a loop; the rest stay straight-line.
-gpuos.graph @broken_runs(%x : !gpuos.tensor<1x2048xf32>, %d : !gpuos.tensor<8x2048xf32>)
+// result.
+gpuos.graph @mixed_links(%x : !gpuos.tensor<1x2048xf32>, %d : !gpuos.tensor<8x2048xf32>)
     -> (y : !gpuos.tensor<1x2048xf32>, a6 : !gpuos.tensor<1x2048xf32>) {
-  %r:2 = gpuos.task "ll_broken_runs" ins(%a0 = %x : !gpuos.tensor<1x2048xf32>, %a1 = %d : !gpuos.tensor<8x2048xf32>)
+  %r:2 = gpuos.task "lc_mixed_links" ins(%a0 = %x : !gpuos.tensor<1x2048xf32>, %a1 = %d : !gpuos.tensor<8x2048xf32>)
       tile [1, 2048] -> (!gpuos.tensor<1x2048xf32>, !gpuos.tensor<1x2048xf32>) {
     %0 = gpuos.slice %a1 starts [0, 0] sizes [1, 2048] steps [1, 1] : !gpuos.tensor<8x2048xf32>
     %1 = gpuos.add %a0, %0 : !gpuos.tensor<1x2048xf32>, !gpuos.tensor<1x2048xf32>
