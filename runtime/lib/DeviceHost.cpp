@@ -31,8 +31,9 @@ namespace {
 
 class Server {
 public:
-  Server(int sock, Backend *backend, Status openError)
-      : sock(sock), backend(backend), openError(std::move(openError)) {}
+  Server(int sock, Backend *backend, Status openError, uint16_t version)
+      : sock(sock), backend(backend), openError(std::move(openError)),
+        version(version) {}
 
   ~Server() {
     for (auto &[key, m] : mapped) {
@@ -59,8 +60,20 @@ public:
       payload.resize(rq.payload);
       bool received = !rq.payload || wire::recvAll(sock, payload.data(), rq.payload);
       wire::Reply rp{};
+      rp.version = version;
       out.clear();
-      Status st = received ? handle(rq, fd, rp) : Status::success();
+      // A runtime from another build: say so once and end (nothing after
+      // its header can be trusted to mean what this build reads).
+      bool sameBuild = rq.version == version;
+      Status st =
+          !sameBuild
+              ? Status::error(ErrorCode::InvalidArgument,
+                              "the device host speaks wire version " +
+                                  std::to_string(version) + " and the runtime " +
+                                  std::to_string(rq.version) +
+                                  ": they come from different builds")
+          : received ? handle(rq, fd, rp)
+                     : Status::success();
       if (fd >= 0)
         close(fd);
       if (!received)
@@ -72,7 +85,7 @@ public:
       rp.payload = out.size();
       if (!wire::sendAll(sock, &rp, sizeof(rp)) ||
           !wire::sendAll(sock, st.message().data(), st.message().size()) ||
-          !wire::sendAll(sock, out.data(), out.size()))
+          !wire::sendAll(sock, out.data(), out.size()) || !sameBuild)
         return;
     }
   }
@@ -85,6 +98,7 @@ private:
   int sock;
   Backend *backend;
   Status openError;
+  uint16_t version;
   std::map<uint64_t, Mapping> mapped; // by the process backend's key
   std::vector<char> payload, out;
 
@@ -205,6 +219,8 @@ static void closeInheritedFiles(int keep) {
 int deviceHostMain(int argc, char **argv, const OpenHostedBackend &open) {
   int sock = -1;
   long parent = -1;
+  // --wire-version: answer as a host of another build would (tests).
+  long version = wire::kWireVersion;
   std::vector<std::string> rest;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -212,8 +228,14 @@ int deviceHostMain(int argc, char **argv, const OpenHostedBackend &open) {
       sock = (int)wholeNumber(argv[++i]);
     else if (a == "--parent" && i + 1 < argc)
       parent = wholeNumber(argv[++i]);
+    else if (a == "--wire-version" && i + 1 < argc)
+      version = wholeNumber(argv[++i]);
     else
       rest.push_back(a);
+  }
+  if (version < 0 || version > 0xFFFF) {
+    std::fprintf(stderr, "%s: --wire-version takes 0 to 65535\n", argv[0]);
+    return 2;
   }
   if (sock < 0 || parent < 0) {
     std::fprintf(stderr,
@@ -242,7 +264,7 @@ int deviceHostMain(int argc, char **argv, const OpenHostedBackend &open) {
   std::unique_ptr<Backend> backend;
   Status st = open(rest, backend);
   {
-    Server server(sock, st.ok() ? backend.get() : nullptr, st);
+    Server server(sock, st.ok() ? backend.get() : nullptr, st, (uint16_t)version);
     server.run();
   } // mappings are released before the backend's context goes
   backend.reset();

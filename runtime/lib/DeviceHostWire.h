@@ -4,8 +4,10 @@
 // (DeviceHost.cpp) talk over one stream socket: a fixed request header,
 // then `payload` bytes; a fixed reply header, then `message` bytes (the
 // error's text) and `payload` bytes. RegisterMapped carries the shared
-// memory's file descriptor as SCM_RIGHTS with its header. Both ends are
-// built from the same sources, so the layout needs no versioning.
+// memory's file descriptor as SCM_RIGHTS with its header. Every request
+// and reply names kWireVersion: a device host from another build
+// (GPUOS_DEVICE_HOST, RuntimeOptions::deviceHost) is refused by name
+// instead of being misread (an older host replies version 0).
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +22,9 @@
 #include <sys/types.h>
 
 namespace gpuos::runtime::wire {
+
+/// Bumped whenever a request, a reply or an op's meaning changes.
+constexpr uint16_t kWireVersion = 1;
 
 enum class Op : uint32_t {
   Info = 1,         // -> a: multiprocessors, b: major << 32 | minor,
@@ -42,14 +47,15 @@ enum class Op : uint32_t {
 
 struct Request {
   Op op;
-  uint32_t reserved;
+  uint32_t version; // kWireVersion (the process backend sets it)
   uint64_t a, b, c;
   uint64_t payload;
 };
 
 struct Reply {
   int32_t code; // ErrorCode; 0: success
-  uint32_t flags;
+  uint16_t flags;
+  uint16_t version; // the device host's kWireVersion
   uint64_t a, b;
   uint64_t message;
   uint64_t payload;

@@ -283,6 +283,7 @@ private:
                                "; a forked process cannot use it");
     if (sock < 0)
       return lost();
+    rq.version = wire::kWireVersion;
     bool sent = fd >= 0 ? wire::sendWithFd(sock, &rq, sizeof(rq), fd)
                         : wire::sendAll(sock, &rq, sizeof(rq));
     if (sent && answered) {
@@ -296,9 +297,15 @@ private:
       }
     }
     if (!sent || (rq.payload && !wire::sendAll(sock, payload, rq.payload)) ||
-        !wire::recvAll(sock, &rp, sizeof(rp)) || rp.message > wire::kMaxPayload ||
-        rp.payload > wire::kMaxPayload)
+        !wire::recvAll(sock, &rp, sizeof(rp)))
       return hostGone();
+    if (rp.version != wire::kWireVersion)
+      return hostGone("speaks wire version " + std::to_string(rp.version) +
+                      " and this runtime " + std::to_string(wire::kWireVersion) +
+                      ": it comes from another build");
+    if (rp.message > wire::kMaxPayload || rp.payload > wire::kMaxPayload)
+      return hostGone("sent a reply of more than " +
+                      std::to_string(wire::kMaxPayload) + " bytes");
     std::string message(rp.message, '\0');
     if (rp.message && !wire::recvAll(sock, message.data(), rp.message))
       return hostGone();
@@ -306,7 +313,8 @@ private:
       if (!wire::recvAll(sock, into, intoBytes))
         return hostGone();
     } else if (into && !rp.code) {
-      return hostGone(); // a reply out of step with its request
+      return hostGone("answered a request for " + std::to_string(intoBytes) +
+                      " bytes with " + std::to_string(rp.payload));
     } else if (rp.payload) {
       std::vector<char> scratch;
       std::vector<char> &to = payloadOut ? *payloadOut : scratch;
@@ -319,10 +327,21 @@ private:
     return Status::success();
   }
 
-  /// The socket broke: the device host died or closed it. Says how.
-  Status hostGone() {
+  /// The socket broke: the device host died or closed it. Says how, or,
+  /// with `outOfStep`, what it sent that this side cannot read on from
+  /// (then it is ended here).
+  Status hostGone(const std::string &outOfStep = "") {
     close(sock);
     sock = -1;
+    if (!outOfStep.empty()) {
+      pid_t child = pid.exchange(0);
+      int status = 0;
+      if (child > 0) // EOF on its socket ends it; else it is killed
+        reap(child, std::chrono::milliseconds(200), status);
+      lostReason = "the device host process (" + command[0] + ") " + outOfStep +
+                   "; it was ended";
+      return lost();
+    }
     // It is exiting; give it a moment to be reaped with its real status.
     int status = 0;
     std::string how;

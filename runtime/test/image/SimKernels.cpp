@@ -142,6 +142,8 @@ std::string manifestPath() { return GPUOS_TEST_IMAGE_MANIFEST; }
 
 std::string cubinPath() { return GPUOS_TEST_IMAGE_CUBIN; }
 
+std::string simDeviceHostPath() { return GPUOS_SIM_DEVICE_HOST; }
+
 std::string manifestPathV2() { return GPUOS_TEST_IMAGE_V2_MANIFEST; }
 
 std::string cubinPathV2() { return GPUOS_TEST_IMAGE_V2_CUBIN; }
@@ -180,7 +182,7 @@ bool openTestRuntime(const std::string &backend, const RuntimeOptions &options,
   } else if (backend == "simhost") {
     // The simulator in a device host process (gpuos-sim-device-host).
     std::unique_ptr<Backend> hosted;
-    st = openProcessBackend({GPUOS_SIM_DEVICE_HOST}, hosted);
+    st = openProcessBackend({simDeviceHostPath()}, hosted);
     if (st.ok())
       st = Runtime::openWithBackend(std::move(hosted), options, out);
     cubin = {'s', 'i', 'm'};

@@ -26,6 +26,9 @@ std::string cubinPath();
 std::string manifestPathV2();
 std::string cubinPathV2();
 
+/// gpuos-sim-device-host: the simulator below in a device host process.
+std::string simDeviceHostPath();
+
 /// The test kinds for the CPU simulator (SimKernels.cpp), v1 and v2 order;
 /// kFault throws SimFault (the simulator's illegal address).
 SimKernel simKernels();
