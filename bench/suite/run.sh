@@ -126,10 +126,15 @@ build_driver() {
   [[ $build/suite-driver -ef $driver ]] || cp "$build/suite-driver" "$driver"
 }
 
-run() {
-  [[ -d $bench_dir/images ]] || {
-    echo "run: no $bench_dir/images: run 'bash bench/suite/run.sh prepare' on the build machine" \
+# Exits naming what is missing when the prepared images are not there.
+require_bench() { # what path
+  [[ -e $2 ]] || {
+    echo "$1: no $2: run 'bash bench/suite/run.sh prepare' on the build machine" \
          "and carry .bench" >&2; exit 1; }
+}
+
+run() {
+  require_bench run "$bench_dir/images"
   local out=${OUT:-/tmp/gpuos-bench/out}
   mkdir -p "$out"
   export PYTHONUNBUFFERED=1 OUT="$out"
@@ -160,6 +165,7 @@ for_workloads() {
   [[ $# -gt 0 ]] || { echo "usage: bash bench/suite/run.sh $what WORKLOAD..." >&2; exit 2; }
   [[ -x $driver ]] || build_driver >/dev/null
   for name in "$@"; do
+    require_bench "$what" "$bench_dir/images/$name.cubin"
     echo "=== $what $name"
     "$step" "$driver" "$name" --image "$bench_dir/images/$name.cubin" \
       --manifest "$bench_dir/images/$name.manifest.json" --graph "$name"
@@ -194,9 +200,8 @@ timeline_step() { # driver name image-args...
 # 131072, --urgent-exclusive 1).
 share() {
   local driver=$default_driver work=/tmp/gpuos-bench/share
-  [[ -f $bench_dir/images/sharing.cubin && -d $bench_dir/specs ]] || {
-    echo "share: no $bench_dir/images/sharing.cubin or $bench_dir/specs: run" \
-         "'bash bench/suite/run.sh prepare' on the build machine and carry .bench" >&2; exit 1; }
+  require_bench share "$bench_dir/images/sharing.cubin"
+  require_bench share "$bench_dir/specs"
   [[ -x $driver ]] || build_driver >/dev/null
   local spec name bytes
   for spec in urgent_step background_bulk; do

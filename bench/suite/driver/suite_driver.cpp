@@ -365,8 +365,8 @@ Priority priorityOption(const Args &args, Priority own) {
 
 std::unique_ptr<Runtime> openRuntime(const Args &args) {
   RuntimeOptions opts;
-  opts.workersPerSM = (uint32_t)args.num("workers-per-sm", 0);
-  opts.urgentExclusive = args.num("urgent-exclusive", 0) != 0;
+  opts.workersPerSM = (uint32_t)args.integer("workers-per-sm", 0);
+  opts.urgentExclusive = args.integer("urgent-exclusive", 0) != 0;
   int64_t gangs = args.integer("gang", (int64_t)RuntimeOptions().gangs);
   if (gangs > (int64_t)GangPolicy::UrgentAlone)
     die("--gang: '" + args.kv.at("gang") +
@@ -450,8 +450,8 @@ void runOnce(Runtime &rt, GraphId g, Priority p) {
 int cmdBench(const Args &args) {
   Spec spec = readSpec(args.get("spec"));
   std::string data = args.get("data"), out = args.get("out");
-  int sets = std::max(1, (int)args.num("sets", 1));
-  int checkSets = std::min(sets, (int)args.num("check-sets", 1));
+  int sets = std::max(1, (int)args.integer("sets", 1));
+  int checkSets = std::min(sets, (int)args.integer("check-sets", 1));
   double budgetUs = args.num("budget-s", 2.0) * 1e6;
 
   auto tOpen = Clock::now();
@@ -491,7 +491,7 @@ int cmdBench(const Args &args) {
   // Pipelined: batches of N calls submitted back to back.
   int n = (int)std::clamp(std::ceil(3000.0 / callUs), 16.0, 512.0);
   if (args.kv.count("calls-per-batch"))
-    n = std::max(1, (int)args.num("calls-per-batch", n));
+    n = std::max(1, (int)args.integer("calls-per-batch", n));
   std::vector<Submission> subs(n);
   auto batch = [&](int offset) {
     auto t0 = Clock::now();
@@ -862,7 +862,7 @@ void printUrgentBreakdown(Runtime &rt, const std::vector<UrgentCallLog> &log) {
 
 int cmdShareGpuos(const Args &args) {
   Spec us = readSpec(args.get("urgent-spec")), bs = readSpec(args.get("bg-spec"));
-  int sets = std::max(1, (int)args.num("urgent-sets", 4));
+  int sets = std::max(1, (int)args.integer("urgent-sets", 4));
   std::string out = args.get("out");
   std::unique_ptr<Runtime> rt = openRuntime(args);
   GpuosEngine e(*rt);
@@ -1084,7 +1084,7 @@ int cmdShareStreams(const Args &args) {
   suite::CUmodule mod = openStreams(args, e, man);
 
   Spec us = readSpec(args.get("urgent-spec")), bs = readSpec(args.get("bg-spec"));
-  int sets = std::max(1, (int)args.num("urgent-sets", 4));
+  int sets = std::max(1, (int)args.integer("urgent-sets", 4));
   std::string out = args.get("out");
   std::vector<std::map<std::string, CUdeviceptr>> ubufs(sets);
   for (int k = 0; k < sets; ++k)
@@ -1232,11 +1232,11 @@ BufferArg namedBuffer(Runtime &rt, std::map<std::string, Buffer> &buffers,
 
 int cmdProfile(const Args &args) {
   std::string graph = args.get("graph");
-  int reps = std::max(3, (int)args.num("reps", 200));
+  int reps = std::max(3, (int)args.integer("reps", 200));
   std::unique_ptr<Runtime> rt = openRuntime(args);
   const ImageManifest &man = *rt->manifest();
   std::map<std::string, Buffer> buffers;
-  const bool tracing = (uint32_t)args.num("trace-tiles", 0) != 0; // as openRuntime
+  const bool tracing = (uint32_t)args.integer("trace-tiles", 0) != 0; // as openRuntime
   uint64_t traceSince = 0; // --trace-tiles: records of earlier tasks end before
   std::ostringstream js;
   js << "{\"graph\": \"" << graph << "\", \"reps\": " << reps << ", \"tasks\": [";
@@ -1296,7 +1296,7 @@ int cmdProfile(const Args &args) {
 /// median over 5 batches.
 int cmdProfileLaunch(const Args &args) {
   std::string graph = args.get("graph");
-  int reps = std::max(3, (int)args.num("reps", 200));
+  int reps = std::max(3, (int)args.integer("reps", 200));
   suite::CudaApi cu;
   StreamsEngine e(cu);
   ImageManifest man;
@@ -1452,7 +1452,7 @@ int cmdTimeline(const Args &in) {
   if (!args.kv.count("trace-tiles")) // every tile traced (openRuntime)
     args.kv["trace-tiles"] = "4096";
   std::string graph = args.get("graph");
-  int reps = std::max(3, (int)args.num("reps", 50));
+  int reps = std::max(3, (int)args.integer("reps", 50));
   std::unique_ptr<Runtime> rt = openRuntime(args);
   const ImageManifest &man = *rt->manifest();
   // The whole graph over zero-filled buffers shared by name; depends_on
