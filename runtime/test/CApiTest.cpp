@@ -3,6 +3,7 @@
 #include "gpuos/runtime/gpuos_runtime.h"
 
 #include "CApiInternal.h"
+#include "Eventually.h"
 #include "TestImage.h"
 #include "gpuos/runtime/Driver.h"
 #include "gtest/gtest.h"
@@ -149,8 +150,7 @@ TEST(CApi, RunsAGraphOnTheSimulator) {
   EXPECT_STREQ(gpuos_last_error(), "the callback 'fn' is null");
   ASSERT_EQ(gpuos_wait(rt, s, 30000000), GPUOS_OK) << gpuos_last_error();
   EXPECT_EQ(gpuos_poll(rt, s), GPUOS_OK);
-  for (int i = 0; i < 30000 && called.times.load() == 0; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_TRUE(rttest::eventually([&] { return called.times.load() != 0; }));
   EXPECT_EQ(called.times.load(), 1);
   EXPECT_EQ(called.status.load(), (int)GPUOS_OK);
   EXPECT_EQ(called.sub, s);

@@ -126,9 +126,7 @@ protected:
   size_t gangTilesTraced() { return tilesTraced(TileOrigin::FromGang); }
 };
 
-INSTANTIATE_TEST_SUITE_P(Backends, GangTest,
-                         ::testing::Values("sim", "gpu", "simhost", "gpuhost"),
-                         [](const auto &info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(Backends, GangTest, kBackends, backendName);
 
 /// The test image's `stream` kind (tiles of 4096 floats, kStreamTile), as
 /// the CPU reference: every input value shows in the output, so a tile that

@@ -37,9 +37,7 @@ protected:
 
 // simhost/gpuhost: the context in a device host process
 // (RuntimeOptions::isolateDevice), which a reset ends and starts anew.
-INSTANTIATE_TEST_SUITE_P(Backends, RecoveryTest,
-                         ::testing::Values("sim", "gpu", "simhost", "gpuhost"),
-                         [](const auto &info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(Backends, RecoveryTest, kBackends, backendName);
 
 } // namespace
 

@@ -13,6 +13,7 @@
 
 #include "gpuos/runtime/Runtime.h"
 
+#include "Eventually.h"
 #include "TestImage.h"
 #include "gtest/gtest.h"
 
@@ -43,17 +44,18 @@ inline double seconds(Clock::duration d) {
   return std::chrono::duration<double>(d).count();
 }
 
+/// The backends every fixture test runs on:
+///   INSTANTIATE_TEST_SUITE_P(Backends, MyTest, kBackends, backendName);
+inline const auto kBackends = ::testing::Values("sim", "gpu", "simhost", "gpuhost");
+inline std::string backendName(const ::testing::TestParamInfo<std::string> &info) {
+  return info.param;
+}
+
 class RuntimeFixture : public ::testing::TestWithParam<std::string> {
 protected:
   bool gpu() const { return GetParam().rfind("gpu", 0) == 0; }
   /// The device's context is in a device host process (DeviceHost.h).
   bool hosted() const { return GetParam().find("host") != std::string::npos; }
-  /// Waits up to 30 s for `done` (a callback on another thread, ...).
-  template <typename Done> static bool eventually(Done done) {
-    for (int i = 0; i < 30000 && !done(); ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    return done();
-  }
   /// Scales a GPU-sized count down for the simulator.
   int scaled(int gpuCount, int simCount) const { return gpu() ? gpuCount : simCount; }
 

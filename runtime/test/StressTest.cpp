@@ -40,9 +40,7 @@ protected:
   }
 };
 
-INSTANTIATE_TEST_SUITE_P(Backends, StressTest,
-                         ::testing::Values("sim", "gpu", "simhost", "gpuhost"),
-                         [](const auto &info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(Backends, StressTest, kBackends, backendName);
 
 } // namespace
 

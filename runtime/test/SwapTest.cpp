@@ -46,9 +46,7 @@ protected:
   }
 };
 
-INSTANTIATE_TEST_SUITE_P(Backends, SwapTest,
-                         ::testing::Values("sim", "gpu", "simhost", "gpuhost"),
-                         [](const auto &info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(Backends, SwapTest, kBackends, backendName);
 
 } // namespace
 
