@@ -29,6 +29,19 @@ namespace gpuos::runtime {
 
 namespace {
 
+/// Value-initializes nothing: resize() leaves new bytes as they are.
+template <typename T> struct DefaultInitAllocator : std::allocator<T> {
+  template <typename U> struct rebind {
+    using other = DefaultInitAllocator<U>;
+  };
+  DefaultInitAllocator() = default;
+  template <typename U> DefaultInitAllocator(const DefaultInitAllocator<U> &) {}
+  template <typename U> void construct(U *p) { ::new (static_cast<void *>(p)) U; }
+  template <typename U, typename... Args> void construct(U *p, Args &&...args) {
+    ::new (static_cast<void *>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
 class Server {
 public:
   Server(int sock, Backend *backend, Status openError, uint16_t version)
@@ -100,7 +113,10 @@ private:
   Status openError;
   uint16_t version;
   std::map<uint64_t, Mapping> mapped; // by the process backend's key
-  std::vector<char> payload, out;
+  std::vector<char> payload;
+  /// The reply's payload; grown without zero-filling (a copy from the
+  /// device overwrites every byte of it).
+  std::vector<char, DefaultInitAllocator<char>> out;
 
   Status handle(const wire::Request &rq, int fd, wire::Reply &rp) {
     if (!backend)

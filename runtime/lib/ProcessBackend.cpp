@@ -108,7 +108,6 @@ public:
     info_.computeMajor = (int)(rp.b >> 32);
     info_.computeMinor = (int)(uint32_t)rp.b;
     info_.simulated = rp.flags & 1u;
-    info_.isolated = true;
     info_.hostProcess = (int)child;
     return Status::success();
   }

@@ -150,7 +150,7 @@ Status Runtime::Impl::recover(const std::string &reason, bool hung) {
     return fault;
   }
   bool stopped = hung && forceStop(options.hangGraceUs);
-  if (hung && !stopped && backend->info().isolated) {
+  if (hung && !stopped && backend->info().isolated()) {
     // Ending the device host ends the tile with it: recover as from a
     // fault (the context goes with the process).
     what += "; the kernel did not stop within " +
@@ -212,7 +212,7 @@ Status Runtime::Impl::recover(const std::string &reason, bool hung) {
   // cuCtxCreate keeps returning the error, even after a primary-context
   // reset; CUDA documents such errors as needing a new process.
   auto failed = [&](const Status &why) {
-    return backend->info().isolated
+    return backend->info().isolated()
                ? "; starting a new device host failed: " + why.message()
                : "; recreating the context failed: " + why.message() +
                      "; the driver keeps this error for the whole process: "

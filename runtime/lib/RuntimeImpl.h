@@ -914,7 +914,7 @@ struct Runtime::Impl {
     fenceWaiters();
     mappedHost = nullptr;
     bool running = false;
-    if (!fault.ok() && backend->info().isolated) {
+    if (!fault.ok() && backend->info().isolated()) {
       backend->abandon(); // kills the device host, and any kernel with it,
       backend.reset();    // without waiting for a tile first
     } else if (!fault.ok() && (!backend->residentStatus(running).ok() || !running)) {

@@ -33,12 +33,13 @@ struct BackendInfo {
   int multiprocessors = 0;
   int computeMajor = 0, computeMinor = 0;
   bool simulated = false;
-  /// The device's context lives in a helper process (openProcessBackend):
-  /// resetting it ends that process, so a fault the driver keeps for the
-  /// whole process, and a tile that never ends, are survived.
-  bool isolated = false;
-  /// That helper process (0 when the context is in this process).
+  /// The helper process the device's context lives in (openProcessBackend),
+  /// 0 when it is in this process.
   int hostProcess = 0;
+  /// The context is in a helper process: resetting it ends that process,
+  /// so a fault the driver keeps for the whole process, and a tile that
+  /// never ends, are survived.
+  bool isolated() const { return hostProcess != 0; }
 };
 
 struct LaunchShape {
