@@ -126,15 +126,16 @@ build_driver() {
   [[ $build/suite-driver -ef $driver ]] || cp "$build/suite-driver" "$driver"
 }
 
-# Exits naming what is missing when the prepared images are not there.
-require_bench() { # what path
-  [[ -e $2 ]] || {
-    echo "$1: no $2: run 'bash bench/suite/run.sh prepare' on the build machine" \
+# Exits naming what is missing when the prepared images are not there
+# (`$2`: -d for a directory, -f for a file).
+require_bench() { # what -d|-f path
+  test "$2" "$3" || {
+    echo "$1: no $3: run 'bash bench/suite/run.sh prepare' on the build machine" \
          "and carry .bench" >&2; exit 1; }
 }
 
 run() {
-  require_bench run "$bench_dir/images"
+  require_bench run -d "$bench_dir/images"
   local out=${OUT:-/tmp/gpuos-bench/out}
   mkdir -p "$out"
   export PYTHONUNBUFFERED=1 OUT="$out"
@@ -163,9 +164,15 @@ for_workloads() {
   local what=$1 step=$2 driver=$default_driver name
   shift 2
   [[ $# -gt 0 ]] || { echo "usage: bash bench/suite/run.sh $what WORKLOAD..." >&2; exit 2; }
+  require_bench "$what" -d "$bench_dir/images"
+  for name in "$@"; do
+    [[ -f $bench_dir/images/$name.cubin ]] || {
+      echo "$what: no workload '$name' in $bench_dir/images (there:" \
+           "$(cd "$bench_dir/images" && ls -- *.cubin 2>/dev/null | sed 's/\.cubin$//' | tr '\n' ' '))" >&2
+      exit 1; }
+  done
   [[ -x $driver ]] || build_driver >/dev/null
   for name in "$@"; do
-    require_bench "$what" "$bench_dir/images/$name.cubin"
     echo "=== $what $name"
     "$step" "$driver" "$name" --image "$bench_dir/images/$name.cubin" \
       --manifest "$bench_dir/images/$name.manifest.json" --graph "$name"
@@ -200,8 +207,8 @@ timeline_step() { # driver name image-args...
 # 131072, --urgent-exclusive 1).
 share() {
   local driver=$default_driver work=/tmp/gpuos-bench/share
-  require_bench share "$bench_dir/images/sharing.cubin"
-  require_bench share "$bench_dir/specs"
+  require_bench share -f "$bench_dir/images/sharing.cubin"
+  require_bench share -d "$bench_dir/specs"
   [[ -x $driver ]] || build_driver >/dev/null
   local spec name bytes
   for spec in urgent_step background_bulk; do

@@ -156,11 +156,13 @@ struct Args {
       die("--" + key + ": '" + it->second + "' is not a non-negative number");
     return v;
   }
-  /// A whole number of at most 2^32 - 1 (every such option is a count).
-  int64_t integer(const std::string &key, int64_t def) const {
+  /// A whole number of at most `max` (every such option is a count).
+  int64_t integer(const std::string &key, int64_t def,
+                  int64_t max = INT32_MAX) const {
     double v = num(key, (double)def);
-    if (v > 4294967295.0 || v != std::floor(v))
-      die("--" + key + ": '" + kv.at(key) + "' is not a whole number below 2^32");
+    if (v > (double)max || v != std::floor(v))
+      die("--" + key + ": '" + kv.at(key) + "' is not a whole number up to " +
+          std::to_string(max));
     return (int64_t)v;
   }
 };
