@@ -63,6 +63,15 @@ public:
       int fd = -1;
       if (!wire::recvWithFd(sock, &rq, sizeof(rq), fd))
         return;
+      // A runtime from another build: say so, unread (nothing after its
+      // header can be trusted to mean what this build reads), and end.
+      // Version 0 answers as the hosts before versions did: unchecked.
+      if (version != 0 && rq.version != version) {
+        if (fd >= 0)
+          close(fd);
+        refuse(rq.version);
+        return;
+      }
       if (rq.payload > wire::kMaxPayload || (rq.op == wire::Op::CopyFromDevice &&
                                        rq.b > wire::kMaxCopy)) {
         // Out of step with the process backend: nothing more can be read.
@@ -75,18 +84,7 @@ public:
       wire::Reply rp{};
       rp.version = version;
       out.clear();
-      // A runtime from another build: say so once and end (nothing after
-      // its header can be trusted to mean what this build reads).
-      bool sameBuild = rq.version == version;
-      Status st =
-          !sameBuild
-              ? Status::error(ErrorCode::InvalidArgument,
-                              "the device host speaks wire version " +
-                                  std::to_string(version) + " and the runtime " +
-                                  std::to_string(rq.version) +
-                                  ": they come from different builds")
-          : received ? handle(rq, fd, rp)
-                     : Status::success();
+      Status st = received ? handle(rq, fd, rp) : Status::success();
       if (fd >= 0)
         close(fd);
       if (!received)
@@ -98,9 +96,22 @@ public:
       rp.payload = out.size();
       if (!wire::sendAll(sock, &rp, sizeof(rp)) ||
           !wire::sendAll(sock, st.message().data(), st.message().size()) ||
-          !wire::sendAll(sock, out.data(), out.size()) || !sameBuild)
+          !wire::sendAll(sock, out.data(), out.size()))
         return;
     }
+  }
+
+  /// The error reply to a request of wire version `theirs`.
+  void refuse(uint32_t theirs) {
+    std::string message = "the device host speaks wire version " +
+                          std::to_string(version) + " and the runtime " +
+                          std::to_string(theirs) + ": they come from different builds";
+    wire::Reply rp{};
+    rp.version = version;
+    rp.code = (int32_t)ErrorCode::InvalidArgument;
+    rp.message = message.size();
+    if (wire::sendAll(sock, &rp, sizeof(rp)))
+      wire::sendAll(sock, message.data(), message.size());
   }
 
 private:
@@ -235,7 +246,8 @@ static void closeInheritedFiles(int keep) {
 int deviceHostMain(int argc, char **argv, const OpenHostedBackend &open) {
   int sock = -1;
   long parent = -1;
-  // --wire-version: answer as a host of another build would (tests).
+  // --wire-version: answer as a host of another build would (tests); 0,
+  // as the hosts before wire versions (no check of requests).
   long version = wire::kWireVersion;
   std::vector<std::string> rest;
   for (int i = 1; i < argc; ++i) {

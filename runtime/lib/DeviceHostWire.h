@@ -61,6 +61,17 @@ struct Reply {
   uint64_t payload;
 };
 
+// What tells two builds apart must stay where every build reads it: the
+// versions at these offsets of 40-byte headers, little-endian (a host from
+// before versions sends a 32-bit `flags` of 0 or 1 there, read as version 0).
+static_assert(sizeof(Request) == 40 && offsetof(Request, version) == 4,
+              "Request's layout up to `version` never changes");
+static_assert(sizeof(Reply) == 40 && offsetof(Reply, version) == 6,
+              "Reply's layout up to `version` never changes");
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the device host wire assumes a little-endian host"
+#endif
+
 /// Copies larger than this go in several requests, so neither side holds
 /// more than this in flight.
 constexpr size_t kMaxCopy = 16u << 20;

@@ -300,8 +300,9 @@ private:
       return hostGone();
     if (rp.version != wire::kWireVersion)
       return hostGone("speaks wire version " + std::to_string(rp.version) +
-                      " and this runtime " + std::to_string(wire::kWireVersion) +
-                      ": it comes from another build");
+                          " and this runtime " + std::to_string(wire::kWireVersion) +
+                          ": it comes from another build",
+                      ErrorCode::InvalidArgument);
     if (rp.message > wire::kMaxPayload || rp.payload > wire::kMaxPayload)
       return hostGone("sent a reply of more than " +
                       std::to_string(wire::kMaxPayload) + " bytes");
@@ -329,7 +330,9 @@ private:
   /// The socket broke: the device host died or closed it. Says how, or,
   /// with `outOfStep`, what it sent that this side cannot read on from
   /// (then it is ended here).
-  Status hostGone(const std::string &outOfStep = "") {
+  /// (A host of another build is an InvalidArgument, like a missing one.)
+  Status hostGone(const std::string &outOfStep = "",
+                  ErrorCode code = ErrorCode::Faulted) {
     close(sock);
     sock = -1;
     if (!outOfStep.empty()) {
@@ -339,7 +342,7 @@ private:
         reap(child, std::chrono::milliseconds(200), status);
       lostReason = "the device host process (" + command[0] + ") " + outOfStep +
                    "; it was ended";
-      return lost();
+      return Status::error(code, lostReason);
     }
     // It is exiting; give it a moment to be reaped with its real status.
     int status = 0;

@@ -39,9 +39,11 @@ Status openProcessBackend(std::vector<std::string> command,
 /// running executable. A named one that is not executable is an error.
 Status findDeviceHost(const std::string &configured, std::string &path);
 
-/// The device host's main: reads "--fd N --parent PID" (and leaves the
-/// other arguments to `open`), opens the backend and serves requests until
-/// the process backend closes the socket. A backend that fails to open is
+/// The device host's main: reads "--fd N --parent PID" (and, for tests,
+/// "--wire-version N": answer as a host of that wire version would; 0 as
+/// one from before versions, checking no request), leaves the other
+/// arguments to `open`, opens the backend and serves requests until the
+/// process backend closes the socket. A backend that fails to open is
 /// reported in the reply to every request. Returns the exit status.
 using OpenHostedBackend =
     std::function<Status(const std::vector<std::string> &args,
