@@ -898,6 +898,12 @@ struct Runtime::Impl {
         pendingFrees.push_back(p);
       allocations.clear();
       safePoint();
+    }
+    // The completion words go with the mapped memory, freed next or with
+    // the backend below (a faulted or isolated one unmaps it): no lock-free
+    // reader (wait, the notifier) may still be in them.
+    fenceWaiters();
+    if (fault.ok()) {
       for (uint64_t *p : {&ctlDev, &runTableDev, &blockStatsDev, &arenaDev,
                           &jobsScratchDev, &traceDev, &queueDev[0], &queueDev[1],
                           &queueDev[2], &queueDev[3], &queueDev[4], &queueDev[5]})
@@ -908,10 +914,6 @@ struct Runtime::Impl {
       if (imageLoaded)
         backend->unloadImage();
     }
-    // The completion words go with the mapped memory, freed here or with
-    // the backend below (a faulted or isolated one unmaps it): no lock-free
-    // reader (wait, the notifier) may still be in them.
-    fenceWaiters();
     mappedHost = nullptr;
     bool running = false;
     if (!fault.ok() && backend->info().isolated()) {
