@@ -25,6 +25,10 @@
 // RUN: gpuos-check-gen %S/gpu-check/matmul.mlir --manifest=%t/mm.manifest.json -o %t/mm.d
 // RUN: gpuos-sim-check %S/gpu-check/matmul.mlir %t/mm.d/check.txt --block=64 | FileCheck %s
 // RUN: gpuos-sim-check %S/gpu-check/matmul.mlir %t/mm.d/check.txt --block=32 --misalign | FileCheck %s
+// RUN: gpuos-jit %S/gpu-check/prologues.mlir --no-cache -o %t/pro
+// RUN: gpuos-check-gen %S/gpu-check/prologues.mlir --manifest=%t/pro.manifest.json -o %t/pro.d
+// RUN: gpuos-sim-check %S/gpu-check/prologues.mlir %t/pro.d/check.txt --block=64 | FileCheck %s
+// RUN: gpuos-sim-check %S/gpu-check/prologues.mlir %t/pro.d/check.txt --block=256 --misalign | FileCheck %s
 
 // The partitioned examples (snapshots of the graph pipeline's output).
 // RUN: gpuos-jit %S/gpu-check/example_softmax_norm.mlir --no-cache -o %t/sn

@@ -28,6 +28,17 @@ static int64_t floorPow2(int64_t value) {
   return value < 1 ? 1 : int64_t(1) << llvm::Log2_64(value);
 }
 
+/// A value the task computes (through views, down to an op that is not
+/// one), rather than an input read through views.
+static bool computedInTask(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (!def->hasTrait<gpuos::OpTrait::View>() || def->getNumOperands() == 0)
+      return true;
+    value = def->getOperand(0);
+  }
+  return false;
+}
+
 /// Accumulation in f32: f16, bf16 and f32 operands.
 static bool isF32Compute(Value value) {
   return computeType(typeOf(value).getElementType()).isF32();
@@ -75,7 +86,24 @@ MatvecEmitter::MatvecEmitter(TaskEmitter &task) : t(task), b(task.b) {
     offset += llvm::alignTo(bytes, 16);
     plans.push_back(plan);
   }
+  // A computed lhs (a prologue) is staged when it fits beside the
+  // partials: evaluated per K position in the loop, each column group
+  // would repeat it, with its math on the loop's dependent chain.
+  for (Plan &plan : plans) {
+    int64_t bytes = llvm::alignTo(m * plan.k * 4, 16);
+    if (computedInTask(plan.op.getLhs()) && offset + bytes <= kMatvecMaxShared) {
+      plan.lhsOffset = offset;
+      offset += bytes;
+    }
+  }
   sharedBytes = offset;
+}
+
+const MatvecEmitter::Plan *MatvecEmitter::planOf(MatmulOp op) const {
+  for (const Plan &plan : plans)
+    if (plan.op == op)
+      return &plan;
+  return nullptr;
 }
 
 bool MatvecEmitter::applies(TaskEmitter &t) {
@@ -148,7 +176,23 @@ MatvecEmitter::operandsAt(MatmulOp op, const DimIndex &column, const DimIndex &k
                           unsigned lhsLanes, unsigned rhsLanes) {
   KStep step;
   t.lanes = lhsLanes;
-  for (int64_t row = 0; row < m; ++row) {
+  const Plan *plan = planOf(op);
+  bool staged = plan && plan->lhsOffset >= 0;
+  for (int64_t row = 0; staged && row < m; ++row) {
+    // Staged: [row][k] f32 in shared memory (phase 0).
+    Lanes lanes;
+    for (unsigned lane = 0; lane < lhsLanes; ++lane) {
+      Value element = arith::AddIOp::create(b, i32(row * plan->k),
+                                            toI32(t.laneValue(k, lane)));
+      lanes.push_back(LLVM::LoadOp::create(
+          b, b.getF32Type(),
+          sharedPtr(arith::AddIOp::create(b, i32(plan->lhsOffset),
+                                          arith::MulIOp::create(b, element, i32(4)))),
+          /*alignment=*/4));
+    }
+    step.lhsRows.push_back(std::move(lanes));
+  }
+  for (int64_t row = 0; !staged && row < m; ++row) {
     FailureOr<Lanes> value =
         t.eval(op.getLhs(), operandIndex(op, true, t.constDim(row), k));
     if (failed(value))
@@ -501,8 +545,43 @@ Lanes MatvecEmitter::precomputed(MatmulOp op, const Index &index) {
   return Lanes(loop.getResults().begin(), loop.getResults().end());
 }
 
+LogicalResult MatvecEmitter::emitStagedLhs() {
+  bool any = false;
+  for (const Plan &plan : plans) {
+    if (plan.lhsOffset < 0)
+      continue;
+    any = true;
+    // Element e = row * K + k of the tile's lhs, thread t taking t, t +
+    // blockDim, ...: its value (in f32, the compute type) to shared memory.
+    auto loop = scf::ForOp::create(b, t.threadId, t.idxConst(m * plan.k), t.blockDim);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    t.pushScope();
+    t.lanes = 1;
+    Value element = loop.getInductionVar();
+    DimIndex row, k;
+    row.base = b.createOrFold<arith::DivUIOp>(element, t.idxConst(plan.k));
+    k.base = b.createOrFold<arith::RemUIOp>(element, t.idxConst(plan.k));
+    MatmulOp op = plan.op;
+    FailureOr<Lanes> value = t.eval(op.getLhs(), operandIndex(op, true, row, k));
+    t.popScope();
+    if (failed(value))
+      return failure();
+    LLVM::StoreOp::create(
+        b, value->front(),
+        sharedPtr(arith::AddIOp::create(
+            b, i32(plan.lhsOffset), arith::MulIOp::create(b, toI32(element), i32(4)))),
+        /*alignment=*/4);
+  }
+  if (any)
+    barrier();
+  return success();
+}
+
 LogicalResult MatvecEmitter::emitAll(bool vectors) {
   t.allowVector = vectors;
+  if (failed(emitStagedLhs()))
+    return failure();
   for (const Plan &plan : plans)
     if (failed(plan.kLanes ? emitKLanes(plan) : emitNLanes(plan)))
       return failure();

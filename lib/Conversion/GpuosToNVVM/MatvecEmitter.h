@@ -3,6 +3,9 @@
 // Tasks whose matmuls have a small M (at most kMatvecMaxM rows, the tile
 // holding M whole, batch dims tiled by 1) are emitted in two phases:
 //
+//   phase 0, when a matmul's lhs is computed in the task (a prologue,
+//     gpuos-fuse-matmul-prologues) and fits: the block evaluates it once
+//     into shared memory [M][K] f32, then a barrier;
 //   phase 1, per matmul: the block splits K. The tile's M x tn outputs are
 //     accumulated in f32 registers and reduced across threads into shared
 //     memory:
@@ -55,7 +58,14 @@ private:
     unsigned groups = 1;  // G (n-lanes) or Lk (k-lanes)
     unsigned unroll = 1;  // copies of the K loop body
     int64_t sharedOffset = 0; // bytes
+    /// The lhs staged in shared memory as [M][K] f32 (a prologue computes
+    /// it, docs/codegen.md): its byte offset, or -1 when the K loop reads
+    /// it where it is.
+    int64_t lhsOffset = -1;
   };
+  const Plan *planOf(MatmulOp op) const;
+  /// Phase 0: every staged lhs evaluated once per tile into shared memory.
+  mlir::LogicalResult emitStagedLhs();
   mlir::LogicalResult emitAll(bool vectors);
   mlir::LogicalResult emitNLanes(const Plan &plan);
   mlir::LogicalResult emitKLanes(const Plan &plan);

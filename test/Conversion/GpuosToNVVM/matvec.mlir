@@ -95,3 +95,55 @@ gpuos.graph @large_m(%x : !gpuos.tensor<32x64xf32>, %w : !gpuos.tensor<64x64xf32
   }
   gpuos.yield %r : !gpuos.tensor<32x64xf32>
 }
+
+// A prologue (gpuos-fuse-matmul-prologues): the lhs silu(a) * b is
+// evaluated once per tile into shared memory after the 512 bytes of
+// partials ([M][K] f32), a barrier, then the K loop reads it from there
+// instead of evaluating it per K position.
+// CHECK-LABEL: llvm.func @gpuos_task_matvec_prologue
+// CHECK:         scf.if
+// CHECK:           scf.for %[[E:.+]] = %{{.+}} to %c256_i32 step %{{.+}} : i32 {
+// CHECK:             llvm.call @__nv_expf
+// CHECK:             %[[V:.+]] = arith.mulf
+// CHECK:             %[[B:.+]] = arith.muli %[[E]], %c4_i32 : i32
+// CHECK:             %[[O:.+]] = arith.addi %[[B]], %c512_i32 : i32
+// CHECK:             %[[P:.+]] = llvm.getelementptr %{{.+}}[%[[O]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+// CHECK:             llvm.store %[[V]], %[[P]] {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK:           }
+// CHECK-NEXT:      nvvm.barrier0
+// CHECK:           scf.for
+// CHECK-NOT:         llvm.call @__nv_expf
+// CHECK:             llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// CHECK:             llvm.intr.fma
+gpuos.graph @prologue(%g : !gpuos.tensor<1x256xf32>, %u : !gpuos.tensor<1x256xf32>, %w : !gpuos.tensor<256x64xf32>)
+    -> (y : !gpuos.tensor<1x64xf32>) {
+  %r = gpuos.task "matvec_prologue" ins(%a = %g : !gpuos.tensor<1x256xf32>, %b = %u : !gpuos.tensor<1x256xf32>,
+                                        %c = %w : !gpuos.tensor<256x64xf32>)
+      tile [1, 16] -> (!gpuos.tensor<1x64xf32>) {
+    %0 = gpuos.silu %a : !gpuos.tensor<1x256xf32>
+    %1 = gpuos.mul %0, %b : !gpuos.tensor<1x256xf32>, !gpuos.tensor<1x256xf32>
+    %2 = gpuos.matmul %1, %c : !gpuos.tensor<1x256xf32>, !gpuos.tensor<256x64xf32>
+    gpuos.yield %2 : !gpuos.tensor<1x64xf32>
+  }
+  gpuos.yield %r : !gpuos.tensor<1x64xf32>
+}
+
+// A prologue whose lhs does not fit shared memory beside the partials
+// (1 x 9000 f32): evaluated in the K loop, no staging loop or barrier
+// before it.
+// CHECK-LABEL: llvm.func @gpuos_task_matvec_prologue_big
+// CHECK:         scf.if
+// CHECK-NOT:       nvvm.barrier0
+// CHECK:           scf.for
+// CHECK:             arith.negf
+// CHECK:             llvm.intr.fma
+gpuos.graph @prologue_big(%x : !gpuos.tensor<1x9000xf32>, %w : !gpuos.tensor<9000x64xf32>)
+    -> (y : !gpuos.tensor<1x64xf32>) {
+  %r = gpuos.task "matvec_prologue_big" ins(%a = %x : !gpuos.tensor<1x9000xf32>, %c = %w : !gpuos.tensor<9000x64xf32>)
+      tile [1, 16] -> (!gpuos.tensor<1x64xf32>) {
+    %0 = gpuos.neg %a : !gpuos.tensor<1x9000xf32>
+    %1 = gpuos.matmul %0, %c : !gpuos.tensor<1x9000xf32>, !gpuos.tensor<9000x64xf32>
+    gpuos.yield %1 : !gpuos.tensor<1x64xf32>
+  }
+  gpuos.yield %r : !gpuos.tensor<1x64xf32>
+}
