@@ -199,6 +199,39 @@ def GpuosFuseMatmulEpilogues
   }];
 }
 
+def GpuosFuseMatmulPrologues
+    : Pass<"gpuos-fuse-matmul-prologues", "::gpuos::GraphOp"> {
+  let summary = "Fuses elementwise producers of a small-M matmul's lhs into its task";
+  let description = [{
+    An elementwise unit (an elementwise op, or a task of them and views)
+    whose results only one small-M matmul unit reads (a matmul with M <= 16,
+    or a task of such matmuls and their epilogues), and only as the lhs of
+    its matmuls, joins that unit as a prologue: `silu(gate) * up` joins the
+    down projection. The small-M lowering reads the lhs once per K position
+    of each tile, so the prologue is evaluated there instead of being
+    written by a task of its own and read back, and one dependent task less
+    waits on the device. The prologue's work (its compute ops x the lhs
+    elements) must stay within a tile's budget (65536), since every tile
+    evaluates it; it must not be a graph output; priorities must agree; no
+    cycle.
+
+    Before:
+    ```mlir
+    %h = gpuos.silu %g : !gpuos.tensor<1x256xf32>
+    %y = gpuos.matmul %h, %w : !gpuos.tensor<1x256xf32>, !gpuos.tensor<256x64xf32>
+    ```
+    After:
+    ```mlir
+    %y = gpuos.task "g_t0_silu_matmul" ins(%a = %g : !gpuos.tensor<1x256xf32>,
+        %b = %w : !gpuos.tensor<256x64xf32>) tile [1, 16] -> (!gpuos.tensor<1x64xf32>) {
+      %h = gpuos.silu %a : !gpuos.tensor<1x256xf32>
+      %y = gpuos.matmul %h, %b : !gpuos.tensor<1x256xf32>, !gpuos.tensor<256x64xf32>
+      gpuos.yield %y : !gpuos.tensor<1x64xf32>
+    }
+    ```
+  }];
+}
+
 def GpuosFuseHorizontal : Pass<"gpuos-fuse-horizontal", "::gpuos::GraphOp"> {
   let summary = "Fuses independent tasks of one iteration space into one task";
   let description = [{

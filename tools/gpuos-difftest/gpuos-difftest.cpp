@@ -260,11 +260,11 @@ std::string DiffTester::checkStructure(ModuleOp module) {
       }
       // The body forms of docs/passes.md. Every result has the iteration
       // space's shape; elementwise ops compute over it or over the input of
-      // a reduction, softmax or norm (a prologue).
+      // a reduction, softmax or norm, or over a matmul's lhs (a prologue).
       ArrayRef<int64_t> space = shapeOf(task.getResult(0));
       SmallVector<ArrayRef<int64_t>> spaces = {space};
       for (Operation &inner : task.getBodyBlock())
-        if (isa<ReduceOp, ArgmaxOp, SoftmaxOp, LayerNormOp, RmsNormOp>(inner))
+        if (isa<ReduceOp, ArgmaxOp, SoftmaxOp, LayerNormOp, RmsNormOp, MatmulOp>(inner))
           spaces.push_back(shapeOf(inner.getOperand(0)));
       for (Value result : task.getResults())
         if (shapeOf(result) != space)

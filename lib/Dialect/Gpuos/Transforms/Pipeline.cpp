@@ -19,6 +19,7 @@ void gpuos::buildGpuosPipeline(OpPassManager &pm) {
   graphs.addPass(createGpuosFuseReductions());
   graphs.addPass(createGpuosFuseSharedWeights());
   graphs.addPass(createGpuosFuseMatmulEpilogues());
+  graphs.addPass(createGpuosFuseMatmulPrologues());
   graphs.addPass(createGpuosFuseHorizontal());
   graphs.addPass(createGpuosPartition());
   graphs.addPass(createGpuosAssignPriorities());
@@ -29,7 +30,7 @@ void gpuos::registerGpuosPipeline() {
   PassPipelineRegistration<>(
       "gpuos-pipeline",
       "canonicalize, sort, fuse (elementwise, reductions, shared-weight "
-      "matmuls, matmul epilogues, horizontal), partition into tasks, assign "
+      "matmuls, matmul epilogues and prologues, horizontal), partition into tasks, assign "
       "priorities, canonicalize",
       [](OpPassManager &pm) { buildGpuosPipeline(pm); });
 }

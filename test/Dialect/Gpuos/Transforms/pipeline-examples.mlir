@@ -25,19 +25,20 @@
 // RUN: gpuos-opt %S/../../../../examples/softmax_norm.mlir --gpuos-pipeline | gpuos-interp --seed=2 > %t.norm.after
 // RUN: diff %t.norm.before %t.norm.after
 
-// The decode step: each silu-gated product and each final residual add +
-// rms_norm fuse; the residual adds after the output and down projections
-// are those matmuls' epilogues; the scaled scores are the softmax's
+// The decode step: each silu-gated product is the down projection's
+// prologue, and the final residual add + rms_norm fuse; the residual adds
+// after the output and down projections are those matmuls' epilogues; the scaled scores are the softmax's
 // prologue; the KV cache appends (concats of two inputs) go into the
 // attention matmuls that read them; the body is tasks only.
 // RUN: gpuos-opt %S/../../../../examples/decode_step.mlir --gpuos-pipeline | grep -o 'gpuos.task "[a-z0-9_]*"' | sed -E 's/_t[0-9]+_/_/' | sort | uniq -c | FileCheck %s --check-prefix=DECODE
 // DECODE: {{^ *}}1 gpuos.task "decode_step_add_rms_norm"
 // DECODE-NEXT: {{^ *}}1 gpuos.task "decode_step_argmax"
-// DECODE-NEXT: {{^ *}}16 gpuos.task "decode_step_matmul"
-// DECODE-NEXT: {{^ *}}3 gpuos.task "decode_step_matmul_add"
+// DECODE-NEXT: {{^ *}}15 gpuos.task "decode_step_matmul"
+// DECODE-NEXT: {{^ *}}2 gpuos.task "decode_step_matmul_add"
 // DECODE-NEXT: {{^ *}}2 gpuos.task "decode_step_mul_softmax"
 // DECODE-NEXT: {{^ *}}4 gpuos.task "decode_step_rms_norm"
-// DECODE-NEXT: {{^ *}}2 gpuos.task "decode_step_silu_mul"
+// DECODE-NEXT: {{^ *}}1 gpuos.task "decode_step_silu_mul_matmul"
+// DECODE-NEXT: {{^ *}}1 gpuos.task "decode_step_silu_mul_matmul_add"
 // RUN: gpuos-opt %S/../../../../examples/decode_step.mlir --gpuos-pipeline | grep -E '^    %' | not grep -v ' = gpuos.task '
 // RUN: gpuos-interp %S/../../../../examples/decode_step.mlir --seed=2 > %t.decode.before
 // RUN: gpuos-opt %S/../../../../examples/decode_step.mlir --gpuos-pipeline | gpuos-interp --seed=2 > %t.decode.after

@@ -1,0 +1,78 @@
+// RUN: gpuos-opt %s --split-input-file --pass-pipeline='builtin.module(gpuos.graph(gpuos-fuse-elementwise, gpuos-fuse-matmul-epilogues, gpuos-fuse-matmul-prologues))' | FileCheck %s
+
+// silu(gate) * up, read only as the down projection's lhs, joins it (and
+// its residual epilogue): one task, the gated product is not a result.
+// CHECK-LABEL: gpuos.graph @gated_down
+// CHECK: %[[G:.+]] = gpuos.matmul %x, %wg
+// CHECK: %[[U:.+]] = gpuos.matmul %x, %wu
+// CHECK: %[[T:.+]] = gpuos.task "gated_down_t{{[0-9]+}}_silu_mul_matmul_add" ins(%[[A:.+]] = %[[G]] : !gpuos.tensor<1x256xf32>, %[[B:.+]] = %[[U]] : !gpuos.tensor<1x256xf32>, %[[W:.+]] = %wd : !gpuos.tensor<256x64xf32>, %[[R:.+]] = %r : !gpuos.tensor<1x64xf32>) tile [1, 16] -> (!gpuos.tensor<1x64xf32>)
+// CHECK-NEXT: %[[S:.+]] = gpuos.silu %[[A]]
+// CHECK-NEXT: %[[M:.+]] = gpuos.mul %[[S]], %[[B]]
+// CHECK-NEXT: %[[P:.+]] = gpuos.matmul %[[M]], %[[W]]
+// CHECK-NEXT: %[[Y:.+]] = gpuos.add %[[P]], %[[R]]
+// CHECK-NEXT: gpuos.yield %[[Y]]
+// CHECK: gpuos.yield %[[T]]
+gpuos.graph @gated_down(%x : !gpuos.tensor<1x64xf32>, %wg : !gpuos.tensor<64x256xf32>,
+                        %wu : !gpuos.tensor<64x256xf32>, %wd : !gpuos.tensor<256x64xf32>,
+                        %r : !gpuos.tensor<1x64xf32>)
+    -> (y : !gpuos.tensor<1x64xf32>) {
+  %g = gpuos.matmul %x, %wg : !gpuos.tensor<1x64xf32>, !gpuos.tensor<64x256xf32>
+  %u = gpuos.matmul %x, %wu : !gpuos.tensor<1x64xf32>, !gpuos.tensor<64x256xf32>
+  %s = gpuos.silu %g : !gpuos.tensor<1x256xf32>
+  %h = gpuos.mul %s, %u : !gpuos.tensor<1x256xf32>, !gpuos.tensor<1x256xf32>
+  %p = gpuos.matmul %h, %wd : !gpuos.tensor<1x256xf32>, !gpuos.tensor<256x64xf32>
+  %y = gpuos.add %p, %r : !gpuos.tensor<1x64xf32>, !gpuos.tensor<1x64xf32>
+  gpuos.yield %y : !gpuos.tensor<1x64xf32>
+}
+
+// -----
+
+// None join. The scaled input is also a graph output; the tanh is read by
+// two matmuls; the negation is the rhs; the relu feeds a matmul of 32 rows
+// (not small-M); the exp over 1x70000 is more work than a tile's budget.
+// CHECK-LABEL: gpuos.graph @kept_apart
+// CHECK: gpuos.mul %x, %c
+// CHECK: gpuos.tanh %x
+// CHECK: gpuos.neg %w
+// CHECK: gpuos.relu %z
+// CHECK: gpuos.exp %e
+// CHECK-NOT: gpuos.task
+gpuos.graph @kept_apart(%x : !gpuos.tensor<1x64xf32>, %c : !gpuos.tensor<1x64xf32>,
+                        %w : !gpuos.tensor<64x64xf32>, %z : !gpuos.tensor<32x64xf32>,
+                        %e : !gpuos.tensor<1x70000xf32>, %we : !gpuos.tensor<70000x16xf32>)
+    -> (s : !gpuos.tensor<1x64xf32>, ps : !gpuos.tensor<1x64xf32>, a : !gpuos.tensor<1x64xf32>,
+        b : !gpuos.tensor<1x64xf32>, n : !gpuos.tensor<1x64xf32>, l : !gpuos.tensor<32x64xf32>,
+        q : !gpuos.tensor<1x16xf32>) {
+  %s = gpuos.mul %x, %c : !gpuos.tensor<1x64xf32>, !gpuos.tensor<1x64xf32>
+  %ps = gpuos.matmul %s, %w : !gpuos.tensor<1x64xf32>, !gpuos.tensor<64x64xf32>
+  %t = gpuos.tanh %x : !gpuos.tensor<1x64xf32>
+  %a = gpuos.matmul %t, %w : !gpuos.tensor<1x64xf32>, !gpuos.tensor<64x64xf32>
+  %b = gpuos.matmul %t, %w : !gpuos.tensor<1x64xf32>, !gpuos.tensor<64x64xf32>
+  %nw = gpuos.neg %w : !gpuos.tensor<64x64xf32>
+  %n = gpuos.matmul %x, %nw : !gpuos.tensor<1x64xf32>, !gpuos.tensor<64x64xf32>
+  %rz = gpuos.relu %z : !gpuos.tensor<32x64xf32>
+  %l = gpuos.matmul %rz, %w : !gpuos.tensor<32x64xf32>, !gpuos.tensor<64x64xf32>
+  %ee = gpuos.exp %e : !gpuos.tensor<1x70000xf32>
+  %q = gpuos.matmul %ee, %we : !gpuos.tensor<1x70000xf32>, !gpuos.tensor<70000x16xf32>
+  gpuos.yield %s, %ps, %a, %b, %n, %l, %q : !gpuos.tensor<1x64xf32>, !gpuos.tensor<1x64xf32>,
+      !gpuos.tensor<1x64xf32>, !gpuos.tensor<1x64xf32>, !gpuos.tensor<1x64xf32>, !gpuos.tensor<32x64xf32>,
+      !gpuos.tensor<1x16xf32>
+}
+
+// -----
+
+// Different priorities: the background scale stays out of the urgent
+// matvec.
+// CHECK-LABEL: gpuos.graph @priorities
+// CHECK: gpuos.task "{{.+}}" {{.+}} priority #gpuos.priority<background>
+// CHECK: gpuos.matmul
+gpuos.graph @priorities(%x : !gpuos.tensor<1x64xf32>, %w : !gpuos.tensor<64x64xf32>)
+    -> (y : !gpuos.tensor<1x64xf32>) priority #gpuos.priority<urgent> {
+  %s = gpuos.task "scale" ins(%a = %x : !gpuos.tensor<1x64xf32>) tile [1, 64]
+      priority #gpuos.priority<background> -> (!gpuos.tensor<1x64xf32>) {
+    %0 = gpuos.neg %a : !gpuos.tensor<1x64xf32>
+    gpuos.yield %0 : !gpuos.tensor<1x64xf32>
+  }
+  %y = gpuos.matmul %s, %w : !gpuos.tensor<1x64xf32>, !gpuos.tensor<64x64xf32>
+  gpuos.yield %y : !gpuos.tensor<1x64xf32>
+}
