@@ -204,16 +204,17 @@ def GpuosFuseMatmulPrologues
   let summary = "Fuses elementwise producers of a small-M matmul's lhs into its task";
   let description = [{
     An elementwise unit (an elementwise op, or a task of them and views)
-    whose results only one small-M matmul unit reads (a matmul with M <= 16,
-    or a task of such matmuls and their epilogues), and only as the lhs of
-    its matmuls, joins that unit as a prologue: `silu(gate) * up` joins the
-    down projection. The small-M lowering reads the lhs once per K position
-    of each tile, so the prologue is evaluated there instead of being
-    written by a task of its own and read back, and one dependent task less
-    waits on the device. The prologue's work (its compute ops x the lhs
-    elements) must stay within a tile's budget (65536), since every tile
-    evaluates it; it must not be a graph output; priorities must agree; no
-    cycle.
+    whose results only one matmul unit reads (a matmul, or a task of
+    matmuls and their epilogues), and only as the lhs of matmuls whose
+    small-M lowering stages that lhs in shared memory (M <= 16, f16/bf16/f32
+    operands, the result the unit's iteration space, N a multiple of 8 for
+    a [K, N] weight, the lhs at most 16 KiB as f32), joins that unit as a
+    prologue: `silu(gate) * up` joins the down projection. Each tile then
+    evaluates the lhs once into shared memory instead of a task writing it
+    and the matmul reading it back, and one dependent task less waits on
+    the device. The prologue's work (its compute ops x the lhs elements)
+    must stay within a tile's budget (65536); it must not be a graph
+    output; priorities must agree; no cycle.
 
     Before:
     ```mlir

@@ -263,9 +263,17 @@ std::string DiffTester::checkStructure(ModuleOp module) {
       // a reduction, softmax or norm, or over a matmul's lhs (a prologue).
       ArrayRef<int64_t> space = shapeOf(task.getResult(0));
       SmallVector<ArrayRef<int64_t>> spaces = {space};
-      for (Operation &inner : task.getBodyBlock())
-        if (isa<ReduceOp, ArgmaxOp, SoftmaxOp, LayerNormOp, RmsNormOp, MatmulOp>(inner))
+      for (Operation &inner : task.getBodyBlock()) {
+        if (isa<ReduceOp, ArgmaxOp, SoftmaxOp, LayerNormOp, RmsNormOp>(inner))
           spaces.push_back(shapeOf(inner.getOperand(0)));
+        // A small-M matmul's lhs (gpuos-fuse-matmul-prologues; M <= 16,
+        // kSmallMatmulM of the passes).
+        if (auto matmul = dyn_cast<MatmulOp>(inner)) {
+          ArrayRef<int64_t> result = shapeOf(matmul.getResult());
+          if (result.size() >= 2 && result.end()[-2] >= 1 && result.end()[-2] <= 16)
+            spaces.push_back(shapeOf(matmul.getLhs()));
+        }
+      }
       for (Value result : task.getResults())
         if (shapeOf(result) != space)
           problem = ("task '" + task.getKind() +

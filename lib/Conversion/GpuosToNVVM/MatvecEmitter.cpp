@@ -89,9 +89,21 @@ MatvecEmitter::MatvecEmitter(TaskEmitter &task) : t(task), b(task.b) {
   // A computed lhs (a prologue) is staged when it fits beside the
   // partials: evaluated per K position in the loop, each column group
   // would repeat it, with its math on the loop's dependent chain.
-  for (Plan &plan : plans) {
+  // Matmuls reading one lhs share its staged copy (the first stages it).
+  for (size_t i = 0; i < plans.size(); ++i) {
+    Plan &plan = plans[i];
+    Value lhs = plan.op.getLhs();
+    MatmulOp op = plan.op;
+    auto first = llvm::find_if(ArrayRef(plans).take_front(i), [&](const Plan &other) {
+      MatmulOp earlier = other.op;
+      return other.lhsOffset >= 0 && earlier.getLhs() == lhs &&
+             earlier.getTransposeLhs() == op.getTransposeLhs();
+    });
     int64_t bytes = llvm::alignTo(m * plan.k * 4, 16);
-    if (computedInTask(plan.op.getLhs()) && offset + bytes <= kMatvecMaxShared) {
+    if (first != plans.begin() + i) {
+      plan.lhsOffset = first->lhsOffset;
+      plan.stages = false;
+    } else if (computedInTask(lhs) && offset + bytes <= kMatvecMaxShared) {
       plan.lhsOffset = offset;
       offset += bytes;
     }
@@ -548,7 +560,7 @@ Lanes MatvecEmitter::precomputed(MatmulOp op, const Index &index) {
 LogicalResult MatvecEmitter::emitStagedLhs() {
   bool any = false;
   for (const Plan &plan : plans) {
-    if (plan.lhsOffset < 0)
+    if (plan.lhsOffset < 0 || !plan.stages)
       continue;
     any = true;
     // Element e = row * K + k of the tile's lhs, thread t taking t, t +

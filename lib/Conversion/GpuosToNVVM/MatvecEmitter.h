@@ -62,6 +62,7 @@ private:
     /// it, docs/codegen.md): its byte offset, or -1 when the K loop reads
     /// it where it is.
     int64_t lhsOffset = -1;
+    bool stages = true; // false: an earlier plan stages the same lhs
   };
   const Plan *planOf(MatmulOp op) const;
   /// Phase 0: every staged lhs evaluated once per tile into shared memory.

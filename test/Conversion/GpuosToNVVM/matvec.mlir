@@ -133,8 +133,8 @@ gpuos.graph @prologue(%g : !gpuos.tensor<1x256xf32>, %u : !gpuos.tensor<1x256xf3
 // before it.
 // CHECK-LABEL: llvm.func @gpuos_task_matvec_prologue_big
 // CHECK:         scf.if
-// CHECK-NOT:       nvvm.barrier0
-// CHECK:           scf.for
+// CHECK-NOT:       !llvm.ptr<3>
+// CHECK:           scf.for {{.+}} iter_args
 // CHECK:             arith.negf
 // CHECK:             llvm.intr.fma
 gpuos.graph @prologue_big(%x : !gpuos.tensor<1x9000xf32>, %w : !gpuos.tensor<9000x64xf32>)

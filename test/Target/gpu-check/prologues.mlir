@@ -13,6 +13,7 @@
 // CHECK-DAG: .visible .func gpuos_task_pro_heads(
 // CHECK-DAG: .visible .func gpuos_task_pro_big(
 // CHECK-DAG: .visible .func gpuos_task_pro_shared8(
+// CHECK-DAG: .visible .func gpuos_task_pro_one_lhs(
 
 // The decode MLP's down projection: silu(gate) * up, a residual epilogue;
 // N not a multiple of the tile.
@@ -99,4 +100,19 @@ gpuos.graph @shared8(%x : !gpuos.tensor<8x256xf32>, %w : !gpuos.tensor<256x40xf3
     gpuos.yield %4, %5, %6 : !gpuos.tensor<4x40xf32>, !gpuos.tensor<4x40xf32>, !gpuos.tensor<4x40xf32>
   }
   gpuos.yield %r#0, %r#1, %r#2 : !gpuos.tensor<4x40xf32>, !gpuos.tensor<4x40xf32>, !gpuos.tensor<4x40xf32>
+}
+
+// Two matmuls read one computed lhs (n-lanes and k-lanes): the first
+// stages it, both read that copy.
+gpuos.graph @one_lhs(%x : !gpuos.tensor<2x128xf32>, %w : !gpuos.tensor<128x48xf32>, %v : !gpuos.tensor<48x128xf32>)
+    -> (a : !gpuos.tensor<2x48xf32>, b : !gpuos.tensor<2x48xf32>) {
+  %r:2 = gpuos.task "pro_one_lhs" ins(%i = %x : !gpuos.tensor<2x128xf32>, %m = %w : !gpuos.tensor<128x48xf32>,
+                                      %n = %v : !gpuos.tensor<48x128xf32>)
+      tile [2, 16] -> (!gpuos.tensor<2x48xf32>, !gpuos.tensor<2x48xf32>) {
+    %0 = gpuos.sigmoid %i : !gpuos.tensor<2x128xf32>
+    %1 = gpuos.matmul %0, %m : !gpuos.tensor<2x128xf32>, !gpuos.tensor<128x48xf32>
+    %2 = gpuos.matmul %0, %n transpose_rhs : !gpuos.tensor<2x128xf32>, !gpuos.tensor<48x128xf32>
+    gpuos.yield %1, %2 : !gpuos.tensor<2x48xf32>, !gpuos.tensor<2x48xf32>
+  }
+  gpuos.yield %r#0, %r#1 : !gpuos.tensor<2x48xf32>, !gpuos.tensor<2x48xf32>
 }

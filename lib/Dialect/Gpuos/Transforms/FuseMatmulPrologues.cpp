@@ -1,14 +1,15 @@
 //===- FuseMatmulPrologues.cpp - elementwise producers join a matvec ------===//
 //
-// In topological order: a small-M matmul unit (a matmul, or a task of
-// matmuls with their epilogues) takes in an elementwise unit whose every
-// result it alone reads, and only as the lhs of its matmuls: `silu(gate) *
-// up` becomes the prologue of the down projection. The small-M lowering
-// reads the lhs once per K position of a tile (docs/codegen.md, "Small-M
-// matmul"), so evaluating the prologue there costs a few instructions per
-// K position and saves a task, its output buffer and one dependent hop on
-// the device. Each tile evaluates the whole lhs, so the prologue's work
-// (ops x M x K) is bounded like a tile's.
+// In topological order: a matmul unit (a matmul, or a task of matmuls
+// with their epilogues) takes in an elementwise unit whose every result it
+// alone reads, and only as the lhs of matmuls whose small-M lowering
+// stages it: `silu(gate) * up` becomes the prologue of the down
+// projection. The lowering evaluates a staged lhs once per tile into
+// shared memory (docs/codegen.md, "Small-M matmul", phase 0), which saves
+// a task, its output buffer and one dependent hop on the device. An lhs it
+// would not stage would be evaluated per K position or per output element,
+// slower than a task of its own, so only staged ones join; the prologue's
+// work (ops x M x K) is bounded like a tile's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,30 +26,48 @@ using namespace gpuos;
 using namespace gpuos::fusion;
 
 namespace {
-/// The small-M matmuls of a matmul unit's op (a matmul, or a task holding
-/// some), and where `value`, one of the op's operands, goes in them: true
-/// when every use of it (of the task argument bound to it) is the lhs of
-/// one of those matmuls, and the unit has one.
-bool readsOnlyAsSmallLhs(Operation *unit, Value value) {
-  auto smallLhs = [](OpOperand &use) {
+/// A matmul the small-M lowering takes and whose lhs it stages in shared
+/// memory (docs/codegen.md, "Small-M matmul"): M <= 16, its result the
+/// consumer's iteration space `space`, f16/bf16/f32 operands (computed in
+/// f32), column groups within a warp (N a multiple of 8 for a [K, N]
+/// weight), and an lhs of at most kMaxStagedLhsBytes as f32. Otherwise the
+/// lowering would evaluate the prologue per K position of every column
+/// group (slower than a task of its own, measured) or per output element.
+bool takesStagedLhs(MatmulOp matmul, ArrayRef<int64_t> space) {
+  auto shapeOf = [](Value v) { return cast<StridedTensorType>(v.getType()).getShape(); };
+  auto f32Compute = [](Value v) {
+    Type type = cast<StridedTensorType>(v.getType()).getElementType();
+    return type.isF32() || type.isF16() || type.isBF16();
+  };
+  ArrayRef<int64_t> result = shapeOf(matmul.getResult()), lhs = shapeOf(matmul.getLhs());
+  if (result.size() < 2 || result != space || llvm::is_contained(lhs, kDynamic) ||
+      llvm::is_contained(result, kDynamic) || !f32Compute(matmul.getLhs()) ||
+      !f32Compute(matmul.getRhs()) || !f32Compute(matmul.getResult()))
+    return false;
+  int64_t m = result[result.size() - 2], n = result.back();
+  int64_t k = matmul.getTransposeLhs() ? lhs[lhs.size() - 2] : lhs.back();
+  return m <= kSmallMatmulM && (matmul.getTransposeRhs() || n % 8 == 0) &&
+         m * k * 4 <= kMaxStagedLhsBytes;
+}
+
+/// True when `unit` (a matmul or a task, of iteration space `space`)
+/// reads `value`, one of its operands, only as the lhs of matmuls that
+/// stage it (every use of the task argument bound to it).
+bool readsOnlyAsStagedLhs(Operation *unit, Value value, ArrayRef<int64_t> space) {
+  auto stagedLhs = [&](OpOperand &use) {
     auto matmul = dyn_cast<MatmulOp>(use.getOwner());
-    if (!matmul || use.getOperandNumber() != 0)
-      return false;
-    ArrayRef<int64_t> shape =
-        cast<StridedTensorType>(matmul.getResult().getType()).getShape();
-    return shape.size() >= 2 && shape[shape.size() - 2] != kDynamic &&
-           shape[shape.size() - 2] <= kSmallMatmulM;
+    return matmul && use.getOperandNumber() == 0 && takesStagedLhs(matmul, space);
   };
   auto task = dyn_cast<TaskOp>(unit);
   if (!task)
     return isa<MatmulOp>(unit) && unit->getOperand(1) != value &&
-           smallLhs(unit->getOpOperand(0));
+           stagedLhs(unit->getOpOperand(0));
   bool any = false;
   for (auto [input, arg] : llvm::zip(task.getInputs(), task.getBodyBlock().getArguments())) {
     if (input != value)
       continue;
     for (OpOperand &use : arg.getUses()) {
-      if (!smallLhs(use))
+      if (!stagedLhs(use))
         return false;
       any = true;
     }
@@ -95,7 +114,7 @@ struct FuseMatmulPrologues
         bool onlyLhs = llvm::all_of(op->getResults(), [&](Value result) {
           return llvm::all_of(result.getUsers(),
                               [&](Operation *user) { return user == consumer; }) &&
-                 readsOnlyAsSmallLhs(consumer, result);
+                 readsOnlyAsStagedLhs(consumer, result, space);
         });
         // The prologue's work per tile: its ops over the lhs (M x K).
         ArrayRef<int64_t> lhs = units[*producer].space;

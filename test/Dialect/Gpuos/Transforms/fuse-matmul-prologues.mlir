@@ -64,7 +64,9 @@ gpuos.graph @kept_apart(%x : !gpuos.tensor<1x64xf32>, %c : !gpuos.tensor<1x64xf3
 // Different priorities: the background scale stays out of the urgent
 // matvec.
 // CHECK-LABEL: gpuos.graph @priorities
-// CHECK: gpuos.task "{{.+}}" {{.+}} priority #gpuos.priority<background>
+// CHECK: gpuos.task "scale" {{.+}} priority #gpuos.priority<background>
+// CHECK-NEXT: gpuos.neg
+// CHECK-NOT: _neg_matmul
 // CHECK: gpuos.matmul
 gpuos.graph @priorities(%x : !gpuos.tensor<1x64xf32>, %w : !gpuos.tensor<64x64xf32>)
     -> (y : !gpuos.tensor<1x64xf32>) priority #gpuos.priority<urgent> {
@@ -75,4 +77,28 @@ gpuos.graph @priorities(%x : !gpuos.tensor<1x64xf32>, %w : !gpuos.tensor<64x64xf
   }
   %y = gpuos.matmul %s, %w : !gpuos.tensor<1x64xf32>, !gpuos.tensor<64x64xf32>
   gpuos.yield %y : !gpuos.tensor<1x64xf32>
+}
+
+// -----
+
+// Matmuls the lowering would not stage an lhs for keep their producer
+// apart: an lhs of 1 x 11008 f32 (43 KiB; a Llama down projection), an
+// odd N (column groups wider than a warp), f64 operands.
+// CHECK-LABEL: gpuos.graph @unstaged
+// CHECK: gpuos.mul
+// CHECK: gpuos.silu %o
+// CHECK: gpuos.silu %d
+// CHECK-NOT: gpuos.task
+gpuos.graph @unstaged(%g : !gpuos.tensor<1x11008xf32>, %u : !gpuos.tensor<1x11008xf32>,
+                      %w : !gpuos.tensor<11008x64xf32>, %o : !gpuos.tensor<1x64xf32>,
+                      %wo : !gpuos.tensor<64x4001xf32>, %d : !gpuos.tensor<1x64xf64>,
+                      %wd : !gpuos.tensor<64x64xf64>)
+    -> (y : !gpuos.tensor<1x64xf32>, z : !gpuos.tensor<1x4001xf32>, q : !gpuos.tensor<1x64xf64>) {
+  %h = gpuos.mul %g, %u : !gpuos.tensor<1x11008xf32>, !gpuos.tensor<1x11008xf32>
+  %y = gpuos.matmul %h, %w : !gpuos.tensor<1x11008xf32>, !gpuos.tensor<11008x64xf32>
+  %s = gpuos.silu %o : !gpuos.tensor<1x64xf32>
+  %z = gpuos.matmul %s, %wo : !gpuos.tensor<1x64xf32>, !gpuos.tensor<64x4001xf32>
+  %t = gpuos.silu %d : !gpuos.tensor<1x64xf64>
+  %q = gpuos.matmul %t, %wd : !gpuos.tensor<1x64xf64>, !gpuos.tensor<64x64xf64>
+  gpuos.yield %y, %z, %q : !gpuos.tensor<1x64xf32>, !gpuos.tensor<1x4001xf32>, !gpuos.tensor<1x64xf64>
 }
