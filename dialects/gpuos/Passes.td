@@ -206,9 +206,10 @@ def GpuosFuseMatmulPrologues
     An elementwise unit (an elementwise op, or a task of them and views)
     whose results only one matmul unit reads (a matmul, or a task of
     matmuls and their epilogues), and only as the lhs of matmuls whose
-    small-M lowering stages that lhs in shared memory (M <= 16, f16/bf16/f32
-    operands, the result the unit's iteration space, N a multiple of 8 for
-    a [K, N] weight, the lhs at most 16 KiB as f32), joins that unit as a
+    small-M lowering stages that lhs in shared memory (every matmul of the
+    unit with M <= 16, f16/bf16/f32 operands, its result the unit's
+    iteration space, N a multiple of 8 for a [K, N] weight; the partials and
+    staged lhs values within 32 KiB), joins that unit as a
     prologue: `silu(gate) * up` joins the down projection. Each tile then
     evaluates the lhs once into shared memory instead of a task writing it
     and the matmul reading it back, and one dependent task less waits on

@@ -26,37 +26,87 @@ using namespace gpuos;
 using namespace gpuos::fusion;
 
 namespace {
-/// A matmul the small-M lowering takes and whose lhs it stages in shared
-/// memory (docs/codegen.md, "Small-M matmul"): M <= 16, its result the
-/// consumer's iteration space `space`, f16/bf16/f32 operands (computed in
-/// f32), column groups within a warp (N a multiple of 8 for a [K, N]
-/// weight), and an lhs of at most kMaxStagedLhsBytes as f32. Otherwise the
-/// lowering would evaluate the prologue per K position of every column
-/// group (slower than a task of its own, measured) or per output element.
-bool takesStagedLhs(MatmulOp matmul, ArrayRef<int64_t> space) {
-  auto shapeOf = [](Value v) { return cast<StridedTensorType>(v.getType()).getShape(); };
+StridedTensorType typeOf(Value value) {
+  return cast<StridedTensorType>(value.getType());
+}
+
+/// A matmul the small-M lowering takes (docs/codegen.md, "Small-M
+/// matmul"): M <= 16, its result the consumer's iteration space `space`,
+/// f16/bf16/f32 operands (computed in f32), column groups within a warp
+/// (N a multiple of 8 for a [K, N] weight).
+bool lowersAsMatvec(MatmulOp matmul, ArrayRef<int64_t> space) {
   auto f32Compute = [](Value v) {
-    Type type = cast<StridedTensorType>(v.getType()).getElementType();
+    Type type = typeOf(v).getElementType();
     return type.isF32() || type.isF16() || type.isBF16();
   };
-  ArrayRef<int64_t> result = shapeOf(matmul.getResult()), lhs = shapeOf(matmul.getLhs());
-  if (result.size() < 2 || result != space || llvm::is_contained(lhs, kDynamic) ||
-      llvm::is_contained(result, kDynamic) || !f32Compute(matmul.getLhs()) ||
-      !f32Compute(matmul.getRhs()) || !f32Compute(matmul.getResult()))
+  ArrayRef<int64_t> result = typeOf(matmul.getResult()).getShape();
+  if (result.size() < 2 || result != space || llvm::is_contained(result, kDynamic) ||
+      llvm::is_contained(typeOf(matmul.getLhs()).getShape(), kDynamic) ||
+      !f32Compute(matmul.getLhs()) || !f32Compute(matmul.getRhs()) ||
+      !f32Compute(matmul.getResult()))
     return false;
-  int64_t m = result[result.size() - 2], n = result.back();
-  int64_t k = matmul.getTransposeLhs() ? lhs[lhs.size() - 2] : lhs.back();
-  return m <= kSmallMatmulM && (matmul.getTransposeRhs() || n % 8 == 0) &&
-         m * k * 4 <= kMaxStagedLhsBytes;
+  return result.end()[-2] <= kSmallMatmulM &&
+         (matmul.getTransposeRhs() || result.back() % 8 == 0);
+}
+
+/// Bytes of the lhs of `matmul` staged as [M][K] f32.
+int64_t stagedBytes(MatmulOp matmul) {
+  ArrayRef<int64_t> lhs = typeOf(matmul.getLhs()).getShape();
+  int64_t m = typeOf(matmul.getResult()).getShape().end()[-2];
+  int64_t k = matmul.getTransposeLhs() ? lhs.end()[-2] : lhs.back();
+  return llvm::alignTo(m * k * 4, 16);
+}
+
+/// The matmuls of a consumer unit: the op itself, or a task's.
+SmallVector<MatmulOp> matmulsOf(Operation *unit) {
+  if (auto matmul = dyn_cast<MatmulOp>(unit))
+    return {matmul};
+  SmallVector<MatmulOp> matmuls;
+  if (auto task = dyn_cast<TaskOp>(unit))
+    for (Operation &op : task.getBodyBlock())
+      if (auto matmul = dyn_cast<MatmulOp>(op))
+        matmuls.push_back(matmul);
+  return matmuls;
+}
+
+/// Whether `matmul`, one of `unit`'s, has `value` (an operand of `unit`)
+/// as its lhs.
+bool readsValue(Operation *unit, MatmulOp matmul, Value value) {
+  auto task = dyn_cast<TaskOp>(unit);
+  if (!task)
+    return matmul.getLhs() == value;
+  for (auto [input, arg] : llvm::zip(task.getInputs(), task.getBodyBlock().getArguments()))
+    if (input == value && matmul.getLhs() == arg)
+      return true;
+  return false;
+}
+
+/// Shared memory the lowering of `unit` uses before any prologue is
+/// staged, when every matmul of it lowers as a matvec: the partials (at
+/// most 8 x M x tn f32 per [K, N] weight, M x tn <= 256 by the tile rule;
+/// M x tn per [N, K] one) and the lhs values it computes already.
+std::optional<int64_t> matvecSharedBytes(Operation *unit, ArrayRef<int64_t> space) {
+  int64_t bytes = 0;
+  DenseSet<Value> computed;
+  for (MatmulOp matmul : matmulsOf(unit)) {
+    if (!lowersAsMatvec(matmul, space))
+      return std::nullopt;
+    bytes += matmul.getTransposeRhs() ? 1024 : 8192;
+    Operation *def = matmul.getLhs().getDefiningOp();
+    if (def && !def->hasTrait<gpuos::OpTrait::View>() &&
+        computed.insert(matmul.getLhs()).second)
+      bytes += stagedBytes(matmul);
+  }
+  return bytes;
 }
 
 /// True when `unit` (a matmul or a task, of iteration space `space`)
-/// reads `value`, one of its operands, only as the lhs of matmuls that
-/// stage it (every use of the task argument bound to it).
+/// reads `value`, one of its operands, only as the lhs of small-M matmuls
+/// (every use of the task argument bound to it).
 bool readsOnlyAsStagedLhs(Operation *unit, Value value, ArrayRef<int64_t> space) {
   auto stagedLhs = [&](OpOperand &use) {
     auto matmul = dyn_cast<MatmulOp>(use.getOwner());
-    return matmul && use.getOperandNumber() == 0 && takesStagedLhs(matmul, space);
+    return matmul && use.getOperandNumber() == 0 && lowersAsMatvec(matmul, space);
   };
   auto task = dyn_cast<TaskOp>(unit);
   if (!task)
@@ -102,6 +152,15 @@ struct FuseMatmulPrologues
       ArrayRef<int64_t> space = units[node].space;
       if (space.size() < 2)
         continue;
+      // Every matmul of the consumer lowers as a matvec, and every lhs the
+      // consumer takes in is staged: its partials and staged lhs values
+      // stay within the lowering's shared memory (MatvecEmitter.cpp).
+      // Otherwise a prologue would be evaluated per K position of every
+      // column group (slower than a task of its own, measured) or per
+      // output element.
+      std::optional<int64_t> shared = matvecSharedBytes(consumer, space);
+      if (!shared)
+        continue;
       for (Value operand : consumer->getOperands()) {
         std::optional<unsigned> producer = fg.producer(operand);
         if (!producer || !fg.isAlone(*producer) ||
@@ -121,11 +180,22 @@ struct FuseMatmulPrologues
         int64_t elements = 1;
         for (int64_t size : lhs)
           elements *= size;
-        if (!onlyLhs || computeOps(op) * elements > kTileMaxWork ||
-            !fg.readsDirectly(node, *producer) ||
+        if (!onlyLhs || computeOps(op) * elements > kTileMaxWork)
+          continue;
+        // One staged copy per distinct value read (its readers agree on
+        // M x K: the value is their lhs).
+        int64_t staged = 0;
+        for (Value result : op->getResults())
+          for (MatmulOp matmul : matmulsOf(consumer))
+            if (readsValue(consumer, matmul, result)) {
+              staged += stagedBytes(matmul);
+              break;
+            }
+        if (*shared + staged > kMatvecSharedBytes || !fg.readsDirectly(node, *producer) ||
             fg.wouldCreateCycle({*producer, node}))
           continue;
         fg.merge(*producer, node);
+        *shared += staged;
       }
     }
   }

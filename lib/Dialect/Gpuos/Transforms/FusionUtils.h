@@ -244,10 +244,9 @@ constexpr int64_t kTileMinMatmulOutputs = 1024;
 /// Matmuls with at most this many rows (M) get column tiles with M whole,
 /// which the lowering computes by splitting K across the block.
 constexpr int64_t kSmallMatmulM = 16;
-/// Largest lhs (M x K as f32) of a small-M matmul that takes a prologue:
-/// the lowering stages it in shared memory beside the partials (at most 8
-/// KiB for one matmul) within its 32 KiB (MatvecEmitter.cpp).
-constexpr int64_t kMaxStagedLhsBytes = 16384;
+/// Shared memory of a small-M matmul task's lowering: the partials and the
+/// staged lhs values (kMatvecMaxShared in MatvecEmitter.cpp).
+constexpr int64_t kMatvecSharedBytes = 32 * 1024;
 /// Tile size of a dynamic axis that must stay whole: one tile covers it.
 constexpr int64_t kWholeDynamicTile = 2147483647;
 

@@ -1,4 +1,5 @@
 // RUN: gpuos-opt %s --split-input-file --pass-pipeline='builtin.module(gpuos.graph(gpuos-fuse-elementwise, gpuos-fuse-matmul-epilogues, gpuos-fuse-matmul-prologues))' | FileCheck %s
+// RUN: gpuos-opt %s --split-input-file --pass-pipeline='builtin.module(gpuos.graph(gpuos-fuse-elementwise, gpuos-fuse-shared-weights, gpuos-fuse-matmul-epilogues, gpuos-fuse-matmul-prologues))' | FileCheck %s --check-prefix=SHARED
 
 // silu(gate) * up, read only as the down projection's lhs, joins it (and
 // its residual epilogue): one task, the gated product is not a result.
@@ -85,10 +86,10 @@ gpuos.graph @priorities(%x : !gpuos.tensor<1x64xf32>, %w : !gpuos.tensor<64x64xf
 // apart: an lhs of 1 x 11008 f32 (43 KiB; a Llama down projection), an
 // odd N (column groups wider than a warp), f64 operands.
 // CHECK-LABEL: gpuos.graph @unstaged
-// CHECK: gpuos.mul
+// CHECK-NOT: gpuos.task
+// CHECK: gpuos.mul %g, %u
 // CHECK: gpuos.silu %o
 // CHECK: gpuos.silu %d
-// CHECK-NOT: gpuos.task
 gpuos.graph @unstaged(%g : !gpuos.tensor<1x11008xf32>, %u : !gpuos.tensor<1x11008xf32>,
                       %w : !gpuos.tensor<11008x64xf32>, %o : !gpuos.tensor<1x64xf32>,
                       %wo : !gpuos.tensor<64x4001xf32>, %d : !gpuos.tensor<1x64xf64>,
@@ -101,4 +102,24 @@ gpuos.graph @unstaged(%g : !gpuos.tensor<1x11008xf32>, %u : !gpuos.tensor<1x1100
   %t = gpuos.silu %d : !gpuos.tensor<1x64xf64>
   %q = gpuos.matmul %t, %wd : !gpuos.tensor<1x64xf64>, !gpuos.tensor<64x64xf64>
   gpuos.yield %y, %z, %q : !gpuos.tensor<1x64xf32>, !gpuos.tensor<1x4001xf32>, !gpuos.tensor<1x64xf64>
+}
+
+// -----
+
+// Two micro-batches through one weight (one task of two matmuls): their
+// partials (up to 8 KiB each) and the first staged lhs (4 x 1024 f32, 16
+// KiB) fill the lowering's 32 KiB, so only the first silu joins.
+// SHARED-LABEL: gpuos.graph @budget
+// SHARED: %[[SB:.+]] = gpuos.silu %b
+// SHARED: gpuos.task "budget_t{{[0-9]+}}_silu_matmul" ins(%{{.+}} = %a : {{.+}}, %{{.+}} = %w : {{.+}}, %{{.+}} = %[[SB]] : {{.+}})
+// SHARED-NEXT: gpuos.silu
+// SHARED-NEXT: gpuos.matmul
+// SHARED-NEXT: gpuos.matmul
+gpuos.graph @budget(%a : !gpuos.tensor<4x1024xf32>, %b : !gpuos.tensor<4x1024xf32>, %w : !gpuos.tensor<1024x64xf32>)
+    -> (ya : !gpuos.tensor<4x64xf32>, yb : !gpuos.tensor<4x64xf32>) {
+  %sa = gpuos.silu %a : !gpuos.tensor<4x1024xf32>
+  %sb = gpuos.silu %b : !gpuos.tensor<4x1024xf32>
+  %ya = gpuos.matmul %sa, %w : !gpuos.tensor<4x1024xf32>, !gpuos.tensor<1024x64xf32>
+  %yb = gpuos.matmul %sb, %w : !gpuos.tensor<4x1024xf32>, !gpuos.tensor<1024x64xf32>
+  gpuos.yield %ya, %yb : !gpuos.tensor<4x64xf32>, !gpuos.tensor<4x64xf32>
 }
