@@ -69,16 +69,18 @@ SmallVector<MatmulOp> matmulsOf(Operation *unit) {
   return matmuls;
 }
 
-/// Whether `matmul`, one of `unit`'s, has `value` (an operand of `unit`)
-/// as its lhs.
-bool readsValue(Operation *unit, MatmulOp matmul, Value value) {
+/// What stands for `value`, one of `unit`'s operands, where `unit`'s
+/// matmuls read it: the value itself for a matmul, the body arguments
+/// bound to it for a task.
+SmallVector<Value> boundTo(Operation *unit, Value value) {
   auto task = dyn_cast<TaskOp>(unit);
   if (!task)
-    return matmul.getLhs() == value;
+    return {value};
+  SmallVector<Value> args;
   for (auto [input, arg] : llvm::zip(task.getInputs(), task.getBodyBlock().getArguments()))
-    if (input == value && matmul.getLhs() == arg)
-      return true;
-  return false;
+    if (input == value)
+      args.push_back(arg);
+  return args;
 }
 
 /// Shared memory the lowering of `unit` uses before any prologue is
@@ -101,41 +103,20 @@ std::optional<int64_t> matvecSharedBytes(Operation *unit, ArrayRef<int64_t> spac
 }
 
 /// True when `unit` (a matmul or a task, of iteration space `space`)
-/// reads `value`, one of its operands, only as the lhs of small-M matmuls
-/// (every use of the task argument bound to it).
+/// reads `value`, one of its operands, and only as the lhs of small-M
+/// matmuls.
 bool readsOnlyAsStagedLhs(Operation *unit, Value value, ArrayRef<int64_t> space) {
-  auto stagedLhs = [&](OpOperand &use) {
-    auto matmul = dyn_cast<MatmulOp>(use.getOwner());
-    return matmul && use.getOperandNumber() == 0 && lowersAsMatvec(matmul, space);
-  };
-  auto task = dyn_cast<TaskOp>(unit);
-  if (!task)
-    return isa<MatmulOp>(unit) && unit->getOperand(1) != value &&
-           stagedLhs(unit->getOpOperand(0));
   bool any = false;
-  for (auto [input, arg] : llvm::zip(task.getInputs(), task.getBodyBlock().getArguments())) {
-    if (input != value)
-      continue;
-    for (OpOperand &use : arg.getUses()) {
-      if (!stagedLhs(use))
+  for (Value bound : boundTo(unit, value))
+    for (OpOperand &use : bound.getUses()) {
+      if (!isa<TaskOp>(unit) && use.getOwner() != unit)
+        continue; // a plain matmul: only its own uses count
+      auto matmul = dyn_cast<MatmulOp>(use.getOwner());
+      if (!matmul || use.getOperandNumber() != 0 || !lowersAsMatvec(matmul, space))
         return false;
       any = true;
     }
-  }
   return any;
-}
-
-/// Ops of an elementwise unit that cost work per element (views and
-/// constants are index arithmetic).
-int64_t computeOps(Operation *op) {
-  auto task = dyn_cast<TaskOp>(op);
-  if (!task)
-    return 1;
-  int64_t ops = 0;
-  for (Operation &inner : task.getBodyBlock().without_terminator())
-    if (!isViewOrConstant(&inner))
-      ++ops;
-  return ops;
 }
 
 struct FuseMatmulPrologues
@@ -180,14 +161,16 @@ struct FuseMatmulPrologues
         int64_t elements = 1;
         for (int64_t size : lhs)
           elements *= size;
-        if (!onlyLhs || computeOps(op) * elements > kTileMaxWork)
+        auto task = dyn_cast<TaskOp>(op);
+        int64_t ops = task ? computeOpCount(task.getBodyBlock()) : 1;
+        if (!onlyLhs || ops * elements > kTileMaxWork)
           continue;
         // One staged copy per distinct value read (its readers agree on
         // M x K: the value is their lhs).
         int64_t staged = 0;
         for (Value result : op->getResults())
           for (MatmulOp matmul : matmulsOf(consumer))
-            if (readsValue(consumer, matmul, result)) {
+            if (llvm::is_contained(boundTo(consumer, result), matmul.getLhs())) {
               staged += stagedBytes(matmul);
               break;
             }

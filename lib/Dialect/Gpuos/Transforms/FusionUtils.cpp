@@ -47,6 +47,11 @@ bool gpuos::fusion::isViewOrConstant(Operation *op) {
   return isIndexMap(op) || isa<ConstantOp>(op);
 }
 
+int64_t gpuos::fusion::computeOpCount(Block &body) {
+  return llvm::count_if(body.without_terminator(),
+                        [](Operation &op) { return !isViewOrConstant(&op); });
+}
+
 bool gpuos::fusion::isReductionAnchor(Operation *op) {
   return isa<ReduceOp, ArgmaxOp, SoftmaxOp, LayerNormOp, RmsNormOp>(op);
 }
@@ -728,10 +733,7 @@ SmallVector<int64_t> gpuos::fusion::chooseTile(TaskOp task) {
   // kTileMaxWork / (work per element) and kTileMaxElements, so a tile stays
   // a few microseconds long; within that, small enough that the task spreads
   // over kTileSpread tiles, but not below kTileMinElements.
-  int64_t ops = 0;
-  for (Operation &op : task.getBodyBlock().without_terminator())
-    if (!isViewOrConstant(&op))
-      ++ops;
+  int64_t ops = computeOpCount(task.getBodyBlock());
   int64_t work = std::min(kTileMaxWork, std::max<int64_t>(ops, 1) * factor);
   int64_t budget = std::max<int64_t>(
       1, std::min(kTileMaxElements, kTileMaxWork / work));

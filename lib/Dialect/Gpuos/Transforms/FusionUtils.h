@@ -32,6 +32,9 @@ mlir::LogicalResult sortGraph(GraphOp graph, llvm::StringRef done);
 /// Views, constants and concats of two static inputs cost little to
 /// duplicate: tasks clone them.
 bool isViewOrConstant(mlir::Operation *op);
+/// Ops of `body` that cost work per element (views and constants are index
+/// arithmetic).
+int64_t computeOpCount(mlir::Block &body);
 /// reduce, argmax, softmax, layer_norm, rms_norm: the ops a reduction task
 /// is built around.
 bool isReductionAnchor(mlir::Operation *op);
