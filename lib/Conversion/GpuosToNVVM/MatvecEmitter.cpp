@@ -108,7 +108,133 @@ MatvecEmitter::MatvecEmitter(TaskEmitter &task) : t(task), b(task.b) {
       offset += bytes;
     }
   }
+  unstagedBytes = offset;
+  formGroups();
+  // The weight stages share one area (groups run one after the other),
+  // when it fits beside the rest.
+  int64_t stageBytes = 0;
+  for (const Group &group : groups)
+    stageBytes =
+        std::max(stageBytes, group.buffers * group.chunkRows * group.perRowBytes);
+  if (stageBytes > 0 && offset + stageBytes <= kMatvecMaxStagedShared) {
+    stageOffset = offset;
+    offset += stageBytes;
+  } else {
+    for (Group &group : groups)
+      group.chunkRows = 0;
+  }
   sharedBytes = offset;
+}
+
+void MatvecEmitter::formGroups() {
+  for (auto [index, plan] : llvm::enumerate(plans)) {
+    if (plan.kLanes)
+      continue;
+    auto joins = [&](const Group &group) {
+      const Plan &first = plans[group.members.front()];
+      MatmulOp member = first.op, candidate = plan.op;
+      return member.getRhs() == candidate.getRhs() && first.k == plan.k &&
+             first.vector == plan.vector && first.groups == plan.groups &&
+             int64_t(group.members.size() + 1) * m * plan.vector <=
+                 kJamAccumulators;
+    };
+    auto *group = llvm::find_if(groups, joins);
+    if (group == groups.end())
+      group = &groups.emplace_back();
+    group->members.push_back(index);
+  }
+  for (Group &group : groups)
+    planStage(group);
+}
+
+void MatvecEmitter::planStage(Group &group) const {
+  // The weight is an input buffer, read as it is: contiguous along N, and
+  // every other stride, the tile's column offset and its row a multiple of
+  // 16 bytes, so the tile's slice is whole 16-byte pieces, none across N.
+  const Plan &first = plans[group.members.front()];
+  MatmulOp op = first.op;
+  Value rhs = op.getRhs();
+  auto arg = dyn_cast<BlockArgument>(rhs);
+  if (!arg || arg.getOwner() != &t.task.getBodyBlock())
+    return;
+  StridedTensorType type = typeOf(rhs);
+  SmallVector<int64_t> strides = type.getEffectiveStrides();
+  int64_t bytes = storageBytes(type.getElementType());
+  int64_t perPiece = 16 / bytes;
+  if (strides.back() != 1 || n % perPiece != 0 || (tn * bytes) % 16 != 0)
+    return;
+  for (int64_t stride : ArrayRef(strides).drop_back())
+    if (stride == kDynamic || stride % perPiece != 0)
+      return;
+  group.rowBytes = tn * bytes;
+  // Each member's lhs rows too, [M][R] after the weight rows of a chunk,
+  // when an input buffer holds them contiguous along K (through slices):
+  // every tile reads the whole lhs, one element per K position per
+  // column group, so from L2 it is as much a stream as the weight.
+  int64_t perRow = group.rowBytes;
+  for (unsigned member : group.members) {
+    int64_t lhsBytes = stagedLhsBytes(plans[member]);
+    group.lhsOffsets.push_back(lhsBytes ? perRow : -1);
+    group.lhsBytes.push_back(lhsBytes);
+    perRow += m * lhsBytes;
+  }
+  group.perRowBytes = perRow;
+  // Only when the lhs rows are the larger stream (micro-batches: M rows of
+  // every member per K row against one weight row): decode's M = 1
+  // matvecs ran no faster with the weight staged, and slower in chunks
+  // that also held the lhs (docs/codegen.md, "Staged chunks").
+  if (perRow - group.rowBytes < group.rowBytes)
+    return;
+  if (first.k * perRow <= kWeightStageBytes) {
+    group.chunkRows = first.k;
+    group.buffers = 1;
+  } else {
+    group.chunkRows = floorPow2(kWeightStageBytes / 2 / perRow);
+    group.buffers = 2;
+  }
+  // Every lhs row of a chunk is whole 16-byte pieces.
+  if (group.chunkRows < 16 ||
+      (group.chunkRows < first.k && group.chunkRows % 16 != 0)) {
+    group.chunkRows = 0;
+    return;
+  }
+  // Byte offsets within a buffer: rows of the weight, then each staged
+  // member's [M][R] lhs.
+  for (int64_t &offset : group.lhsOffsets)
+    if (offset >= 0)
+      offset = group.chunkRows * offset;
+  group.chunks = llvm::divideCeil(first.k, group.chunkRows);
+}
+
+int64_t MatvecEmitter::stagedLhsBytes(const Plan &plan) const {
+  // An lhs phase 0 stages is in shared memory already.
+  MatmulOp op = plan.op;
+  if (plan.lhsOffset >= 0 || op.getTransposeLhs())
+    return 0;
+  // Slices of an input down to the task's argument, K contiguous (step 1)
+  // and starting on a 16-byte piece, every other stride a multiple of a
+  // piece.
+  Value value = op.getLhs();
+  int64_t kStart = 0;
+  while (auto slice = value.getDefiningOp<SliceOp>()) {
+    if (slice.getSteps().back() != 1)
+      return 0;
+    kStart += slice.getStarts().back();
+    value = slice.getInput();
+  }
+  auto arg = dyn_cast<BlockArgument>(value);
+  if (!arg || arg.getOwner() != &t.task.getBodyBlock())
+    return 0;
+  StridedTensorType type = typeOf(value);
+  int64_t bytes = storageBytes(type.getElementType());
+  int64_t perPiece = 16 / bytes;
+  SmallVector<int64_t> strides = type.getEffectiveStrides();
+  if (strides.back() != 1 || kStart % perPiece != 0 || plan.k % perPiece != 0)
+    return 0;
+  for (int64_t stride : ArrayRef(strides).drop_back())
+    if (stride == kDynamic || stride % perPiece != 0)
+      return 0;
+  return bytes;
 }
 
 const MatvecEmitter::Plan *MatvecEmitter::planOf(MatmulOp op) const {
@@ -149,7 +275,7 @@ bool MatvecEmitter::applies(TaskEmitter &t) {
   if (!isPowerOfTwo(tile[rank - 1]) || tile[rank - 1] > 256)
     return false;
   MatvecEmitter emitter(t);
-  if (emitter.sharedBytes > kMatvecMaxShared)
+  if (emitter.unstagedBytes > kMatvecMaxShared)
     return false;
   for (const Plan &plan : emitter.plans)
     if (!plan.kLanes && plan.groups > 32)
@@ -204,7 +330,29 @@ MatvecEmitter::operandsAt(MatmulOp op, const DimIndex &column, const DimIndex &k
     }
     step.lhsRows.push_back(std::move(lanes));
   }
-  for (int64_t row = 0; !staged && row < m; ++row) {
+  int64_t chunkLhs = stage.group ? stage.group->lhsOffsets[stage.member] : -1;
+  for (int64_t row = 0; !staged && chunkLhs >= 0 && row < m; ++row) {
+    // [member's block][row][k - firstRow] of the chunk.
+    Type elementType = typeOf(op.getLhs()).getElementType();
+    int64_t bytes = storageBytes(elementType);
+    Lanes lanes;
+    for (unsigned lane = 0; lane < lhsLanes; ++lane) {
+      Value position = toI32(arith::SubIOp::create(b, t.laneValue(k, lane),
+                                                   stage.firstRow));
+      Value byte = arith::AddIOp::create(
+          b, arith::AddIOp::create(b, i32(stageOffset), stage.buffer),
+          arith::AddIOp::create(
+              b, i32(chunkLhs + row * stage.group->chunkRows * bytes),
+              arith::MulIOp::create(b, position, i32(bytes))));
+      lanes.push_back(storageToCompute(
+          b,
+          LLVM::LoadOp::create(b, storageType(elementType), sharedPtr(byte),
+                               bytes),
+          elementType));
+    }
+    step.lhsRows.push_back(std::move(lanes));
+  }
+  for (int64_t row = 0; !staged && chunkLhs < 0 && row < m; ++row) {
     FailureOr<Lanes> value =
         t.eval(op.getLhs(), operandIndex(op, true, t.constDim(row), k));
     if (failed(value))
@@ -212,6 +360,10 @@ MatvecEmitter::operandsAt(MatmulOp op, const DimIndex &column, const DimIndex &k
     step.lhsRows.push_back(std::move(*value));
   }
   t.lanes = rhsLanes;
+  if (stage.rowBytes) {
+    step.rhs = stagedWeight(op, k, rhsLanes);
+    return step;
+  }
   FailureOr<Lanes> w = t.eval(op.getRhs(), operandIndex(op, false, column, k));
   if (failed(w))
     return failure();
@@ -219,26 +371,53 @@ MatvecEmitter::operandsAt(MatmulOp op, const DimIndex &column, const DimIndex &k
   return step;
 }
 
+Lanes MatvecEmitter::stagedWeight(MatmulOp op, const DimIndex &k, unsigned lanes) {
+  // [row - firstRow][column * V .. + V) of the chunk, one vector load.
+  Type elementType = typeOf(op.getRhs()).getElementType();
+  Type storage = storageType(elementType);
+  Value row = toI32(arith::SubIOp::create(b, k.base, stage.firstRow));
+  Value byte = arith::AddIOp::create(
+      b, arith::AddIOp::create(b, i32(stageOffset), stage.buffer),
+      arith::AddIOp::create(b, arith::MulIOp::create(b, row, i32(stage.rowBytes)),
+                            stage.columnByte));
+  auto vectorType = VectorType::get({int64_t(lanes)}, storage);
+  Value vector = LLVM::LoadOp::create(b, vectorType, sharedPtr(byte),
+                                      lanes * storageBytes(elementType));
+  Lanes result;
+  for (unsigned lane = 0; lane < lanes; ++lane)
+    result.push_back(storageToCompute(
+        b,
+        LLVM::ExtractElementOp::create(
+            b, vector, arith::ConstantOp::create(b, b.getI32IntegerAttr(lane))),
+        elementType));
+  return result;
+}
+
 /// The operands of every K position the unrolled loop body handles
-/// (k = position + kCoef * lane / kDivisor), evaluated in one scope of
-/// their own: loads of the body are not shared with code outside it.
-FailureOr<SmallVector<MatvecEmitter::KStep>>
-MatvecEmitter::kStepsAt(MatmulOp op, const DimIndex &column, ArrayRef<Value> ks,
-                        int64_t kCoef, int64_t kDivisor, unsigned lhsLanes,
-                        unsigned rhsLanes) {
+/// (k = position + kCoef * lane / kDivisor), for each of `ops` (one entry
+/// per op, one KStep per position), evaluated in one scope of their own:
+/// loads of the body are not shared with code outside it, and ops that
+/// read one weight share its loads.
+FailureOr<SmallVector<SmallVector<MatvecEmitter::KStep>>>
+MatvecEmitter::kStepsAt(ArrayRef<MatmulOp> ops, const DimIndex &column,
+                        ArrayRef<Value> ks, int64_t kCoef, int64_t kDivisor,
+                        unsigned lhsLanes, unsigned rhsLanes) {
   t.pushScope();
-  SmallVector<KStep> steps;
-  for (Value kValue : ks) {
-    DimIndex kDim;
-    kDim.base = kValue;
-    kDim.coef = kCoef;
-    kDim.divisor = kDivisor;
-    FailureOr<KStep> step = operandsAt(op, column, kDim, lhsLanes, rhsLanes);
-    if (failed(step)) {
-      t.popScope();
-      return failure();
+  SmallVector<SmallVector<KStep>> steps(ops.size());
+  for (auto [index, op, opSteps] : llvm::enumerate(ops, steps)) {
+    stage.member = index;
+    for (Value kValue : ks) {
+      DimIndex kDim;
+      kDim.base = kValue;
+      kDim.coef = kCoef;
+      kDim.divisor = kDivisor;
+      FailureOr<KStep> step = operandsAt(op, column, kDim, lhsLanes, rhsLanes);
+      if (failed(step)) {
+        t.popScope();
+        return failure();
+      }
+      opSteps.push_back(std::move(*step));
     }
-    steps.push_back(std::move(*step));
   }
   t.popScope();
   return steps;
@@ -264,14 +443,14 @@ Index MatvecEmitter::operandIndex(MatmulOp op, bool isLhs, const DimIndex &outer
 }
 
 FailureOr<SmallVector<Value>>
-MatvecEmitter::kLoop(int64_t kSize, Value lower, Value step, unsigned unroll,
+MatvecEmitter::kLoop(Value upperBound, Value lower, Value step, unsigned unroll,
                      ArrayRef<Value> accs, Body body) {
   SmallVector<Value> current(accs);
   if (unroll > 1) {
     // Copies k, k + step, ..., all inside K: loads of every copy are issued
     // before the first FMA. Signed bounds: the upper one may be negative.
     Value last = b.createOrFold<arith::MulIOp>(step, t.idxConst(unroll - 1));
-    Value upper = arith::SubIOp::create(b, t.idxConst(kSize), last);
+    Value upper = arith::SubIOp::create(b, upperBound, last);
     Value bigStep = b.createOrFold<arith::MulIOp>(step, t.idxConst(unroll));
     SmallVector<Value> init{lower};
     init.append(current);
@@ -294,7 +473,7 @@ MatvecEmitter::kLoop(int64_t kSize, Value lower, Value step, unsigned unroll,
     lower = loop.getResult(0);
     current.assign(loop.getResults().begin() + 1, loop.getResults().end());
   }
-  auto loop = scf::ForOp::create(b, lower, t.idxConst(kSize), step, current);
+  auto loop = scf::ForOp::create(b, lower, upperBound, step, current);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   FailureOr<SmallVector<Value>> next =
@@ -338,9 +517,19 @@ unsigned MatvecEmitter::unrollFor(const Plan &plan) const {
   return t.allowVector ? plan.unroll : 1;
 }
 
-LogicalResult MatvecEmitter::emitNLanes(const Plan &plan) {
-  MatmulOp op = plan.op;
-  unsigned v = plan.vector, groups = plan.groups;
+unsigned MatvecEmitter::jamUnroll(const Group &group) const {
+  const Plan &first = plans[group.members.front()];
+  unsigned unroll = unrollFor(first);
+  int64_t jam = group.members.size(), v = first.vector;
+  while (unroll > 1 && jam * m * v + unroll * (jam * m + v) > kJamRegisters)
+    unroll /= 2;
+  return unroll;
+}
+
+LogicalResult MatvecEmitter::emitNLanes(const Group &group) {
+  const Plan &first = plans[group.members.front()];
+  unsigned v = first.vector, groups = first.groups;
+  size_t jam = group.members.size();
   Type f32 = b.getF32Type();
   Value zero = floatConstant(b, f32, 0.0);
   // Thread t: columns c * V .. c * V + V - 1 of the tile, K slice t / G.
@@ -355,30 +544,216 @@ LogicalResult MatvecEmitter::emitNLanes(const Plan &plan) {
   if (n % tn != 0)
     valid = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, nDim.base,
                                   t.idxConst(n));
-  SmallVector<Value> zeros(m * v, zero);
+  SmallVector<MatmulOp> ops;
+  for (unsigned member : group.members)
+    ops.push_back(plans[member].op);
+  // Accumulators [member][row][lane]; every one sums its K positions in
+  // the same order as a loop of its own would (results do not depend on
+  // the jam).
+  int64_t perMember = m * v;
+  SmallVector<Value> zeros(jam * perMember, zero);
   auto body = [&](ArrayRef<Value> ks,
                   ArrayRef<Value> accs) -> FailureOr<SmallVector<Value>> {
-    FailureOr<SmallVector<KStep>> steps =
-        kStepsAt(op, nDim, ks, /*kCoef=*/0, /*kDivisor=*/1, /*lhsLanes=*/1, v);
+    FailureOr<SmallVector<SmallVector<KStep>>> steps =
+        kStepsAt(ops, nDim, ks, /*kCoef=*/0, /*kDivisor=*/1, /*lhsLanes=*/1, v);
     if (failed(steps))
       return failure();
     SmallVector<Value> out(accs);
-    for (const KStep &step : *steps)
-      for (int64_t row = 0; row < m; ++row)
-        for (unsigned lane = 0; lane < v; ++lane) {
-          Value &acc = out[row * v + lane];
-          acc = LLVM::FMAOp::create(b, step.lhsRows[row].front(),
-                                    step.rhs[lane], acc);
-        }
+    for (auto [member, memberSteps] : llvm::enumerate(*steps))
+      for (const KStep &step : memberSteps)
+        for (int64_t row = 0; row < m; ++row)
+          for (unsigned lane = 0; lane < v; ++lane) {
+            Value &acc = out[member * perMember + row * v + lane];
+            acc = LLVM::FMAOp::create(b, step.lhsRows[row].front(),
+                                      step.rhs[lane], acc);
+          }
     return out;
   };
-  FailureOr<SmallVector<Value>> accs = guarded(b, valid, zeros, [&] {
-    return kLoop(plan.k, slice, slices, unrollFor(plan), zeros, body);
-  });
+  FailureOr<SmallVector<Value>> accs =
+      group.chunkRows && t.allowVector
+          ? stagedKLoop(group, column, valid, slice, slices, zeros, body)
+          : guarded(b, valid, zeros, [&] {
+              return kLoop(t.idxConst(first.k), slice, slices,
+                           jamUnroll(group), zeros, body);
+            });
   if (failed(accs))
     return failure();
+  for (auto [index, member] : llvm::enumerate(group.members))
+    storeNPartials(plans[member], column,
+                   ArrayRef(*accs).slice(index * perMember, perMember));
+  return success();
+}
+
+void MatvecEmitter::issueChunk(const Group &group, Value chunk, Value buffer) {
+  const Plan &first = plans[group.members.front()];
+  MatmulOp op = first.op;
+  const MemoryLeaf &leaf =
+      t.buffers[cast<BlockArgument>(op.getRhs()).getArgNumber()];
+  // The entry's alignment check covers the weight's base; its strides are
+  // multiples of 16 bytes (planStage).
+  t.vectorized[leaf.bufferIndex] = true;
+  int64_t perRow = group.rowBytes / 16;
+  int64_t perPiece = 16 / storageBytes(leaf.elementType);
+  // Rows [chunk * R, min(chunk * R + R, K)), 16-byte pieces spread over
+  // the block's threads.
+  Value firstRow = t.idxMul(chunk, group.chunkRows);
+  Value rows = arith::MinSIOp::create(
+      b, t.idxConst(group.chunkRows),
+      arith::SubIOp::create(b, t.idxConst(first.k), firstRow));
+  Value pieces = t.idxMul(rows, perRow);
+  auto loop = scf::ForOp::create(b, t.threadId, pieces, t.blockDim);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value p = loop.getInductionVar();
+  Value row = b.createOrFold<arith::DivUIOp>(p, t.idxConst(perRow));
+  Value piece = b.createOrFold<arith::RemUIOp>(p, t.idxConst(perRow));
+  DimIndex column, k;
+  column.base = t.idxAdd(t.tileOrigin[rank - 1], t.idxMul(piece, perPiece));
+  k.base = t.idxAdd(firstRow, row);
+  TaskEmitter::Offsets offs =
+      t.offsets(operandIndex(op, false, column, k), leaf.strides);
+  Value dst = sharedPtr(arith::AddIOp::create(
+      b, arith::AddIOp::create(b, i32(stageOffset), buffer),
+      toI32(t.idxAdd(t.idxMul(row, group.rowBytes), t.idxMul(piece, 16)))));
+  auto copy = [&] {
+    NVVM::CpAsyncOp::create(b, dst, t.elementPtr(leaf, offs.base), 16u,
+                            NVVM::LoadCacheModifierKind::CG, Value());
+  };
+  if (n % tn == 0) {
+    copy();
+    return;
+  }
+  // Pieces past N (an edge tile) are not read: their columns' threads skip
+  // the K loop.
+  auto inside = scf::IfOp::create(
+      b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, column.base,
+                               t.idxConst(n)),
+      /*withElseRegion=*/false);
+  b.setInsertionPointToStart(inside.thenBlock());
+  copy();
+}
+
+void MatvecEmitter::issueLhsChunk(const Group &group, unsigned member,
+                                  Value chunk, Value buffer) {
+  MatmulOp op = plans[group.members[member]].op;
+  int64_t bytes = group.lhsBytes[member];
+  int64_t perRow = group.chunkRows * bytes / 16; // pieces of one lhs row
+  Value firstK = t.idxMul(chunk, group.chunkRows);
+  Value rows = arith::MinSIOp::create(
+      b, t.idxConst(group.chunkRows),
+      arith::SubIOp::create(b, t.idxConst(plans[group.members[member]].k), firstK));
+  // Pieces of the chunk's K range in each of the M rows.
+  Value piecesPerRow = b.createOrFold<arith::DivUIOp>(
+      t.idxMul(rows, bytes), t.idxConst(16));
+  auto loop = scf::ForOp::create(b, t.threadId, t.idxConst(m * perRow), t.blockDim);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value p = loop.getInductionVar();
+  Value row = b.createOrFold<arith::DivUIOp>(p, t.idxConst(perRow));
+  Value piece = b.createOrFold<arith::RemUIOp>(p, t.idxConst(perRow));
+  auto inside = scf::IfOp::create(
+      b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, piece, piecesPerRow),
+      /*withElseRegion=*/false);
+  b.setInsertionPointToStart(inside.thenBlock());
+  DimIndex rowDim, k;
+  rowDim.base = row;
+  k.base = t.idxAdd(firstK, t.idxMul(piece, 16 / bytes));
+  // Down the slices to the input (stagedLhsBytes checked they are all).
+  Value value = op.getLhs();
+  Index index = operandIndex(op, true, rowDim, k);
+  while (auto slice = value.getDefiningOp<SliceOp>()) {
+    for (auto [dim, start, step] :
+         llvm::zip(index, slice.getStarts(), slice.getSteps()))
+      dim.base = t.idxAdd(t.idxConst(start), t.idxMul(dim.base, step));
+    value = slice.getInput();
+  }
+  const MemoryLeaf &leaf = t.buffers[cast<BlockArgument>(value).getArgNumber()];
+  t.vectorized[leaf.bufferIndex] = true;
+  TaskEmitter::Offsets offs = t.offsets(index, leaf.strides);
+  Value dst = sharedPtr(arith::AddIOp::create(
+      b, arith::AddIOp::create(b, i32(stageOffset), buffer),
+      toI32(t.idxAdd(t.idxConst(group.lhsOffsets[member]),
+                     t.idxAdd(t.idxMul(row, group.chunkRows * bytes),
+                              t.idxMul(piece, 16))))));
+  NVVM::CpAsyncOp::create(b, dst, t.elementPtr(leaf, offs.base), 16u,
+                          NVVM::LoadCacheModifierKind::CG, Value());
+}
+
+void MatvecEmitter::issueStage(const Group &group, Value chunk, Value buffer) {
+  issueChunk(group, chunk, buffer);
+  for (unsigned member = 0; member < group.members.size(); ++member)
+    if (group.lhsOffsets[member] >= 0)
+      issueLhsChunk(group, member, chunk, buffer);
+}
+
+FailureOr<SmallVector<Value>>
+MatvecEmitter::stagedKLoop(const Group &group, Value column, Value valid,
+                           Value slice, Value slices, ArrayRef<Value> zeros,
+                           Body body) {
+  const Plan &first = plans[group.members.front()];
+  int64_t chunkBytes = group.chunkRows * group.perRowBytes;
+  MatmulOp op = first.op;
+  Type elementType = typeOf(op.getRhs()).getElementType();
+  stage.rowBytes = group.rowBytes;
+  stage.group = &group;
+  stage.columnByte =
+      toI32(t.idxMul(column, first.vector * storageBytes(elementType)));
+  // Chunk c is in buffer c % 2; chunk c + 1 is copied while the block
+  // computes on chunk c. The last iteration commits an empty group, so
+  // "all but the newest group" is always chunk c.
+  auto bufferOf = [&](Value chunk) -> Value {
+    if (group.buffers == 1)
+      return i32(0);
+    return arith::MulIOp::create(
+        b, arith::AndIOp::create(b, toI32(chunk), i32(1)), i32(chunkBytes));
+  };
+  issueStage(group, t.idxConst(0), i32(0));
+  NVVM::CpAsyncCommitGroupOp::create(b);
+  auto loop = scf::ForOp::create(b, t.idxConst(0), t.idxConst(group.chunks),
+                                 t.idxConst(1), zeros);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value chunk = loop.getInductionVar();
+  if (group.chunks > 1) {
+    Value next = t.idxAdd(chunk, t.idxConst(1));
+    auto more = scf::IfOp::create(
+        b,
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, next,
+                              t.idxConst(group.chunks)),
+        /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(more.thenBlock());
+    issueStage(group, next, bufferOf(next));
+  }
+  if (group.chunks > 1)
+    NVVM::CpAsyncCommitGroupOp::create(b);
+  NVVM::CpAsyncWaitGroupOp::create(b, group.chunks > 1 ? 1 : 0);
+  barrier();
+  stage.firstRow = t.idxMul(chunk, group.chunkRows);
+  stage.buffer = bufferOf(chunk);
+  Value upper = arith::MinSIOp::create(
+      b, t.idxAdd(stage.firstRow, t.idxConst(group.chunkRows)),
+      t.idxConst(first.k));
+  SmallVector<Value> carried(loop.getRegionIterArgs());
+  FailureOr<SmallVector<Value>> accs = guarded(b, valid, carried, [&] {
+    return kLoop(upper, t.idxAdd(stage.firstRow, slice), slices,
+                 jamUnroll(group), carried, body);
+  });
+  stage = StageState();
+  if (failed(accs))
+    return failure();
+  // Every thread is done with the buffer before chunk c + 2 overwrites it.
+  barrier();
+  scf::YieldOp::create(b, *accs);
+  return SmallVector<Value>(loop.getResults());
+}
+
+void MatvecEmitter::storeNPartials(const Plan &plan, Value column,
+                                   ArrayRef<Value> accs) {
+  unsigned v = plan.vector, groups = plan.groups;
+  Type f32 = b.getF32Type();
   // Lanes of a warp with the same columns (lane % G) hold other K slices.
-  SmallVector<Value> sums(*accs);
+  SmallVector<Value> sums(accs);
   for (unsigned offset = groups; offset < 32; offset *= 2)
     for (Value &sum : sums)
       sum = arith::AddFOp::create(b, sum, shuffleXor(sum, offset));
@@ -427,8 +802,8 @@ LogicalResult MatvecEmitter::emitNLanes(const Plan &plan) {
     barrier();
     write(loop.getInductionVar(), /*add=*/true);
   }
-  return success();
 }
+
 
 LogicalResult MatvecEmitter::emitKLanes(const Plan &plan) {
   MatmulOp op = plan.op;
@@ -464,12 +839,12 @@ LogicalResult MatvecEmitter::emitKLanes(const Plan &plan) {
   auto body = [&](ArrayRef<Value> ks,
                   ArrayRef<Value> accs) -> FailureOr<SmallVector<Value>> {
     // k = kLane * V + j * Lk * V, then V consecutive positions per lane.
-    FailureOr<SmallVector<KStep>> steps =
+    FailureOr<SmallVector<SmallVector<KStep>>> steps =
         kStepsAt(op, nDim, ks, /*kCoef=*/1, /*kDivisor=*/v, v, v);
     if (failed(steps))
       return failure();
     SmallVector<Value> out(accs);
-    for (const KStep &step : *steps)
+    for (const KStep &step : steps->front())
       for (int64_t row = 0; row < m; ++row)
         for (unsigned l = 0; l < v; ++l)
           out[row] = LLVM::FMAOp::create(b, step.lhsRows[row][l], step.rhs[l],
@@ -479,7 +854,7 @@ LogicalResult MatvecEmitter::emitKLanes(const Plan &plan) {
   Value lower = t.idxMul(kLane, v);
   Value step = t.idxConst(lk * v);
   FailureOr<SmallVector<Value>> accs = guarded(b, valid, zeros, [&] {
-    return kLoop(plan.k, lower, step, unrollFor(plan), zeros, body);
+    return kLoop(t.idxConst(plan.k), lower, step, unrollFor(plan), zeros, body);
   });
   if (failed(accs)) {
     t.popScope();
@@ -594,8 +969,11 @@ LogicalResult MatvecEmitter::emitAll(bool vectors) {
   t.allowVector = vectors;
   if (failed(emitStagedLhs()))
     return failure();
+  for (const Group &group : groups)
+    if (failed(emitNLanes(group)))
+      return failure();
   for (const Plan &plan : plans)
-    if (failed(plan.kLanes ? emitKLanes(plan) : emitNLanes(plan)))
+    if (plan.kLanes && failed(emitKLanes(plan)))
       return failure();
   barrier();
   t.lanes = vectors ? t.maxLanes : 1;
@@ -605,9 +983,49 @@ LogicalResult MatvecEmitter::emitAll(bool vectors) {
   t.precomputedMatmul = [this](MatmulOp op, const Index &index) {
     return precomputed(op, index);
   };
-  LogicalResult result =
-      t.emitSimpleLoop(t.idxMul(t.threadId, t.lanes), tileElements);
+  LogicalResult result = emitEpilogue(tileElements);
   t.precomputedMatmul = nullptr;
+  return result;
+}
+
+LogicalResult MatvecEmitter::emitEpilogue(int64_t tileElements) {
+  // A tile with fewer lanes of work than the tuned block has threads (a
+  // [4, 8] tile is 8 threads of 4 lanes) would run its whole epilogue in a
+  // few threads of one warp while the others wait at the final barrier.
+  // Then: one lane a thread, and the results spread over `parts` groups of
+  // threads (group g stores results g, g + parts, ...), as many as the
+  // tuned block holds for them.
+  unsigned results = t.task.getNumResults();
+  int64_t perThread = llvm::divideCeil(tileElements, t.lanes);
+  if (results == 0 || perThread >= t.options.blockSize)
+    return t.emitSimpleLoop(t.idxMul(t.threadId, t.lanes), tileElements);
+  t.lanes = 1;
+  unsigned parts = std::min<int64_t>(
+      {results, kMatvecMaxParts,
+       floorPow2(std::max<int64_t>(1, t.options.blockSize / tileElements))});
+  if (parts == 1)
+    return t.emitSimpleLoop(t.threadId, tileElements);
+  // Group g: threads g * size .. (g + 1) * size - 1 (size = blockDim /
+  // parts; a block of at least 32 threads gives every group one).
+  Value size = b.createOrFold<arith::DivUIOp>(t.blockDim, t.idxConst(parts));
+  Value group = b.createOrFold<arith::DivUIOp>(t.threadId, size);
+  Value local = b.createOrFold<arith::RemUIOp>(t.threadId, size);
+  auto cases = scf::IndexSwitchOp::create(
+      b, TypeRange(), arith::IndexCastOp::create(b, b.getIndexType(), group),
+      llvm::to_vector(llvm::seq<int64_t>(0, parts)), parts);
+  LogicalResult result = success();
+  for (unsigned part = 0; part < parts; ++part) {
+    Block &block = cases.getCaseRegions()[part].emplaceBlock();
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&block);
+    if (succeeded(result))
+      result = t.emitSimpleLoop(local, tileElements, size, part, parts);
+    scf::YieldOp::create(b);
+  }
+  Block &fallback = cases.getDefaultRegion().emplaceBlock();
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&fallback);
+  scf::YieldOp::create(b);
   return result;
 }
 

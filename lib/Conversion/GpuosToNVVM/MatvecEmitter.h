@@ -42,6 +42,19 @@ constexpr int64_t kMatvecMaxM = 16;
 /// Shared-memory slots of warp partials (n-lanes); warps beyond that many
 /// add into them in further rounds.
 constexpr int64_t kMatvecSlots = 8;
+/// Micro-batches through one weight share a K loop (each weight load feeds
+/// all of them): at most this many f32 accumulators a thread, and this
+/// many registers for them plus the operands of the loop's copies.
+constexpr int64_t kJamAccumulators = 32;
+/// A tile's weight slice is staged in shared memory whole when it fits in
+/// kWeightStageBytes, else in chunks of half that, two buffers (one in
+/// flight while the block computes on the other), when the task's shared
+/// memory stays within kMatvecMaxStagedShared.
+constexpr int64_t kWeightStageBytes = 32 * 1024;
+constexpr int64_t kMatvecMaxStagedShared = 48 * 1024;
+/// Most thread groups phase 2 spreads a small tile's results over.
+constexpr int64_t kMatvecMaxParts = 32;
+constexpr int64_t kJamRegisters = 72;
 
 class MatvecEmitter {
 public:
@@ -68,18 +81,64 @@ private:
   /// Phase 0: every staged lhs evaluated once per tile into shared memory.
   mlir::LogicalResult emitStagedLhs();
   mlir::LogicalResult emitAll(bool vectors);
-  mlir::LogicalResult emitNLanes(const Plan &plan);
+  /// Phase 2: the element loop over the tile, results spread over groups
+  /// of threads when the tile is small.
+  mlir::LogicalResult emitEpilogue(int64_t tileElements);
+  /// n-lanes plans that share one K loop (a "jam": each weight load feeds
+  /// all of them): same weight, K and column split, at most
+  /// kJamAccumulators accumulators a thread.
+  struct Group {
+    llvm::SmallVector<unsigned> members; // indices into plans
+    /// The tile's weight slice staged in shared memory by cp.async, in
+    /// `chunks` chunks of `chunkRows` K rows of `rowBytes` bytes in
+    /// `buffers` buffers (planStage), or chunkRows 0: read where it is.
+    int64_t chunkRows = 0, chunks = 0, buffers = 0, rowBytes = 0;
+    /// Per member: its lhs's byte offset within a chunk buffer ([M][R]
+    /// elements after the weight rows; -1: read where it is) and element
+    /// bytes; and the bytes a K row takes in a buffer.
+    llvm::SmallVector<int64_t> lhsOffsets, lhsBytes;
+    int64_t perRowBytes = 0;
+  };
+  void formGroups();
+  void planStage(Group &group) const;
+  /// Element bytes of `plan`'s lhs when a chunk can stage it (an input
+  /// through slices, contiguous along K in 16-byte pieces), else 0.
+  int64_t stagedLhsBytes(const Plan &plan) const;
+  /// The group's K loop copies: the plans' unroll, halved while the
+  /// accumulators and every copy's operands exceed kJamRegisters.
+  unsigned jamUnroll(const Group &group) const;
+  mlir::LogicalResult emitNLanes(const Group &group);
+  /// The group's K loop over its staged weight, chunk by chunk: chunk c + 1
+  /// is in flight while the block computes on chunk c.
+  using Body = llvm::function_ref<mlir::FailureOr<llvm::SmallVector<mlir::Value>>(
+      llvm::ArrayRef<mlir::Value> ks, llvm::ArrayRef<mlir::Value> accs)>;
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  stagedKLoop(const Group &group, mlir::Value column, mlir::Value valid,
+              mlir::Value slice, mlir::Value slices,
+              llvm::ArrayRef<mlir::Value> zeros, Body body);
+  /// cp.async of the weight rows of `chunk` into the staging `buffer`
+  /// (a byte offset).
+  void issueChunk(const Group &group, mlir::Value chunk, mlir::Value buffer);
+  /// The same for member `member`'s lhs rows, and for everything a chunk
+  /// holds.
+  void issueLhsChunk(const Group &group, unsigned member, mlir::Value chunk,
+                     mlir::Value buffer);
+  void issueStage(const Group &group, mlir::Value chunk, mlir::Value buffer);
+  /// The weight's V lanes at (this thread's columns, `k`) from the chunk
+  /// being computed on.
+  Lanes stagedWeight(MatmulOp op, const DimIndex &k, unsigned lanes);
+  /// An n-lanes plan's accumulators to its shared-memory partials.
+  void storeNPartials(const Plan &plan, mlir::Value column,
+                      llvm::ArrayRef<mlir::Value> accs);
   mlir::LogicalResult emitKLanes(const Plan &plan);
   /// The operand index of `lhs` or `rhs` for the tile's batch position with
   /// the row (lhs) or column (rhs) dim `outer` and the K dim `k`.
   Index operandIndex(MatmulOp op, bool isLhs, const DimIndex &outer,
                      const DimIndex &k);
-  /// Runs `body(k)` for k = lower, lower + step, ... < K, `unroll` copies
-  /// per iteration, carrying `accs`.
-  using Body = llvm::function_ref<mlir::FailureOr<llvm::SmallVector<mlir::Value>>(
-      llvm::ArrayRef<mlir::Value> ks, llvm::ArrayRef<mlir::Value> accs)>;
+  /// Runs `body(k)` for k = lower, lower + step, ... < upper, `unroll`
+  /// copies per iteration, carrying `accs`.
   mlir::FailureOr<llvm::SmallVector<mlir::Value>>
-  kLoop(int64_t kSize, mlir::Value lower, mlir::Value step, unsigned unroll,
+  kLoop(mlir::Value upper, mlir::Value lower, mlir::Value step, unsigned unroll,
         llvm::ArrayRef<mlir::Value> accs, Body body);
   /// One K step's operands: the M lhs rows at `k` (`lhsLanes` lanes each)
   /// and the rhs at (`column`, `k`) (`rhsLanes` lanes).
@@ -90,9 +149,10 @@ private:
   mlir::FailureOr<KStep> operandsAt(MatmulOp op, const DimIndex &column,
                                     const DimIndex &k, unsigned lhsLanes,
                                     unsigned rhsLanes);
-  mlir::FailureOr<llvm::SmallVector<KStep>>
-  kStepsAt(MatmulOp op, const DimIndex &column, llvm::ArrayRef<mlir::Value> ks,
-           int64_t kCoef, int64_t kDivisor, unsigned lhsLanes, unsigned rhsLanes);
+  mlir::FailureOr<llvm::SmallVector<llvm::SmallVector<KStep>>>
+  kStepsAt(llvm::ArrayRef<MatmulOp> ops, const DimIndex &column,
+           llvm::ArrayRef<mlir::Value> ks, int64_t kCoef, int64_t kDivisor,
+           unsigned lhsLanes, unsigned rhsLanes);
   unsigned unrollFor(const Plan &plan) const;
   mlir::Value shuffleXor(mlir::Value value, int offset);
   mlir::Value sharedPtr(mlir::Value byteOffset);
@@ -105,7 +165,20 @@ private:
   TaskEmitter &t;
   mlir::ImplicitLocOpBuilder &b;
   llvm::SmallVector<Plan> plans;
+  llvm::SmallVector<Group> groups;
+  /// The chunk being computed on while a staged K loop is emitted
+  /// (rowBytes 0 otherwise): its first K row, buffer byte offset, and this
+  /// thread's first column in bytes.
+  struct StageState {
+    int64_t rowBytes = 0;
+    mlir::Value firstRow, buffer, columnByte;
+    const Group *group = nullptr;
+    unsigned member = 0; // the group member whose operands are emitted
+  } stage;
   int64_t rank = 0, m = 0, n = 0, tn = 0, sharedBytes = 0;
+  /// Shared memory without the weight stages; stageOffset: theirs (-1:
+  /// none).
+  int64_t unstagedBytes = 0, stageOffset = -1;
   mlir::Value sharedBase, tid, laneId, warpId, numWarps;
 };
 

@@ -195,11 +195,14 @@ Index TaskEmitter::iterationIndex(ArrayRef<Value> global) {
   return iteration;
 }
 
-LogicalResult TaskEmitter::emitElement(ArrayRef<Value> global) {
+LogicalResult TaskEmitter::emitElement(ArrayRef<Value> global, unsigned part,
+                                       unsigned parts) {
   Index iteration = iterationIndex(global);
   currentIteration = iteration;
   auto yield = cast<YieldOp>(task.getBodyBlock().getTerminator());
   for (auto [index, value] : llvm::enumerate(yield.getValues())) {
+    if (index % parts != part)
+      continue;
     const MemoryLeaf &out = buffers[abi.numInputs + index];
     ArrayRef<int64_t> shape = cast<StridedTensorType>(value.getType()).getShape();
     if (shape == ArrayRef<int64_t>(abi.iterShape)) {
@@ -455,8 +458,11 @@ LogicalResult TaskEmitter::emitElementLoop(bool vectors) {
   return emitSimpleLoop(idxMul(threadId, lanes), tileElements);
 }
 
-LogicalResult TaskEmitter::emitSimpleLoop(Value lower, int64_t tileElements) {
-  Value step = idxMul(blockDim, lanes);
+LogicalResult TaskEmitter::emitSimpleLoop(Value lower, int64_t tileElements,
+                                          Value step, unsigned part,
+                                          unsigned parts) {
+  if (!step)
+    step = idxMul(blockDim, lanes);
   auto loop = scf::ForOp::create(b, lower, idxConst(tileElements), step);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
@@ -485,10 +491,10 @@ LogicalResult TaskEmitter::emitSimpleLoop(Value lower, int64_t tileElements) {
     auto ifOp = scf::IfOp::create(b, inBounds, /*withElseRegion=*/false);
     b.setInsertionPointToStart(ifOp.thenBlock());
     pushScope();
-    result = emitElement(global);
+    result = emitElement(global, part, parts);
     popScope();
   } else {
-    result = emitElement(global);
+    result = emitElement(global, part, parts);
   }
   popScope();
   return result;

@@ -70,11 +70,17 @@ private:
   unsigned chooseUnroll();
   mlir::LogicalResult emitUnrolledLoop(unsigned unroll);
   /// The one-copy element loop from `lower` (this thread's first element)
-  /// to the end of the tile, edge tiles masked.
-  mlir::LogicalResult emitSimpleLoop(mlir::Value lower, int64_t tileElements);
+  /// to the end of the tile in steps of `step` (default: the block's
+  /// threads times the lanes), edge tiles masked, storing the results
+  /// `part`, `part + parts`, ... (default: all).
+  mlir::LogicalResult emitSimpleLoop(mlir::Value lower, int64_t tileElements,
+                                     mlir::Value step = {}, unsigned part = 0,
+                                     unsigned parts = 1);
   /// The task-space index of the element at tile-local `global` position.
   Index iterationIndex(llvm::ArrayRef<mlir::Value> global);
-  mlir::LogicalResult emitElement(llvm::ArrayRef<mlir::Value> global);
+  /// Evaluates and stores results `part`, `part + parts`, ... at `global`.
+  mlir::LogicalResult emitElement(llvm::ArrayRef<mlir::Value> global,
+                                  unsigned part = 0, unsigned parts = 1);
   mlir::Value alignmentCheck();
   /// emit(true) (vector accesses), then, if it made any, moves what it
   /// emitted under `if (alignmentCheck())` and emits emit(false) (scalar

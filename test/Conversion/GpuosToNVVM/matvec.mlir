@@ -29,12 +29,13 @@
 // CHECK:           scf.for
 // CHECK:             nvvm.barrier0
 // CHECK:           nvvm.barrier0
-// The element loop: warp partials summed in slot order, then the bias.
+// The element loop, one element a thread (the tile's 32 outputs would be
+// 4 threads of 8 lanes): warp partials summed in slot order, then the bias.
 // CHECK:           scf.for
-// CHECK:             scf.for {{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32)
+// CHECK:             scf.for {{.*}} -> (f32)
 // CHECK:               llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
 // CHECK:             arith.addf
-// CHECK:             llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<8xf16>, !llvm.ptr<1>
+// CHECK:             llvm.store %{{.+}}, %{{.+}} {alignment = 2 : i64} : f16, !llvm.ptr<1>
 // The misaligned fallback repeats both phases with scalar accesses.
 // CHECK:         } else {
 // CHECK:           nvvm.shfl.sync
@@ -146,4 +147,76 @@ gpuos.graph @prologue_big(%x : !gpuos.tensor<1x9000xf32>, %w : !gpuos.tensor<900
     gpuos.yield %1 : !gpuos.tensor<1x64xf32>
   }
   gpuos.yield %r : !gpuos.tensor<1x64xf32>
+}
+
+// Micro-batches through one weight: the four matmuls share one K loop (a
+// jam: 4 x 2 rows x 4 lanes = 32 accumulators), and their lhs rows (64
+// bytes a K row) outweigh the weight's (32 bytes), so the tile's slices of
+// both are staged in shared memory by cp.async, here in one chunk (256 K
+// rows of 64 bytes). The epilogue spreads the four results over four
+// groups of threads.
+// CHECK-LABEL: llvm.func @gpuos_task_matvec_jam
+// CHECK:         scf.for
+// CHECK:           nvvm.cp.async.shared.global %{{.+}}, %{{.+}}, 16, cache =  cg
+// CHECK-COUNT-4:   nvvm.cp.async.shared.global
+// CHECK:         nvvm.cp.async.commit.group
+// CHECK-NEXT:    nvvm.cp.async.wait.group 0
+// CHECK-NEXT:    nvvm.barrier0
+// CHECK:         scf.for {{.*}} -> (i32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)
+// CHECK-NOT:       !llvm.ptr<1>
+// CHECK:           llvm.load %{{.+}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+// CHECK-NOT:       !llvm.ptr<1>
+// CHECK:           llvm.intr.fma
+// CHECK:         nvvm.barrier0
+// CHECK:         scf.index_switch
+// CHECK:         case 3 {
+// CHECK-LABEL: llvm.func @gpuos_launch_matvec_jam
+gpuos.graph @jam(%x : !gpuos.tensor<8x256xf32>, %w : !gpuos.tensor<256x64xf32>)
+    -> (y0 : !gpuos.tensor<2x64xf32>, y1 : !gpuos.tensor<2x64xf32>, y2 : !gpuos.tensor<2x64xf32>, y3 : !gpuos.tensor<2x64xf32>) {
+  %r:4 = gpuos.task "matvec_jam" ins(%a = %x : !gpuos.tensor<8x256xf32>, %c = %w : !gpuos.tensor<256x64xf32>)
+      tile [2, 8] -> (!gpuos.tensor<2x64xf32>, !gpuos.tensor<2x64xf32>, !gpuos.tensor<2x64xf32>, !gpuos.tensor<2x64xf32>) {
+    %s0 = gpuos.slice %a starts [0, 0] sizes [2, 256] steps [1, 1] : !gpuos.tensor<8x256xf32>
+    %s1 = gpuos.slice %a starts [2, 0] sizes [2, 256] steps [1, 1] : !gpuos.tensor<8x256xf32>
+    %s2 = gpuos.slice %a starts [4, 0] sizes [2, 256] steps [1, 1] : !gpuos.tensor<8x256xf32>
+    %s3 = gpuos.slice %a starts [6, 0] sizes [2, 256] steps [1, 1] : !gpuos.tensor<8x256xf32>
+    %0 = gpuos.matmul %s0, %c : !gpuos.tensor<2x256xf32>, !gpuos.tensor<256x64xf32>
+    %1 = gpuos.matmul %s1, %c : !gpuos.tensor<2x256xf32>, !gpuos.tensor<256x64xf32>
+    %2 = gpuos.matmul %s2, %c : !gpuos.tensor<2x256xf32>, !gpuos.tensor<256x64xf32>
+    %3 = gpuos.matmul %s3, %c : !gpuos.tensor<2x256xf32>, !gpuos.tensor<256x64xf32>
+    gpuos.yield %0, %1, %2, %3 : !gpuos.tensor<2x64xf32>, !gpuos.tensor<2x64xf32>, !gpuos.tensor<2x64xf32>, !gpuos.tensor<2x64xf32>
+  }
+  gpuos.yield %r#0, %r#1, %r#2, %r#3 : !gpuos.tensor<2x64xf32>, !gpuos.tensor<2x64xf32>, !gpuos.tensor<2x64xf32>, !gpuos.tensor<2x64xf32>
+}
+
+// The same with K = 2048: 128 KB of chunk rows, so chunks of 256 rows in
+// two buffers. Chunk c + 1 is copied (when there is one) while the block
+// computes on chunk c, whose group is then all but the newest.
+// CHECK-LABEL: llvm.func @gpuos_task_matvec_chunks
+// CHECK:         nvvm.cp.async.commit.group
+// CHECK:         scf.for %{{.+}} = %c0_i32 to %c8_i32 step %c1_i32 iter_args
+// CHECK:           %[[NEXT:.+]] = arith.addi %{{.+}}, %c1_i32 : i32
+// CHECK:           %[[MORE:.+]] = arith.cmpi ult, %[[NEXT]], %c8_i32 : i32
+// CHECK:           scf.if %[[MORE]] {
+// CHECK:             nvvm.cp.async.shared.global
+// CHECK:           nvvm.cp.async.commit.group
+// CHECK-NEXT:      nvvm.cp.async.wait.group 1
+// CHECK-NEXT:      nvvm.barrier0
+// CHECK:           nvvm.barrier0
+// CHECK-NEXT:      scf.yield
+// CHECK-LABEL: llvm.func @gpuos_launch_matvec_chunks
+gpuos.graph @chunks(%x : !gpuos.tensor<8x2048xf32>, %w : !gpuos.tensor<2048x64xf32>)
+    -> (y0 : !gpuos.tensor<2x64xf32>, y1 : !gpuos.tensor<2x64xf32>, y2 : !gpuos.tensor<2x64xf32>, y3 : !gpuos.tensor<2x64xf32>) {
+  %r:4 = gpuos.task "matvec_chunks" ins(%a = %x : !gpuos.tensor<8x2048xf32>, %c = %w : !gpuos.tensor<2048x64xf32>)
+      tile [2, 8] -> (!gpuos.tensor<2x64xf32>, !gpuos.tensor<2x64xf32>, !gpuos.tensor<2x64xf32>, !gpuos.tensor<2x64xf32>) {
+    %s0 = gpuos.slice %a starts [0, 0] sizes [2, 2048] steps [1, 1] : !gpuos.tensor<8x2048xf32>
+    %s1 = gpuos.slice %a starts [2, 0] sizes [2, 2048] steps [1, 1] : !gpuos.tensor<8x2048xf32>
+    %s2 = gpuos.slice %a starts [4, 0] sizes [2, 2048] steps [1, 1] : !gpuos.tensor<8x2048xf32>
+    %s3 = gpuos.slice %a starts [6, 0] sizes [2, 2048] steps [1, 1] : !gpuos.tensor<8x2048xf32>
+    %0 = gpuos.matmul %s0, %c : !gpuos.tensor<2x2048xf32>, !gpuos.tensor<2048x64xf32>
+    %1 = gpuos.matmul %s1, %c : !gpuos.tensor<2x2048xf32>, !gpuos.tensor<2048x64xf32>
+    %2 = gpuos.matmul %s2, %c : !gpuos.tensor<2x2048xf32>, !gpuos.tensor<2048x64xf32>
+    %3 = gpuos.matmul %s3, %c : !gpuos.tensor<2x2048xf32>, !gpuos.tensor<2048x64xf32>
+    gpuos.yield %0, %1, %2, %3 : !gpuos.tensor<2x64xf32>, !gpuos.tensor<2x64xf32>, !gpuos.tensor<2x64xf32>, !gpuos.tensor<2x64xf32>
+  }
+  gpuos.yield %r#0, %r#1, %r#2, %r#3 : !gpuos.tensor<2x64xf32>, !gpuos.tensor<2x64xf32>, !gpuos.tensor<2x64xf32>, !gpuos.tensor<2x64xf32>
 }

@@ -21,6 +21,8 @@
 // CHECK-DAG: .visible .func gpuos_task_mv_tlhs(
 // CHECK-DAG: .visible .func gpuos_task_mv_narrow(
 // CHECK-DAG: .visible .func gpuos_task_mv_shared8(
+// CHECK-DAG: .visible .func gpuos_task_mv_jam_chunks(
+// CHECK-DAG: .visible .func gpuos_task_mv_jam8(
 
 gpuos.graph @plain(%x : !gpuos.tensor<8x64xf32>, %w : !gpuos.tensor<64x48xf32>, %b : !gpuos.tensor<48xf32>)
     -> (y : !gpuos.tensor<8x48xf32>) {
@@ -226,4 +228,74 @@ gpuos.graph @mv_shared8(%x : !gpuos.tensor<16x256xf32>, %w : !gpuos.tensor<256x4
     gpuos.yield %0, %1, %2, %3 : !gpuos.tensor<4x40xf32>, !gpuos.tensor<4x40xf32>, !gpuos.tensor<4x40xf32>, !gpuos.tensor<4x40xf32>
   }
   gpuos.yield %r#0, %r#1, %r#2, %r#3 : !gpuos.tensor<4x40xf32>, !gpuos.tensor<4x40xf32>, !gpuos.tensor<4x40xf32>, !gpuos.tensor<4x40xf32>
+}
+
+// Micro-batches sharing a K loop with the weight and lhs slices staged by
+// cp.async in chunks: K = 1000 is three chunks of 256 rows and a last one
+// of 232, N = 44 leaves an edge tile of 4 columns; the results take a
+// bias, a relu or nothing in the epilogue, spread over thread groups.
+gpuos.graph @mv_jam_chunks(%x : !gpuos.tensor<8x1000xf32>, %w : !gpuos.tensor<1000x44xf32>, %b : !gpuos.tensor<44xf32>)
+    -> (y0 : !gpuos.tensor<2x44xf32>, y1 : !gpuos.tensor<2x44xf32>, y2 : !gpuos.tensor<2x44xf32>, y3 : !gpuos.tensor<2x44xf32>) {
+  %r:4 = gpuos.task "mv_jam_chunks" ins(%a = %x : !gpuos.tensor<8x1000xf32>, %c = %w : !gpuos.tensor<1000x44xf32>,
+                                       %d = %b : !gpuos.tensor<44xf32>)
+      tile [2, 8] -> (!gpuos.tensor<2x44xf32>, !gpuos.tensor<2x44xf32>, !gpuos.tensor<2x44xf32>, !gpuos.tensor<2x44xf32>) {
+    %s0 = gpuos.slice %a starts [0, 0] sizes [2, 1000] steps [1, 1] : !gpuos.tensor<8x1000xf32>
+    %s1 = gpuos.slice %a starts [2, 0] sizes [2, 1000] steps [1, 1] : !gpuos.tensor<8x1000xf32>
+    %s2 = gpuos.slice %a starts [4, 0] sizes [2, 1000] steps [1, 1] : !gpuos.tensor<8x1000xf32>
+    %s3 = gpuos.slice %a starts [6, 0] sizes [2, 1000] steps [1, 1] : !gpuos.tensor<8x1000xf32>
+    %0 = gpuos.matmul %s0, %c : !gpuos.tensor<2x1000xf32>, !gpuos.tensor<1000x44xf32>
+    %1 = gpuos.matmul %s1, %c : !gpuos.tensor<2x1000xf32>, !gpuos.tensor<1000x44xf32>
+    %2 = gpuos.matmul %s2, %c : !gpuos.tensor<2x1000xf32>, !gpuos.tensor<1000x44xf32>
+    %3 = gpuos.matmul %s3, %c : !gpuos.tensor<2x1000xf32>, !gpuos.tensor<1000x44xf32>
+    %4 = gpuos.add %0, %d : !gpuos.tensor<2x44xf32>, !gpuos.tensor<44xf32>
+    %5 = gpuos.relu %1 : !gpuos.tensor<2x44xf32>
+    gpuos.yield %4, %5, %2, %3 : !gpuos.tensor<2x44xf32>, !gpuos.tensor<2x44xf32>, !gpuos.tensor<2x44xf32>, !gpuos.tensor<2x44xf32>
+  }
+  gpuos.yield %r#0, %r#1, %r#2, %r#3 : !gpuos.tensor<2x44xf32>, !gpuos.tensor<2x44xf32>, !gpuos.tensor<2x44xf32>, !gpuos.tensor<2x44xf32>
+}
+
+// The bench's shape, smaller: eight 4-row micro-batches through one
+// weight, two jams of four, one staged chunk each, bias and gelu.
+gpuos.graph @mv_jam8(%x : !gpuos.tensor<32x128xf32>, %w : !gpuos.tensor<128x64xf32>, %b : !gpuos.tensor<64xf32>)
+    -> (y0 : !gpuos.tensor<4x64xf32>, y1 : !gpuos.tensor<4x64xf32>, y2 : !gpuos.tensor<4x64xf32>, y3 : !gpuos.tensor<4x64xf32>,
+        y4 : !gpuos.tensor<4x64xf32>, y5 : !gpuos.tensor<4x64xf32>, y6 : !gpuos.tensor<4x64xf32>, y7 : !gpuos.tensor<4x64xf32>) {
+  %r:8 = gpuos.task "mv_jam8" ins(%a = %x : !gpuos.tensor<32x128xf32>, %c = %w : !gpuos.tensor<128x64xf32>,
+                                  %d = %b : !gpuos.tensor<64xf32>)
+      tile [4, 8] -> (!gpuos.tensor<4x64xf32>, !gpuos.tensor<4x64xf32>, !gpuos.tensor<4x64xf32>, !gpuos.tensor<4x64xf32>,
+                      !gpuos.tensor<4x64xf32>, !gpuos.tensor<4x64xf32>, !gpuos.tensor<4x64xf32>, !gpuos.tensor<4x64xf32>) {
+    %s0 = gpuos.slice %a starts [0, 0] sizes [4, 128] steps [1, 1] : !gpuos.tensor<32x128xf32>
+    %m0 = gpuos.matmul %s0, %c : !gpuos.tensor<4x128xf32>, !gpuos.tensor<128x64xf32>
+    %p0 = gpuos.add %m0, %d : !gpuos.tensor<4x64xf32>, !gpuos.tensor<64xf32>
+    %g0 = gpuos.gelu %p0 : !gpuos.tensor<4x64xf32>
+    %s1 = gpuos.slice %a starts [4, 0] sizes [4, 128] steps [1, 1] : !gpuos.tensor<32x128xf32>
+    %m1 = gpuos.matmul %s1, %c : !gpuos.tensor<4x128xf32>, !gpuos.tensor<128x64xf32>
+    %p1 = gpuos.add %m1, %d : !gpuos.tensor<4x64xf32>, !gpuos.tensor<64xf32>
+    %g1 = gpuos.gelu %p1 : !gpuos.tensor<4x64xf32>
+    %s2 = gpuos.slice %a starts [8, 0] sizes [4, 128] steps [1, 1] : !gpuos.tensor<32x128xf32>
+    %m2 = gpuos.matmul %s2, %c : !gpuos.tensor<4x128xf32>, !gpuos.tensor<128x64xf32>
+    %p2 = gpuos.add %m2, %d : !gpuos.tensor<4x64xf32>, !gpuos.tensor<64xf32>
+    %g2 = gpuos.gelu %p2 : !gpuos.tensor<4x64xf32>
+    %s3 = gpuos.slice %a starts [12, 0] sizes [4, 128] steps [1, 1] : !gpuos.tensor<32x128xf32>
+    %m3 = gpuos.matmul %s3, %c : !gpuos.tensor<4x128xf32>, !gpuos.tensor<128x64xf32>
+    %p3 = gpuos.add %m3, %d : !gpuos.tensor<4x64xf32>, !gpuos.tensor<64xf32>
+    %g3 = gpuos.gelu %p3 : !gpuos.tensor<4x64xf32>
+    %s4 = gpuos.slice %a starts [16, 0] sizes [4, 128] steps [1, 1] : !gpuos.tensor<32x128xf32>
+    %m4 = gpuos.matmul %s4, %c : !gpuos.tensor<4x128xf32>, !gpuos.tensor<128x64xf32>
+    %p4 = gpuos.add %m4, %d : !gpuos.tensor<4x64xf32>, !gpuos.tensor<64xf32>
+    %g4 = gpuos.gelu %p4 : !gpuos.tensor<4x64xf32>
+    %s5 = gpuos.slice %a starts [20, 0] sizes [4, 128] steps [1, 1] : !gpuos.tensor<32x128xf32>
+    %m5 = gpuos.matmul %s5, %c : !gpuos.tensor<4x128xf32>, !gpuos.tensor<128x64xf32>
+    %p5 = gpuos.add %m5, %d : !gpuos.tensor<4x64xf32>, !gpuos.tensor<64xf32>
+    %g5 = gpuos.gelu %p5 : !gpuos.tensor<4x64xf32>
+    %s6 = gpuos.slice %a starts [24, 0] sizes [4, 128] steps [1, 1] : !gpuos.tensor<32x128xf32>
+    %m6 = gpuos.matmul %s6, %c : !gpuos.tensor<4x128xf32>, !gpuos.tensor<128x64xf32>
+    %p6 = gpuos.add %m6, %d : !gpuos.tensor<4x64xf32>, !gpuos.tensor<64xf32>
+    %g6 = gpuos.gelu %p6 : !gpuos.tensor<4x64xf32>
+    %s7 = gpuos.slice %a starts [28, 0] sizes [4, 128] steps [1, 1] : !gpuos.tensor<32x128xf32>
+    %m7 = gpuos.matmul %s7, %c : !gpuos.tensor<4x128xf32>, !gpuos.tensor<128x64xf32>
+    %p7 = gpuos.add %m7, %d : !gpuos.tensor<4x64xf32>, !gpuos.tensor<64xf32>
+    %g7 = gpuos.gelu %p7 : !gpuos.tensor<4x64xf32>
+    gpuos.yield %g0, %g1, %g2, %g3, %g4, %g5, %g6, %g7 : !gpuos.tensor<4x64xf32>, !gpuos.tensor<4x64xf32>, !gpuos.tensor<4x64xf32>, !gpuos.tensor<4x64xf32>, !gpuos.tensor<4x64xf32>, !gpuos.tensor<4x64xf32>, !gpuos.tensor<4x64xf32>, !gpuos.tensor<4x64xf32>
+  }
+  gpuos.yield %r#0, %r#1, %r#2, %r#3, %r#4, %r#5, %r#6, %r#7 : !gpuos.tensor<4x64xf32>, !gpuos.tensor<4x64xf32>, !gpuos.tensor<4x64xf32>, !gpuos.tensor<4x64xf32>, !gpuos.tensor<4x64xf32>, !gpuos.tensor<4x64xf32>, !gpuos.tensor<4x64xf32>, !gpuos.tensor<4x64xf32>
 }

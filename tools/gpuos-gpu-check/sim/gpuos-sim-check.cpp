@@ -13,6 +13,9 @@
 //   libdevice __nv_*          -> the host's libm
 //   address spaces 1 and 3    -> plain host pointers
 //   vector loads and stores   -> checked for their claimed alignment
+//   cp.async (16 bytes)       -> held per thread until its wait_group lets
+//                                the group land, so shared memory read
+//                                before the wait is stale
 //
 // Inputs, expected outputs and tolerances come from gpuos-check-gen's
 // check.txt, compared as the GPU launcher compares them. This checks the
@@ -143,6 +146,56 @@ extern "C" void simPrefetch(void *address, uint32_t bytes) {
     std::_Exit(4);
   }
 }
+/// cp.async: a thread's copies wait in commit groups until
+/// cp.async.wait_group lets them land (all but the newest `pending`
+/// groups), so code that reads a stage before its wait (and the barrier)
+/// reads stale shared memory and fails the comparison. Sources must be
+/// 16-byte aligned inside a buffer; every copy must be waited for before
+/// the tile ends.
+struct PendingCopy {
+  void *dst;
+  const void *src;
+};
+thread_local std::vector<std::vector<PendingCopy>> committedCopies;
+thread_local std::vector<PendingCopy> openCopies;
+std::atomic<long long> asyncCopies{0};
+extern "C" void simCpAsync(void *dst, void *src) {
+  ++asyncCopies;
+  simCheckAlign(dst, 16);
+  simCheckAlign(src, 16);
+  uintptr_t begin = reinterpret_cast<uintptr_t>(src);
+  bool inside = false;
+  for (auto [viewBegin, viewEnd] : views)
+    inside = inside || (begin >= viewBegin && begin + 16 <= viewEnd);
+  if (!inside) {
+    std::fprintf(stderr, "gpuos-sim-check: cp.async of 16 bytes at %p outside "
+                         "every buffer\n", src);
+    std::_Exit(4);
+  }
+  openCopies.push_back({dst, src});
+}
+extern "C" void simCpAsyncCommit() {
+  committedCopies.push_back(std::move(openCopies));
+  openCopies.clear();
+}
+extern "C" void simCpAsyncWait(uint32_t pending) {
+  while (committedCopies.size() > pending) {
+    for (PendingCopy copy : committedCopies.front())
+      std::memcpy(copy.dst, copy.src, 16);
+    committedCopies.erase(committedCopies.begin());
+  }
+}
+static void checkCopiesLanded() {
+  bool left = !openCopies.empty();
+  for (const std::vector<PendingCopy> &group : committedCopies)
+    left = left || !group.empty();
+  if (left) {
+    std::fprintf(stderr, "gpuos-sim-check: thread %u ended its tile with "
+                         "cp.async copies never waited for\n", threadId);
+    std::_Exit(4);
+  }
+  committedCopies.clear();
+}
 extern "C" uint32_t simShflI32(uint32_t value, uint32_t offset) {
   unsigned warp = threadId / 32, lane = threadId % 32;
   block->exchange[threadId] = value;
@@ -211,6 +264,17 @@ static OwningOpRef<ModuleOp> hostModule(gpu::GPUModuleOp gpuModule) {
       LLVM::CallOp::create(builder, op->getLoc(), callee,
                            ValueRange{prefetch.getSrcMem(), prefetch.getSize()});
       toErase.push_back(op);
+    } else if (auto copy = dyn_cast<NVVM::CpAsyncOp>(op)) {
+      auto callee = declare(*host, "simCpAsync", voidType, {hostPtr, hostPtr});
+      LLVM::CallOp::create(builder, op->getLoc(), callee,
+                           ValueRange{copy.getDst(), copy.getSrc()});
+      toErase.push_back(op);
+    } else if (isa<NVVM::CpAsyncCommitGroupOp>(op))
+      call("simCpAsyncCommit", voidType, {});
+    else if (auto wait = dyn_cast<NVVM::CpAsyncWaitGroupOp>(op)) {
+      Value pending = LLVM::ConstantOp::create(builder, op->getLoc(), i32,
+                                               builder.getI32IntegerAttr(wait.getN()));
+      call("simCpAsyncWait", voidType, {pending});
     } else if (auto intrinsic = dyn_cast<LLVM::CallIntrinsicOp>(op);
              intrinsic && intrinsic.getIntrin() == "llvm.nvvm.div.full") {
       // The device's 2-ulp division; the host's is exact (the tolerance
@@ -310,6 +374,7 @@ static bool runTask(TaskFn fn, const check::Task &task, unsigned threads,
         threadId = t;
         blockId = tile;
         fn(args.data(), tile);
+        checkCopiesLanded();
       });
     for (std::thread &worker : workers)
       worker.join();
@@ -370,6 +435,9 @@ int main(int argc, char **argv) {
     add("simCheckAlign", reinterpret_cast<void *>(&simCheckAlign));
     add("simShflF32", reinterpret_cast<void *>(&simShflF32));
     add("simPrefetch", reinterpret_cast<void *>(&simPrefetch));
+    add("simCpAsync", reinterpret_cast<void *>(&simCpAsync));
+    add("simCpAsyncCommit", reinterpret_cast<void *>(&simCpAsyncCommit));
+    add("simCpAsyncWait", reinterpret_cast<void *>(&simCpAsyncWait));
     add("__gpuos_shared", sharedMemory);
     // libdevice names on the host's libm.
     add("__nv_expf", reinterpret_cast<void *>(static_cast<float (*)(float)>(&expf)));
@@ -411,7 +479,9 @@ int main(int argc, char **argv) {
     (outcome.ok ? passed : failed)++;
   }
   std::printf("sim-check: %d passed, %d failed (%lld vector accesses, all aligned; "
-              "%lld bulk prefetches, all inside their buffers)\n",
-              passed, failed, vectorAccesses.load(), prefetches.load());
+              "%lld bulk prefetches, all inside their buffers; %lld async "
+              "copies, all waited for)\n",
+              passed, failed, vectorAccesses.load(), prefetches.load(),
+              asyncCopies.load());
   return failed ? 1 : 0;
 }
