@@ -43,13 +43,15 @@ constexpr int64_t kMatvecMaxM = 16;
 /// add into them in further rounds.
 constexpr int64_t kMatvecSlots = 8;
 /// Micro-batches through one weight share a K loop (each weight load feeds
-/// all of them): at most this many f32 accumulators a thread, and this
-/// many registers for them plus the operands of the loop's copies.
+/// all of them): at most kJamAccumulators f32 accumulators a thread; the
+/// loop's copies halve while the accumulators plus every copy's operands
+/// (in registers) exceed kJamRegisters.
 constexpr int64_t kJamAccumulators = 32;
-/// A tile's weight slice is staged in shared memory whole when it fits in
-/// kWeightStageBytes, else in chunks of half that, two buffers (one in
-/// flight while the block computes on the other), when the task's shared
-/// memory stays within kMatvecMaxStagedShared.
+/// A jam's chunk rows (weight slice and staged lhs) are staged in shared
+/// memory whole when all of K fits in kWeightStageBytes, else in chunks of
+/// a power-of-two number of rows of at most half that, two buffers (one
+/// in flight while the block computes on the other), when the task's
+/// shared memory stays within kMatvecMaxStagedShared.
 constexpr int64_t kWeightStageBytes = 32 * 1024;
 constexpr int64_t kMatvecMaxStagedShared = 48 * 1024;
 /// Most thread groups phase 2 spreads a small tile's results over.
