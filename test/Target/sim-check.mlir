@@ -23,7 +23,7 @@
 // RUN: gpuos-sim-check %S/gpu-check/reductions.mlir %t/red.d/check.txt --block=32 --misalign | FileCheck %s
 // RUN: gpuos-jit %S/gpu-check/matmul.mlir --no-cache -o %t/mm
 // RUN: gpuos-check-gen %S/gpu-check/matmul.mlir --manifest=%t/mm.manifest.json -o %t/mm.d
-// RUN: gpuos-sim-check %S/gpu-check/matmul.mlir %t/mm.d/check.txt --block=64 | FileCheck %s
+// RUN: gpuos-sim-check %S/gpu-check/matmul.mlir %t/mm.d/check.txt --block=64 | FileCheck %s --check-prefixes=CHECK,ASYNC
 // RUN: gpuos-sim-check %S/gpu-check/matmul.mlir %t/mm.d/check.txt --block=32 --misalign | FileCheck %s
 // RUN: gpuos-jit %S/gpu-check/prologues.mlir --no-cache -o %t/pro
 // RUN: gpuos-check-gen %S/gpu-check/prologues.mlir --manifest=%t/pro.manifest.json -o %t/pro.d
@@ -51,6 +51,8 @@
 
 // CHECK-NOT: FAIL
 // CHECK: sim-check: {{[1-9][0-9]*}} passed, 0 failed
+// The micro-batch jams stage their chunks (codegen.md, "Staged chunks").
+// ASYNC-SAME: {{[1-9][0-9]*}} async copies, all waited for
 // LC-NOT: FAIL
 // LC: sim-check: 6 passed, 0 failed
 // RC-NOT: FAIL

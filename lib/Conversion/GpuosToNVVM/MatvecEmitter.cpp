@@ -372,7 +372,10 @@ MatvecEmitter::operandsAt(MatmulOp op, const DimIndex &column, const DimIndex &k
 }
 
 Lanes MatvecEmitter::stagedWeight(MatmulOp op, const DimIndex &k, unsigned lanes) {
-  // [row - firstRow][column * V .. + V) of the chunk, one vector load.
+  // [row - firstRow][column * V .. + V) of the chunk, one vector load per
+  // K position for all members.
+  if (auto it = stage.weights.find(k.base); it != stage.weights.end())
+    return it->second;
   Type elementType = typeOf(op.getRhs()).getElementType();
   Type storage = storageType(elementType);
   Value row = toI32(arith::SubIOp::create(b, k.base, stage.firstRow));
@@ -390,6 +393,7 @@ Lanes MatvecEmitter::stagedWeight(MatmulOp op, const DimIndex &k, unsigned lanes
         LLVM::ExtractElementOp::create(
             b, vector, arith::ConstantOp::create(b, b.getI32IntegerAttr(lane))),
         elementType));
+  stage.weights[k.base] = result;
   return result;
 }
 
@@ -403,6 +407,7 @@ MatvecEmitter::kStepsAt(ArrayRef<MatmulOp> ops, const DimIndex &column,
                         ArrayRef<Value> ks, int64_t kCoef, int64_t kDivisor,
                         unsigned lhsLanes, unsigned rhsLanes) {
   t.pushScope();
+  stage.weights.clear(); // loads of this body only, like the memo scope
   SmallVector<SmallVector<KStep>> steps(ops.size());
   for (auto [index, op, opSteps] : llvm::enumerate(ops, steps)) {
     stage.member = index;

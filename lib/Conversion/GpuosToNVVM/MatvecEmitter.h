@@ -53,7 +53,10 @@ constexpr int64_t kJamAccumulators = 32;
 /// in flight while the block computes on the other), when the task's
 /// shared memory stays within kMatvecMaxStagedShared.
 constexpr int64_t kWeightStageBytes = 32 * 1024;
-constexpr int64_t kMatvecMaxStagedShared = 48 * 1024;
+/// (44 KiB: without an opt-in a launch gets 48 KiB of shared memory in
+/// all, and the resident kernel's own static shared memory takes about
+/// 3 KiB of it.)
+constexpr int64_t kMatvecMaxStagedShared = 44 * 1024;
 /// Most thread groups phase 2 spreads a small tile's results over.
 constexpr int64_t kMatvecMaxParts = 32;
 constexpr int64_t kJamRegisters = 72;
@@ -176,6 +179,9 @@ private:
     mlir::Value firstRow, buffer, columnByte;
     const Group *group = nullptr;
     unsigned member = 0; // the group member whose operands are emitted
+    /// The weight lanes loaded at a K position (its Value), shared by the
+    /// group's members.
+    llvm::DenseMap<mlir::Value, Lanes> weights;
   } stage;
   int64_t rank = 0, m = 0, n = 0, tn = 0, sharedBytes = 0;
   /// Shared memory without the weight stages; stageOffset: theirs (-1:

@@ -150,10 +150,11 @@ gpuos.graph @prologue_big(%x : !gpuos.tensor<1x9000xf32>, %w : !gpuos.tensor<900
 }
 
 // Micro-batches through one weight: the four matmuls share one K loop (a
-// jam: 4 x 2 rows x 4 lanes = 32 accumulators), and their lhs rows (64
-// bytes a K row) outweigh the weight's (32 bytes), so the tile's slices of
-// both are staged in shared memory by cp.async, here in one chunk (256 K
-// rows of 64 bytes). The epilogue spreads the four results over four
+// jam: 4 x 2 rows x 4 lanes = 32 accumulators), and their lhs rows (32
+// bytes a K row) are no less than the weight's (32 bytes), so the tile's
+// slices of both are staged in shared memory by cp.async, here in one
+// chunk (256 K rows of 64 bytes). The jam loads the weight once per K
+// position for all four. The epilogue spreads the four results over four
 // groups of threads.
 // CHECK-LABEL: llvm.func @gpuos_task_matvec_jam
 // CHECK:         scf.for
@@ -163,8 +164,10 @@ gpuos.graph @prologue_big(%x : !gpuos.tensor<1x9000xf32>, %w : !gpuos.tensor<900
 // CHECK-NEXT:    nvvm.cp.async.wait.group 0
 // CHECK-NEXT:    nvvm.barrier0
 // CHECK:         scf.for {{.*}} -> (i32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)
+// Two copies of the body: two weight loads, not one per member.
 // CHECK-NOT:       !llvm.ptr<1>
-// CHECK:           llvm.load %{{.+}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+// CHECK-COUNT-2:   llvm.load %{{.+}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+// CHECK-NOT:       -> vector<4xf32>
 // CHECK-NOT:       !llvm.ptr<1>
 // CHECK:           llvm.intr.fma
 // CHECK:         nvvm.barrier0
