@@ -37,7 +37,7 @@ static constexpr unsigned kMaxRowOpsPerTask = 16;
 /// A row op whose result has its input's shape: links of a row chain.
 static bool isRowChainLink(Operation *op) {
   if (auto softmax = dyn_cast<SoftmaxOp>(op))
-    return softmax.getAxis() ==
+    return int64_t(softmax.getAxis()) ==
            cast<StridedTensorType>(softmax.getType()).getRank() - 1;
   return isa<LayerNormOp, RmsNormOp>(op);
 }
