@@ -14,8 +14,12 @@
 //   address spaces 1 and 3    -> plain host pointers
 //   vector loads and stores   -> checked for their claimed alignment
 //   cp.async (16 bytes)       -> held per thread until its wait_group lets
-//                                the group land, so shared memory read
-//                                before the wait is stale
+//                                the group land; shared loads and landing
+//                                copies are checked byte by byte against
+//                                the barrier intervals (a read of bytes in
+//                                flight, or landed by another thread since
+//                                the last barrier; a copy over bytes
+//                                another thread read since its issue)
 //
 // Inputs, expected outputs and tolerances come from gpuos-check-gen's
 // check.txt, compared as the GPU launcher compares them. This checks the
@@ -111,12 +115,60 @@ struct SimBlock {
 
 SimBlock *block = nullptr;
 thread_local unsigned threadId = 0, blockId = 0;
-alignas(16) char sharedMemory[64 * 1024];
+constexpr size_t kSharedBytes = 64 * 1024;
+alignas(16) char sharedMemory[kSharedBytes];
+
+/// Async-copy hazards, byte by byte. Each thread counts the barriers it
+/// passed (its epoch; every thread passes the same barriers, so between
+/// two of them all threads have the same count). Per byte of shared
+/// memory: the thread whose copy is in flight into it (+1; 0: none), and
+/// who last landed a copy in it and read it, as (epoch + 1) << 16 |
+/// thread (0: nobody since the tile began).
+thread_local uint32_t epoch = 0;
+std::atomic<uint32_t> copyInFlight[kSharedBytes];
+std::atomic<uint64_t> landedBy[kSharedBytes], readBy[kSharedBytes];
+uint64_t stamp() { return uint64_t(epoch + 1) << 16 | threadId; }
+uint32_t epochOf(uint64_t stamp) { return uint32_t(stamp >> 16) - 1; }
+unsigned threadOf(uint64_t stamp) { return unsigned(stamp & 0xffff); }
+void resetShadow() {
+  for (size_t i = 0; i < kSharedBytes; ++i) {
+    copyInFlight[i].store(0, std::memory_order_relaxed);
+    landedBy[i].store(0, std::memory_order_relaxed);
+    readBy[i].store(0, std::memory_order_relaxed);
+  }
+}
+[[noreturn]] void hazard(const char *what, size_t byte, unsigned other) {
+  std::fprintf(stderr, "gpuos-sim-check: shared-memory hazard: thread %u %s "
+                       "(byte %zu, thread %u)\n", threadId, what, byte, other);
+  std::_Exit(5);
+}
+size_t sharedByte(const void *address) {
+  return size_t(static_cast<const char *>(address) - sharedMemory);
+}
 
 extern "C" uint32_t simTid() { return threadId; }
 extern "C" uint32_t simNtid() { return block->threads; }
 extern "C" uint32_t simCtaid() { return blockId; }
-extern "C" void simBarrier() { block->all.wait(); }
+extern "C" void simBarrier() {
+  block->all.wait();
+  ++epoch;
+}
+/// A load of `bytes` at `address`, when it is shared memory.
+extern "C" void simSharedRead(void *address, uint32_t bytes) {
+  size_t first = sharedByte(address);
+  if (first >= kSharedBytes)
+    return; // not shared memory
+  for (size_t b = first; b < first + bytes; ++b) {
+    if (uint32_t owner = copyInFlight[b].load(std::memory_order_relaxed))
+      hazard("read shared memory an async copy has in flight (not waited "
+             "for)", b, owner - 1);
+    uint64_t landed = landedBy[b].load(std::memory_order_relaxed);
+    if (landed && epochOf(landed) == epoch && threadOf(landed) != threadId)
+      hazard("read shared memory another thread's async copy landed in with "
+             "no barrier between", b, threadOf(landed));
+    readBy[b].store(stamp(), std::memory_order_relaxed);
+  }
+}
 /// Every access that claims more alignment than its element size (the
 /// vector path) is checked: a wrong alignment proof would fault on a GPU.
 std::atomic<long long> vectorAccesses{0};
@@ -155,6 +207,7 @@ extern "C" void simPrefetch(void *address, uint32_t bytes) {
 struct PendingCopy {
   void *dst;
   const void *src;
+  uint32_t issued; // the issuing thread's epoch
 };
 thread_local std::vector<std::vector<PendingCopy>> committedCopies;
 thread_local std::vector<PendingCopy> openCopies;
@@ -172,7 +225,18 @@ extern "C" void simCpAsync(void *dst, void *src) {
                          "every buffer\n", src);
     std::_Exit(4);
   }
-  openCopies.push_back({dst, src});
+  size_t first = sharedByte(dst);
+  if (first + 16 > kSharedBytes) {
+    std::fprintf(stderr, "gpuos-sim-check: cp.async into %p, outside shared "
+                         "memory\n", dst);
+    std::_Exit(4);
+  }
+  for (size_t b = first; b < first + 16; ++b)
+    if (uint32_t owner = copyInFlight[b].exchange(threadId + 1,
+                                                  std::memory_order_relaxed))
+      hazard("issued an async copy into bytes another copy has in flight",
+             b, owner - 1);
+  openCopies.push_back({dst, src, epoch});
 }
 extern "C" void simCpAsyncCommit() {
   committedCopies.push_back(std::move(openCopies));
@@ -180,8 +244,21 @@ extern "C" void simCpAsyncCommit() {
 }
 extern "C" void simCpAsyncWait(uint32_t pending) {
   while (committedCopies.size() > pending) {
-    for (PendingCopy copy : committedCopies.front())
+    for (PendingCopy copy : committedCopies.front()) {
+      // The copy may land any time from its issue to this wait: a read by
+      // another thread in between, with no barrier to order it, races.
+      size_t first = sharedByte(copy.dst);
+      for (size_t b = first; b < first + 16; ++b) {
+        uint64_t read = readBy[b].load(std::memory_order_relaxed);
+        if (read && epochOf(read) >= copy.issued && threadOf(read) != threadId)
+          hazard("let an async copy land over shared memory another thread "
+                 "read since the copy's issue, with no barrier between", b,
+                 threadOf(read));
+        landedBy[b].store(stamp(), std::memory_order_relaxed);
+        copyInFlight[b].store(0, std::memory_order_relaxed);
+      }
       std::memcpy(copy.dst, copy.src, 16);
+    }
     committedCopies.erase(committedCopies.begin());
   }
 }
@@ -217,6 +294,15 @@ extern "C" float simShflF32(float value, uint32_t offset) {
 //===----------------------------------------------------------------------===//
 // Retargeting the task module to the host
 //===----------------------------------------------------------------------===//
+
+/// Bytes a load of `type` reads (scalars and vectors of them).
+static unsigned storeSize(Type type) {
+  if (auto vector = dyn_cast<VectorType>(type))
+    return vector.getNumElements() * storeSize(vector.getElementType());
+  if (isa<LLVM::LLVMPointerType>(type))
+    return 8;
+  return (type.getIntOrFloatBitWidth() + 7) / 8;
+}
 
 static LLVM::LLVMFuncOp declare(ModuleOp module, StringRef name, Type result,
                                 ArrayRef<Type> params) {
@@ -291,6 +377,16 @@ static OwningOpRef<ModuleOp> hostModule(gpu::GPUModuleOp gpuModule) {
       uint64_t alignment = load ? load.getAlignment().value_or(0)
                                 : store.getAlignment().value_or(0);
       Type type = load ? load.getType() : store.getValue().getType();
+      auto space = cast<LLVM::LLVMPointerType>(
+          (load ? load.getAddr() : store.getAddr()).getType());
+      if (load && space.getAddressSpace() == 3) {
+        auto callee = declare(*host, "simSharedRead", voidType, {hostPtr, i32});
+        Value bytes = LLVM::ConstantOp::create(
+            builder, op->getLoc(), i32,
+            builder.getI32IntegerAttr(storeSize(type)));
+        LLVM::CallOp::create(builder, op->getLoc(), callee,
+                             ValueRange{load.getAddr(), bytes});
+      }
       if (isa<VectorType>(type) && alignment > 1) {
         Value ptr = load ? load.getAddr() : store.getAddr();
         // Declared on host pointers: the retyping below makes the operand one.
@@ -368,6 +464,7 @@ static bool runTask(TaskFn fn, const check::Task &task, unsigned threads,
     SimBlock sim(threads);
     block = &sim;
     std::memset(sharedMemory, 0xAB, sizeof sharedMemory); // stale data
+    resetShadow();
     std::vector<std::thread> workers;
     for (unsigned t = 0; t < threads; ++t)
       workers.emplace_back([&, t] {
@@ -438,6 +535,7 @@ int main(int argc, char **argv) {
     add("simCpAsync", reinterpret_cast<void *>(&simCpAsync));
     add("simCpAsyncCommit", reinterpret_cast<void *>(&simCpAsyncCommit));
     add("simCpAsyncWait", reinterpret_cast<void *>(&simCpAsyncWait));
+    add("simSharedRead", reinterpret_cast<void *>(&simSharedRead));
     add("__gpuos_shared", sharedMemory);
     // libdevice names on the host's libm.
     add("__nv_expf", reinterpret_cast<void *>(static_cast<float (*)(float)>(&expf)));
