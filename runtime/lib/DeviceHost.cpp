@@ -219,16 +219,15 @@ private:
 
 } // namespace
 
-/// Every descriptor but stdio and the socket: the host lives as long as
-/// its runtime and must not keep the user's pipes or sockets open.
-/// A non-negative whole number, or -1 (the caller prints the usage).
-static long wholeNumber(const char *text) {
+long parseWholeNumber(const char *text) {
   char *end = nullptr;
   errno = 0;
   long v = std::strtol(text, &end, 10);
   return end != text && *end == '\0' && errno == 0 && v >= 0 ? v : -1;
 }
 
+/// Every descriptor but stdio and the socket: the host lives as long as
+/// its runtime and must not keep the user's pipes or sockets open.
 static void closeInheritedFiles(int keep) {
   std::vector<int> fds;
   if (DIR *dir = opendir("/proc/self/fd")) {
@@ -253,11 +252,11 @@ int deviceHostMain(int argc, char **argv, const OpenHostedBackend &open) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--fd" && i + 1 < argc)
-      sock = (int)wholeNumber(argv[++i]);
+      sock = (int)parseWholeNumber(argv[++i]);
     else if (a == "--parent" && i + 1 < argc)
-      parent = wholeNumber(argv[++i]);
+      parent = parseWholeNumber(argv[++i]);
     else if (a == "--wire-version" && i + 1 < argc)
-      version = wholeNumber(argv[++i]);
+      version = parseWholeNumber(argv[++i]);
     else
       rest.push_back(a);
   }

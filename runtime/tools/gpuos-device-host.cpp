@@ -11,8 +11,6 @@
 
 #include "gpuos/runtime/DeviceHost.h"
 
-#include <cstdlib>
-
 using namespace gpuos::runtime;
 
 int main(int argc, char **argv) {
@@ -21,12 +19,10 @@ int main(int argc, char **argv) {
     int device = 0;
     for (size_t i = 0; i + 1 < args.size(); ++i)
       if (args[i] == "--device") {
-        const std::string &text = args[i + 1];
-        char *end = nullptr;
-        long v = std::strtol(text.c_str(), &end, 10);
-        if (text.empty() || *end != '\0' || v < 0 || v > 1 << 20)
+        long v = parseWholeNumber(args[i + 1].c_str());
+        if (v < 0 || v > 1 << 20)
           return Status::error(ErrorCode::InvalidArgument,
-                               "gpuos-device-host: --device '" + text +
+                               "gpuos-device-host: --device '" + args[i + 1] +
                                    "' is not a device ordinal");
         device = (int)v;
       }

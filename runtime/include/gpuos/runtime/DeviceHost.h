@@ -50,6 +50,10 @@ using OpenHostedBackend =
                          std::unique_ptr<Backend> &out)>;
 int deviceHostMain(int argc, char **argv, const OpenHostedBackend &open);
 
+/// `text` as a non-negative whole number (decimal, all of it), or -1: how
+/// a device host reads its numeric arguments.
+long parseWholeNumber(const char *text);
+
 } // namespace gpuos::runtime
 
 #endif // GPUOS_RUNTIME_DEVICEHOST_H
