@@ -583,10 +583,95 @@ LogicalResult MatvecEmitter::emitNLanes(const Group &group) {
             });
   if (failed(accs))
     return failure();
+  if (jam > 1 && 32 / groups > 1 && (jam * perMember) % (32 / groups) == 0) {
+    storeJamPartials(group, column, *accs);
+    return success();
+  }
   for (auto [index, member] : llvm::enumerate(group.members))
     storeNPartials(plans[member], column,
                    ArrayRef(*accs).slice(index * perMember, perMember));
   return success();
+}
+
+void MatvecEmitter::storeJamPartials(const Group &group, Value column,
+                                     ArrayRef<Value> accs) {
+  const Plan &first = plans[group.members.front()];
+  unsigned v = first.vector, groups = first.groups;
+  int64_t perMember = m * v;
+  Type f32 = b.getF32Type();
+  // The 32 / G lanes of a warp with the same columns hold other K slices
+  // of all the jam's accumulators. A reduce-scatter sums them: each round a
+  // lane keeps half of its values, adds its partner's copy of that half and
+  // sends the other half, so after log2(32 / G) rounds each of those lanes
+  // holds accs.size() / (32 / G) finished sums (for the bench's jams, 28
+  // shuffles for 32 accumulators over 8 lanes instead of 96).
+  SmallVector<Value> values(accs);
+  Value firstIndex = i32(0); // the accumulator values[0] sums
+  for (unsigned offset = groups; offset < 32; offset *= 2) {
+    size_t half = values.size() / 2;
+    Value upper = arith::CmpIOp::create(
+        b, arith::CmpIPredicate::ne, arith::AndIOp::create(b, laneId, i32(offset)),
+        i32(0));
+    SmallVector<Value> kept;
+    for (size_t i = 0; i < half; ++i) {
+      Value keep = arith::SelectOp::create(b, upper, values[half + i], values[i]);
+      Value send = arith::SelectOp::create(b, upper, values[i], values[half + i]);
+      kept.push_back(arith::AddFOp::create(b, keep, shuffleXor(send, offset)));
+    }
+    firstIndex = arith::AddIOp::create(
+        b, firstIndex, arith::SelectOp::create(b, upper, i32(half), i32(0)));
+    values = std::move(kept);
+  }
+  // Value i is accumulator firstIndex + i: [member][row][lane], stored to
+  // the member's partials like storeNPartials (slot rounds and all).
+  Value slot = arith::AndIOp::create(b, warpId, i32(kMatvecSlots - 1));
+  Value round = arith::ShRUIOp::create(b, warpId, i32(llvm::Log2_64(kMatvecSlots)));
+  Value col = toI32(t.idxMul(column, v));
+  auto entry = [&](size_t i) {
+    Value index = arith::AddIOp::create(b, firstIndex, i32(i));
+    Value member = arith::DivUIOp::create(b, index, i32(perMember));
+    Value within = arith::RemUIOp::create(b, index, i32(perMember));
+    Value row = arith::DivUIOp::create(b, within, i32(v));
+    Value lane = arith::RemUIOp::create(b, within, i32(v));
+    Value base = i32(plans[group.members.front()].sharedOffset);
+    for (size_t j = 1; j < group.members.size(); ++j)
+      base = arith::SelectOp::create(
+          b,
+          arith::CmpIOp::create(b, arith::CmpIPredicate::eq, member, i32(j)),
+          i32(plans[group.members[j]].sharedOffset), base);
+    // byte offset of [slot][row][col + lane] in the member's partials
+    Value element = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, slot, i32(m * tn)),
+        arith::AddIOp::create(
+            b, arith::MulIOp::create(b, row, i32(tn)),
+            arith::AddIOp::create(b, col, lane)));
+    return sharedPtr(arith::AddIOp::create(
+        b, base, arith::MulIOp::create(b, element, i32(4))));
+  };
+  auto write = [&](Value roundValue, bool add) {
+    Value mine = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, round, roundValue);
+    auto ifOp = scf::IfOp::create(b, mine, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    for (size_t i = 0; i < values.size(); ++i) {
+      Value ptr = entry(i);
+      Value value = values[i];
+      if (add)
+        value = arith::AddFOp::create(
+            b, LLVM::LoadOp::create(b, f32, ptr, /*alignment=*/4), value);
+      LLVM::StoreOp::create(b, value, ptr, /*alignment=*/4);
+    }
+  };
+  write(i32(0), /*add=*/false);
+  // Rounds beyond the first (blocks of more than 256 threads).
+  Value rounds = arith::ShRUIOp::create(
+      b, arith::AddIOp::create(b, numWarps, i32(kMatvecSlots - 1)),
+      i32(llvm::Log2_64(kMatvecSlots)));
+  auto loop = scf::ForOp::create(b, i32(1), rounds, i32(1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  barrier();
+  write(loop.getInductionVar(), /*add=*/true);
 }
 
 void MatvecEmitter::issueChunk(const Group &group, Value chunk, Value buffer) {

@@ -132,6 +132,10 @@ private:
   /// The weight's V lanes at (this thread's columns, `k`) from the chunk
   /// being computed on.
   Lanes stagedWeight(MatmulOp op, const DimIndex &k, unsigned lanes);
+  /// A jam's accumulators to its members' partials, reduced across the
+  /// lanes that share columns by a reduce-scatter.
+  void storeJamPartials(const Group &group, mlir::Value column,
+                        llvm::ArrayRef<mlir::Value> accs);
   /// An n-lanes plan's accumulators to its shared-memory partials.
   void storeNPartials(const Plan &plan, mlir::Value column,
                       llvm::ArrayRef<mlir::Value> accs);
