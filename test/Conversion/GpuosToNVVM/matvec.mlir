@@ -171,6 +171,14 @@ gpuos.graph @prologue_big(%x : !gpuos.tensor<1x9000xf32>, %w : !gpuos.tensor<900
 // CHECK-NOT:       !llvm.ptr<1>
 // CHECK:           llvm.intr.fma
 // CHECK:         nvvm.barrier0
+// The 16 lanes that share columns sum the jam's 32 accumulators by a
+// reduce-scatter: 16 + 8 + 4 + 2 shuffles, each lane storing 2 sums.
+// CHECK-COUNT-16: nvvm.shfl.sync  bfly %c-1_i32, %{{.+}}, %c2_i32, %c31_i32
+// CHECK-COUNT-8:  nvvm.shfl.sync  bfly %c-1_i32, %{{.+}}, %c4_i32, %c31_i32
+// CHECK-COUNT-4:  nvvm.shfl.sync  bfly %c-1_i32, %{{.+}}, %c8_i32, %c31_i32
+// CHECK-COUNT-2:  nvvm.shfl.sync  bfly %c-1_i32, %{{.+}}, %c16_i32, %c31_i32
+// CHECK-NOT:      nvvm.shfl.sync
+// CHECK:         nvvm.barrier0
 // CHECK:         scf.index_switch
 // CHECK:         case 3 {
 // CHECK-LABEL: llvm.func @gpuos_launch_matvec_jam
