@@ -30,17 +30,6 @@ namespace {
 // stamped 0) or of a later one (version 2: it also refuses ours): the
 // runtime names the mismatch and ends it; at this build's version the same
 // host opens.
-// A device host's numeric arguments (--fd, --parent, --wire-version,
-// gpuos-device-host's --device): all of the text, decimal, non-negative.
-TEST(DeviceHostArgs, WholeNumbers) {
-  EXPECT_EQ(parseWholeNumber("0"), 0);
-  EXPECT_EQ(parseWholeNumber("42"), 42);
-  EXPECT_EQ(parseWholeNumber(""), -1);
-  EXPECT_EQ(parseWholeNumber("4x"), -1);
-  EXPECT_EQ(parseWholeNumber("-3"), -1);
-  EXPECT_EQ(parseWholeNumber("99999999999999999999999"), -1);
-}
-
 TEST(DeviceHostWire, RuntimeRefusesAHostOfAnotherBuild) {
   std::string path = testimage::simDeviceHostPath();
   for (const char *version : {"0", "2"}) {
@@ -127,3 +116,14 @@ TEST(DeviceHostWire, HostRefusesARuntimeOfAnotherBuild) {
 }
 
 } // namespace
+
+// A device host's numeric arguments (--fd, --parent, --wire-version,
+// gpuos-device-host's --device): all of the text, decimal, non-negative.
+TEST(DeviceHostArgs, WholeNumbers) {
+  EXPECT_EQ(parseWholeNumber("0"), 0);
+  EXPECT_EQ(parseWholeNumber("42"), 42);
+  EXPECT_EQ(parseWholeNumber(""), -1);
+  EXPECT_EQ(parseWholeNumber("4x"), -1);
+  EXPECT_EQ(parseWholeNumber("-3"), -1);
+  EXPECT_EQ(parseWholeNumber("99999999999999999999999"), -1);
+}

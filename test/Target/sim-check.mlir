@@ -25,6 +25,8 @@
 // RUN: gpuos-check-gen %S/gpu-check/matmul.mlir --manifest=%t/mm.manifest.json -o %t/mm.d
 // RUN: gpuos-sim-check %S/gpu-check/matmul.mlir %t/mm.d/check.txt --block=64 | FileCheck %s --check-prefixes=CHECK,ASYNC
 // RUN: gpuos-sim-check %S/gpu-check/matmul.mlir %t/mm.d/check.txt --block=32 --misalign | FileCheck %s
+// More than 8 warps: the partials' later slot rounds (jams included).
+// RUN: gpuos-sim-check %S/gpu-check/matmul.mlir %t/mm.d/check.txt --block=512 | FileCheck %s --check-prefixes=CHECK,ASYNC
 // RUN: gpuos-jit %S/gpu-check/prologues.mlir --no-cache -o %t/pro
 // RUN: gpuos-check-gen %S/gpu-check/prologues.mlir --manifest=%t/pro.manifest.json -o %t/pro.d
 // RUN: gpuos-sim-check %S/gpu-check/prologues.mlir %t/pro.d/check.txt --block=64 | FileCheck %s

@@ -41,6 +41,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -153,20 +154,40 @@ extern "C" void simBarrier() {
   block->all.wait();
   ++epoch;
 }
-/// A load of `bytes` at `address`, when it is shared memory.
-extern "C" void simSharedRead(void *address, uint32_t bytes) {
-  size_t first = sharedByte(address);
-  if (first >= kSharedBytes)
+/// A thread id that stands for "more than one thread" in readBy.
+constexpr unsigned kManyThreads = 0xffff;
+/// A load or store of `bytes` at `address`, when it is shared memory. The
+/// access is recorded before the checks, and a landing copy records itself
+/// before it checks the accesses (sequentially consistent both): of an
+/// access and a copy in one barrier interval, at least one sees the other.
+extern "C" void simSharedAccess(void *address, uint32_t bytes) {
+  uintptr_t at = reinterpret_cast<uintptr_t>(address);
+  uintptr_t base = reinterpret_cast<uintptr_t>(sharedMemory);
+  if (at < base || at >= base + kSharedBytes)
     return; // not shared memory
+  size_t first = at - base;
+  if (bytes > kSharedBytes - first) {
+    std::fprintf(stderr, "gpuos-sim-check: a shared-memory access of %u bytes "
+                         "at byte %zu runs past shared memory\n", bytes, first);
+    std::_Exit(4);
+  }
   for (size_t b = first; b < first + bytes; ++b) {
-    if (uint32_t owner = copyInFlight[b].load(std::memory_order_relaxed))
-      hazard("read shared memory an async copy has in flight (not waited "
-             "for)", b, owner - 1);
-    uint64_t landed = landedBy[b].load(std::memory_order_relaxed);
+    // Another thread's access in this interval makes the byte's readers
+    // "many", so a copy by either of them still sees the other.
+    uint64_t old = readBy[b].load();
+    uint64_t mine = stamp();
+    while (!readBy[b].compare_exchange_weak(
+        old, old && epochOf(old) == epoch && threadOf(old) != threadId
+                 ? (mine & ~uint64_t(0xffff)) | kManyThreads
+                 : mine)) {
+    }
+    if (uint32_t owner = copyInFlight[b].load())
+      hazard("accessed shared memory an async copy has in flight (not "
+             "waited for)", b, owner - 1);
+    uint64_t landed = landedBy[b].load();
     if (landed && epochOf(landed) == epoch && threadOf(landed) != threadId)
-      hazard("read shared memory another thread's async copy landed in with "
-             "no barrier between", b, threadOf(landed));
-    readBy[b].store(stamp(), std::memory_order_relaxed);
+      hazard("accessed shared memory another thread's async copy landed in "
+             "with no barrier between", b, threadOf(landed));
   }
 }
 /// Every access that claims more alignment than its element size (the
@@ -226,14 +247,13 @@ extern "C" void simCpAsync(void *dst, void *src) {
     std::_Exit(4);
   }
   size_t first = sharedByte(dst);
-  if (first + 16 > kSharedBytes) {
+  if (reinterpret_cast<char *>(dst) < sharedMemory || first > kSharedBytes - 16) {
     std::fprintf(stderr, "gpuos-sim-check: cp.async into %p, outside shared "
                          "memory\n", dst);
     std::_Exit(4);
   }
   for (size_t b = first; b < first + 16; ++b)
-    if (uint32_t owner = copyInFlight[b].exchange(threadId + 1,
-                                                  std::memory_order_relaxed))
+    if (uint32_t owner = copyInFlight[b].exchange(threadId + 1))
       hazard("issued an async copy into bytes another copy has in flight",
              b, owner - 1);
   openCopies.push_back({dst, src, epoch});
@@ -249,13 +269,13 @@ extern "C" void simCpAsyncWait(uint32_t pending) {
       // another thread in between, with no barrier to order it, races.
       size_t first = sharedByte(copy.dst);
       for (size_t b = first; b < first + 16; ++b) {
-        uint64_t read = readBy[b].load(std::memory_order_relaxed);
+        landedBy[b].store(stamp());
+        copyInFlight[b].store(0);
+        uint64_t read = readBy[b].load();
         if (read && epochOf(read) >= copy.issued && threadOf(read) != threadId)
           hazard("let an async copy land over shared memory another thread "
-                 "read since the copy's issue, with no barrier between", b,
+                 "accessed since the copy's issue, with no barrier between", b,
                  threadOf(read));
-        landedBy[b].store(stamp(), std::memory_order_relaxed);
-        copyInFlight[b].store(0, std::memory_order_relaxed);
       }
       std::memcpy(copy.dst, copy.src, 16);
     }
@@ -294,15 +314,6 @@ extern "C" float simShflF32(float value, uint32_t offset) {
 //===----------------------------------------------------------------------===//
 // Retargeting the task module to the host
 //===----------------------------------------------------------------------===//
-
-/// Bytes a load of `type` reads (scalars and vectors of them).
-static unsigned storeSize(Type type) {
-  if (auto vector = dyn_cast<VectorType>(type))
-    return vector.getNumElements() * storeSize(vector.getElementType());
-  if (isa<LLVM::LLVMPointerType>(type))
-    return 8;
-  return (type.getIntOrFloatBitWidth() + 7) / 8;
-}
 
 static LLVM::LLVMFuncOp declare(ModuleOp module, StringRef name, Type result,
                                 ArrayRef<Type> params) {
@@ -379,13 +390,14 @@ static OwningOpRef<ModuleOp> hostModule(gpu::GPUModuleOp gpuModule) {
       Type type = load ? load.getType() : store.getValue().getType();
       auto space = cast<LLVM::LLVMPointerType>(
           (load ? load.getAddr() : store.getAddr()).getType());
-      if (load && space.getAddressSpace() == 3) {
-        auto callee = declare(*host, "simSharedRead", voidType, {hostPtr, i32});
+      if (space.getAddressSpace() == 3) {
+        auto callee = declare(*host, "simSharedAccess", voidType, {hostPtr, i32});
         Value bytes = LLVM::ConstantOp::create(
             builder, op->getLoc(), i32,
-            builder.getI32IntegerAttr(storeSize(type)));
+            builder.getI32IntegerAttr(
+                DataLayout::closest(op).getTypeSize(type).getFixedValue()));
         LLVM::CallOp::create(builder, op->getLoc(), callee,
-                             ValueRange{load.getAddr(), bytes});
+                             ValueRange{load ? load.getAddr() : store.getAddr(), bytes});
       }
       if (isa<VectorType>(type) && alignment > 1) {
         Value ptr = load ? load.getAddr() : store.getAddr();
@@ -535,7 +547,7 @@ int main(int argc, char **argv) {
     add("simCpAsync", reinterpret_cast<void *>(&simCpAsync));
     add("simCpAsyncCommit", reinterpret_cast<void *>(&simCpAsyncCommit));
     add("simCpAsyncWait", reinterpret_cast<void *>(&simCpAsyncWait));
-    add("simSharedRead", reinterpret_cast<void *>(&simSharedRead));
+    add("simSharedAccess", reinterpret_cast<void *>(&simSharedAccess));
     add("__gpuos_shared", sharedMemory);
     // libdevice names on the host's libm.
     add("__nv_expf", reinterpret_cast<void *>(static_cast<float (*)(float)>(&expf)));
@@ -563,6 +575,11 @@ int main(int argc, char **argv) {
       return 1;
     }
     unsigned threads = blockOverride ? blockOverride.getValue() : task.blockSize;
+    if (threads == 0 || threads % 32 != 0 || threads > 1024) {
+      llvm::errs() << "gpuos-sim-check: a block of " << threads
+                   << " threads (32 to 1024, a multiple of 32)\n";
+      return 2;
+    }
     check::Outcome outcome;
     runTask(reinterpret_cast<TaskFn>(*address), task, threads, outcome);
     std::printf("%s %-40s block=%-4u %-9s max_abs=%.3g max_rel=%.3g elems=%lld",
