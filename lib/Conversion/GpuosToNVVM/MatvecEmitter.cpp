@@ -598,7 +598,6 @@ void MatvecEmitter::storeJamPartials(const Group &group, Value column,
   const Plan &first = plans[group.members.front()];
   unsigned v = first.vector, groups = first.groups;
   int64_t perMember = m * v;
-  Type f32 = b.getF32Type();
   // The 32 / G lanes of a warp with the same columns hold other K slices
   // of all the jam's accumulators. A reduce-scatter sums them: each round a
   // lane keeps half of its values, adds its partner's copy of that half and
@@ -625,7 +624,6 @@ void MatvecEmitter::storeJamPartials(const Group &group, Value column,
   // Value i is accumulator firstIndex + i: [member][row][lane], stored to
   // the member's partials like storeNPartials (slot rounds and all).
   Value slot = arith::AndIOp::create(b, warpId, i32(kMatvecSlots - 1));
-  Value round = arith::ShRUIOp::create(b, warpId, i32(llvm::Log2_64(kMatvecSlots)));
   Value col = toI32(t.idxMul(column, v));
   auto entry = [&](size_t i) {
     Value index = arith::AddIOp::create(b, firstIndex, i32(i));
@@ -648,8 +646,19 @@ void MatvecEmitter::storeJamPartials(const Group &group, Value column,
     return sharedPtr(arith::AddIOp::create(
         b, base, arith::MulIOp::create(b, element, i32(4))));
   };
+  writePartialSlots(values, /*mask=*/Value(), entry);
+}
+
+void MatvecEmitter::writePartialSlots(ArrayRef<Value> values, Value mask,
+                                      function_ref<Value(size_t)> entry) {
+  // Warps 0..7 store, later rounds add warps 8..15, ... (deterministic:
+  // slot s sums warps s, s + 8, ...).
+  Type f32 = b.getF32Type();
+  Value round = arith::ShRUIOp::create(b, warpId, i32(llvm::Log2_64(kMatvecSlots)));
   auto write = [&](Value roundValue, bool add) {
     Value mine = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, round, roundValue);
+    if (mask)
+      mine = arith::AndIOp::create(b, mask, mine);
     auto ifOp = scf::IfOp::create(b, mine, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
@@ -841,57 +850,27 @@ MatvecEmitter::stagedKLoop(const Group &group, Value column, Value valid,
 void MatvecEmitter::storeNPartials(const Plan &plan, Value column,
                                    ArrayRef<Value> accs) {
   unsigned v = plan.vector, groups = plan.groups;
-  Type f32 = b.getF32Type();
   // Lanes of a warp with the same columns (lane % G) hold other K slices.
   SmallVector<Value> sums(accs);
   for (unsigned offset = groups; offset < 32; offset *= 2)
     for (Value &sum : sums)
       sum = arith::AddFOp::create(b, sum, shuffleXor(sum, offset));
 
-  // Warp partials into kMatvecSlots slots: warps 0..7 store, later rounds
-  // add warps 8..15, ... (deterministic: slot s sums warps s, s + 8, ...).
+  // Warp partials into kMatvecSlots slots (writePartialSlots), from the
+  // lanes holding the sums.
   Value holder = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, laneId,
                                        i32(groups));
   Value slot = arith::AndIOp::create(b, warpId, i32(kMatvecSlots - 1));
-  Value round = arith::ShRUIOp::create(b, warpId, i32(llvm::Log2_64(kMatvecSlots)));
   Value col = toI32(t.idxMul(column, v));
-  auto entry = [&](int64_t row, unsigned lane) {
-    // byte offset of [slot][row][col + lane]
+  writePartialSlots(sums, holder, [&](size_t i) {
+    // byte offset of [slot][row][col + lane], i = row * V + lane
+    int64_t row = i / v, lane = i % v;
     Value index = arith::AddIOp::create(
         b, arith::MulIOp::create(b, slot, i32(m * tn)),
         arith::AddIOp::create(b, col, i32(row * tn + lane)));
     return sharedPtr(arith::AddIOp::create(
         b, i32(plan.sharedOffset), arith::MulIOp::create(b, index, i32(4))));
-  };
-  auto write = [&](Value roundValue, bool add) {
-    Value mine = arith::AndIOp::create(
-        b, holder,
-        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, round, roundValue));
-    auto ifOp = scf::IfOp::create(b, mine, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    for (int64_t row = 0; row < m; ++row)
-      for (unsigned lane = 0; lane < v; ++lane) {
-        Value ptr = entry(row, lane);
-        Value value = sums[row * v + lane];
-        if (add)
-          value = arith::AddFOp::create(
-              b, LLVM::LoadOp::create(b, f32, ptr, /*alignment=*/4), value);
-        LLVM::StoreOp::create(b, value, ptr, /*alignment=*/4);
-      }
-  };
-  write(i32(0), /*add=*/false);
-  // Rounds beyond the first (blocks of more than 256 threads).
-  Value rounds = arith::ShRUIOp::create(
-      b, arith::AddIOp::create(b, numWarps, i32(kMatvecSlots - 1)),
-      i32(llvm::Log2_64(kMatvecSlots)));
-  auto loop = scf::ForOp::create(b, i32(1), rounds, i32(1));
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    barrier();
-    write(loop.getInductionVar(), /*add=*/true);
-  }
+  });
 }
 
 

@@ -136,6 +136,11 @@ private:
   /// lanes that share columns by a reduce-scatter.
   void storeJamPartials(const Group &group, mlir::Value column,
                         llvm::ArrayRef<mlir::Value> accs);
+  /// Stores `values` (value i at `entry(i)` in this warp's slot) from the
+  /// lanes in `mask` (null: all): warps 0..7 store, warps 8.. add in later
+  /// rounds behind barriers (blocks of more than 8 warps).
+  void writePartialSlots(llvm::ArrayRef<mlir::Value> values, mlir::Value mask,
+                         llvm::function_ref<mlir::Value(size_t)> entry);
   /// An n-lanes plan's accumulators to its shared-memory partials.
   void storeNPartials(const Plan &plan, mlir::Value column,
                       llvm::ArrayRef<mlir::Value> accs);
