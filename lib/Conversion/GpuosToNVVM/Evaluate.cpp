@@ -215,6 +215,24 @@ static Value linearize(TaskEmitter &, llvm::function_ref<Value(unsigned)> dim,
   return linear;
 }
 
+Index TaskEmitter::sliceOperandIndex(SliceOp slice, const Index &index) {
+  Index operand;
+  for (auto [dim, start, step] :
+       llvm::zip(index, slice.getStarts(), slice.getSteps())) {
+    DimIndex mapped;
+    if (dim.isAffine()) {
+      mapped.base = idxAdd(idxConst(start), idxMul(dim.base, step));
+      mapped.coef = dim.coef * step;
+      mapped.divisor = std::gcd(divisorOf(start), dim.divisor * step);
+    } else {
+      for (Value lane : dim.perLane)
+        mapped.perLane.push_back(idxAdd(idxConst(start), idxMul(lane, step)));
+    }
+    operand.push_back(mapped);
+  }
+  return operand;
+}
+
 FailureOr<Lanes> TaskEmitter::evalView(Operation *op, const Index &index) {
   Value input = op->getOperand(0);
   ArrayRef<int64_t> inShape = shapeOf(input);
@@ -228,23 +246,8 @@ FailureOr<Lanes> TaskEmitter::evalView(Operation *op, const Index &index) {
     return eval(input, operand);
   }
 
-  if (auto slice = dyn_cast<SliceOp>(op)) {
-    Index operand;
-    for (auto [dim, start, step] :
-         llvm::zip(index, slice.getStarts(), slice.getSteps())) {
-      DimIndex mapped;
-      if (dim.isAffine()) {
-        mapped.base = idxAdd(idxConst(start), idxMul(dim.base, step));
-        mapped.coef = dim.coef * step;
-        mapped.divisor = std::gcd(divisorOf(start), dim.divisor * step);
-      } else {
-        for (Value lane : dim.perLane)
-          mapped.perLane.push_back(idxAdd(idxConst(start), idxMul(lane, step)));
-      }
-      operand.push_back(mapped);
-    }
-    return eval(input, operand);
-  }
+  if (auto slice = dyn_cast<SliceOp>(op))
+    return eval(input, sliceOperandIndex(slice, index));
 
   auto reshape = cast<ReshapeOp>(op);
   ArrayRef<int64_t> outShape = reshape.getShape();

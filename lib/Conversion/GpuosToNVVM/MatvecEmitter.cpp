@@ -331,10 +331,10 @@ MatvecEmitter::operandsAt(MatmulOp op, const DimIndex &column, const DimIndex &k
     step.lhsRows.push_back(std::move(lanes));
   }
   int64_t chunkLhs = stage.group ? stage.group->lhsOffsets[stage.member] : -1;
+  Type lhsType = typeOf(op.getLhs()).getElementType();
+  int64_t lhsBytes = storageBytes(lhsType);
   for (int64_t row = 0; !staged && chunkLhs >= 0 && row < m; ++row) {
     // [member's block][row][k - firstRow] of the chunk.
-    Type elementType = typeOf(op.getLhs()).getElementType();
-    int64_t bytes = storageBytes(elementType);
     Lanes lanes;
     for (unsigned lane = 0; lane < lhsLanes; ++lane) {
       Value position = toI32(arith::SubIOp::create(b, t.laneValue(k, lane),
@@ -342,13 +342,13 @@ MatvecEmitter::operandsAt(MatmulOp op, const DimIndex &column, const DimIndex &k
       Value byte = arith::AddIOp::create(
           b, arith::AddIOp::create(b, i32(stageOffset), stage.buffer),
           arith::AddIOp::create(
-              b, i32(chunkLhs + row * stage.group->chunkRows * bytes),
-              arith::MulIOp::create(b, position, i32(bytes))));
+              b, i32(chunkLhs + row * stage.group->chunkRows * lhsBytes),
+              arith::MulIOp::create(b, position, i32(lhsBytes))));
       lanes.push_back(storageToCompute(
           b,
-          LLVM::LoadOp::create(b, storageType(elementType), sharedPtr(byte),
-                               bytes),
-          elementType));
+          LLVM::LoadOp::create(b, storageType(lhsType), sharedPtr(byte),
+                               lhsBytes),
+          lhsType));
     }
     step.lhsRows.push_back(std::move(lanes));
   }
@@ -360,7 +360,7 @@ MatvecEmitter::operandsAt(MatmulOp op, const DimIndex &column, const DimIndex &k
     step.lhsRows.push_back(std::move(*value));
   }
   t.lanes = rhsLanes;
-  if (stage.rowBytes) {
+  if (stage.group) {
     step.rhs = stagedWeight(op, k, rhsLanes);
     return step;
   }
@@ -381,7 +381,7 @@ Lanes MatvecEmitter::stagedWeight(MatmulOp op, const DimIndex &k, unsigned lanes
   Value row = toI32(arith::SubIOp::create(b, k.base, stage.firstRow));
   Value byte = arith::AddIOp::create(
       b, arith::AddIOp::create(b, i32(stageOffset), stage.buffer),
-      arith::AddIOp::create(b, arith::MulIOp::create(b, row, i32(stage.rowBytes)),
+      arith::AddIOp::create(b, arith::MulIOp::create(b, row, i32(stage.group->rowBytes)),
                             stage.columnByte));
   auto vectorType = VectorType::get({int64_t(lanes)}, storage);
   Value vector = LLVM::LoadOp::create(b, vectorType, sharedPtr(byte),
@@ -761,9 +761,7 @@ void MatvecEmitter::issueLhsChunk(const Group &group, unsigned member,
   Value value = op.getLhs();
   Index index = operandIndex(op, true, rowDim, k);
   while (auto slice = value.getDefiningOp<SliceOp>()) {
-    for (auto [dim, start, step] :
-         llvm::zip(index, slice.getStarts(), slice.getSteps()))
-      dim.base = t.idxAdd(t.idxConst(start), t.idxMul(dim.base, step));
+    index = t.sliceOperandIndex(slice, index);
     value = slice.getInput();
   }
   const MemoryLeaf &leaf = t.buffers[cast<BlockArgument>(value).getArgNumber()];
@@ -793,7 +791,6 @@ MatvecEmitter::stagedKLoop(const Group &group, Value column, Value valid,
   int64_t chunkBytes = group.chunkRows * group.perRowBytes;
   MatmulOp op = first.op;
   Type elementType = typeOf(op.getRhs()).getElementType();
-  stage.rowBytes = group.rowBytes;
   stage.group = &group;
   stage.columnByte =
       toI32(t.idxMul(column, first.vector * storageBytes(elementType)));
@@ -820,12 +817,13 @@ MatvecEmitter::stagedKLoop(const Group &group, Value column, Value valid,
         arith::CmpIOp::create(b, arith::CmpIPredicate::ult, next,
                               t.idxConst(group.chunks)),
         /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPointToStart(more.thenBlock());
-    issueStage(group, next, bufferOf(next));
-  }
-  if (group.chunks > 1)
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(more.thenBlock());
+      issueStage(group, next, bufferOf(next));
+    }
     NVVM::CpAsyncCommitGroupOp::create(b);
+  }
   NVVM::CpAsyncWaitGroupOp::create(b, group.chunks > 1 ? 1 : 0);
   barrier();
   stage.firstRow = t.idxMul(chunk, group.chunkRows);
@@ -872,7 +870,6 @@ void MatvecEmitter::storeNPartials(const Plan &plan, Value column,
         b, i32(plan.sharedOffset), arith::MulIOp::create(b, index, i32(4))));
   });
 }
-
 
 LogicalResult MatvecEmitter::emitKLanes(const Plan &plan) {
   MatmulOp op = plan.op;

@@ -47,6 +47,7 @@ constexpr int64_t kMatvecSlots = 8;
 /// loop's copies halve while the accumulators plus every copy's operands
 /// (in registers) exceed kJamRegisters.
 constexpr int64_t kJamAccumulators = 32;
+constexpr int64_t kJamRegisters = 72;
 /// A jam's chunk rows (weight slice and staged lhs) are staged in shared
 /// memory whole when all of K fits in kWeightStageBytes, else in chunks of
 /// a power-of-two number of rows of at most half that, two buffers (one
@@ -59,7 +60,6 @@ constexpr int64_t kWeightStageBytes = 32 * 1024;
 constexpr int64_t kMatvecMaxStagedShared = 44 * 1024;
 /// Most thread groups phase 2 spreads a small tile's results over.
 constexpr int64_t kMatvecMaxParts = 32;
-constexpr int64_t kJamRegisters = 72;
 
 class MatvecEmitter {
 public:
@@ -180,13 +180,12 @@ private:
   mlir::ImplicitLocOpBuilder &b;
   llvm::SmallVector<Plan> plans;
   llvm::SmallVector<Group> groups;
-  /// The chunk being computed on while a staged K loop is emitted
-  /// (rowBytes 0 otherwise): its first K row, buffer byte offset, and this
-  /// thread's first column in bytes.
+  /// The staged K loop being emitted: its group, the chunk being computed
+  /// on (first K row, buffer byte offset), this thread's first column in
+  /// bytes.
   struct StageState {
-    int64_t rowBytes = 0;
+    const Group *group = nullptr; // null: no staged K loop is being emitted
     mlir::Value firstRow, buffer, columnByte;
-    const Group *group = nullptr;
     unsigned member = 0; // the group member whose operands are emitted
     /// The weight lanes loaded at a K position (its Value), shared by the
     /// group's members.

@@ -94,6 +94,8 @@ private:
   mlir::FailureOr<Lanes> evalElementwise(mlir::Operation *op,
                                          const Index &index);
   mlir::FailureOr<Lanes> evalView(mlir::Operation *op, const Index &index);
+  /// The index into a slice's input of the element at `index` of the slice.
+  Index sliceOperandIndex(SliceOp slice, const Index &index);
   mlir::FailureOr<Lanes> evalConstant(ConstantOp op, const Index &index);
   mlir::FailureOr<Lanes> evalConcat(ConcatOp op, const Index &index);
   /// The operand index an elementwise op reads for result index `index`

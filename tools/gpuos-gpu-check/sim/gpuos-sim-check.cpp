@@ -76,6 +76,9 @@ static cl::opt<bool> misalign("misalign", cl::desc("Offset every buffer by one "
 //===----------------------------------------------------------------------===//
 
 namespace {
+/// The task being run, for the errors that end the run.
+std::string currentTask;
+
 class Barrier {
 public:
   explicit Barrier(unsigned count) : count(count) {}
@@ -90,8 +93,9 @@ public:
     }
     if (!condition.wait_for(lock, std::chrono::seconds(20),
                             [&] { return generation != this->generation; })) {
-      std::fprintf(stderr, "gpuos-sim-check: deadlock: %u of %u threads reached "
-                           "a barrier\n", waiting, count);
+      std::fprintf(stderr, "gpuos-sim-check: task %s: deadlock: %u of %u "
+                           "threads reached a barrier\n",
+                   currentTask.c_str(), waiting, count);
       std::_Exit(3);
     }
   }
@@ -139,8 +143,9 @@ void resetShadow() {
   }
 }
 [[noreturn]] void hazard(const char *what, size_t byte, unsigned other) {
-  std::fprintf(stderr, "gpuos-sim-check: shared-memory hazard: thread %u %s "
-                       "(byte %zu, thread %u)\n", threadId, what, byte, other);
+  std::fprintf(stderr, "gpuos-sim-check: task %s, tile %u: shared-memory "
+                       "hazard: thread %u %s (byte %zu, thread %u)\n",
+               currentTask.c_str(), blockId, threadId, what, byte, other);
   std::_Exit(5);
 }
 size_t sharedByte(const void *address) {
@@ -167,8 +172,9 @@ extern "C" void simSharedAccess(void *address, uint32_t bytes) {
     return; // not shared memory
   size_t first = at - base;
   if (bytes > kSharedBytes - first) {
-    std::fprintf(stderr, "gpuos-sim-check: a shared-memory access of %u bytes "
-                         "at byte %zu runs past shared memory\n", bytes, first);
+    std::fprintf(stderr, "gpuos-sim-check: task %s: a shared-memory access "
+                         "of %u bytes at byte %zu runs past shared memory\n",
+                 currentTask.c_str(), bytes, first);
     std::_Exit(4);
   }
   for (size_t b = first; b < first + bytes; ++b) {
@@ -196,8 +202,9 @@ std::atomic<long long> vectorAccesses{0};
 extern "C" void simCheckAlign(void *address, uint32_t alignment) {
   ++vectorAccesses;
   if (reinterpret_cast<uintptr_t>(address) % alignment != 0) {
-    std::fprintf(stderr, "gpuos-sim-check: misaligned access: %p is not a "
-                         "multiple of %u\n", address, alignment);
+    std::fprintf(stderr, "gpuos-sim-check: task %s: misaligned access: %p is "
+                         "not a multiple of %u\n", currentTask.c_str(), address,
+                 alignment);
     std::_Exit(4);
   }
 }
@@ -214,8 +221,9 @@ extern "C" void simPrefetch(void *address, uint32_t bytes) {
     inside = inside || (begin >= (viewBegin & ~uintptr_t(15)) &&
                         end <= ((viewEnd + 15) & ~uintptr_t(15)));
   if (begin % 16 != 0 || bytes % 16 != 0 || bytes == 0 || !inside) {
-    std::fprintf(stderr, "gpuos-sim-check: bad bulk prefetch of %u bytes at %p "
-                         "(16-byte multiples inside a buffer)\n", bytes, address);
+    std::fprintf(stderr, "gpuos-sim-check: task %s: bad bulk prefetch of %u "
+                         "bytes at %p (16-byte multiples inside a buffer)\n",
+                 currentTask.c_str(), bytes, address);
     std::_Exit(4);
   }
 }
@@ -242,14 +250,14 @@ extern "C" void simCpAsync(void *dst, void *src) {
   for (auto [viewBegin, viewEnd] : views)
     inside = inside || (begin >= viewBegin && begin + 16 <= viewEnd);
   if (!inside) {
-    std::fprintf(stderr, "gpuos-sim-check: cp.async of 16 bytes at %p outside "
-                         "every buffer\n", src);
+    std::fprintf(stderr, "gpuos-sim-check: task %s: cp.async of 16 bytes at "
+                         "%p outside every buffer\n", currentTask.c_str(), src);
     std::_Exit(4);
   }
   size_t first = sharedByte(dst);
   if (reinterpret_cast<char *>(dst) < sharedMemory || first > kSharedBytes - 16) {
-    std::fprintf(stderr, "gpuos-sim-check: cp.async into %p, outside shared "
-                         "memory\n", dst);
+    std::fprintf(stderr, "gpuos-sim-check: task %s: cp.async into %p, "
+                         "outside shared memory\n", currentTask.c_str(), dst);
     std::_Exit(4);
   }
   for (size_t b = first; b < first + 16; ++b)
@@ -287,8 +295,9 @@ static void checkCopiesLanded() {
   for (const std::vector<PendingCopy> &group : committedCopies)
     left = left || !group.empty();
   if (left) {
-    std::fprintf(stderr, "gpuos-sim-check: thread %u ended its tile with "
-                         "cp.async copies never waited for\n", threadId);
+    std::fprintf(stderr, "gpuos-sim-check: task %s, tile %u: thread %u ended "
+                         "the tile with cp.async copies never waited for\n",
+                 currentTask.c_str(), blockId, threadId);
     std::_Exit(4);
   }
   committedCopies.clear();
@@ -576,10 +585,14 @@ int main(int argc, char **argv) {
     }
     unsigned threads = blockOverride ? blockOverride.getValue() : task.blockSize;
     if (threads == 0 || threads % 32 != 0 || threads > 1024) {
-      llvm::errs() << "gpuos-sim-check: a block of " << threads
-                   << " threads (32 to 1024, a multiple of 32)\n";
+      llvm::errs() << "gpuos-sim-check: "
+                   << (blockOverride ? "--block=" + std::to_string(threads)
+                                     : "task " + task.kind + "'s block size " +
+                                           std::to_string(threads))
+                   << ": blocks of 32 to 1024 threads, a multiple of 32\n";
       return 2;
     }
+    currentTask = task.kind;
     check::Outcome outcome;
     runTask(reinterpret_cast<TaskFn>(*address), task, threads, outcome);
     std::printf("%s %-40s block=%-4u %-9s max_abs=%.3g max_rel=%.3g elems=%lld",
