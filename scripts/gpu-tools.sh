@@ -8,7 +8,9 @@
 #   device library, and
 #   downloads the Debian packages of the shared libraries they need
 #   (libllvm22, libz3-4 and small ones) into .gpu-tools/ (about 53 MB; the
-#   device tool carries 64 MiB).
+#   device tool carries 64 MiB), and
+#   writes .gpu-tools/commit: the commit the tools were built from, which
+#   bench/suite/run.sh compares with the prepared images' (.bench/commit).
 # THERE:  eval "$(bash scripts/gpu-tools.sh unpack)"
 #   unpacks into /opt/gpuos-tools (never into /, where dpkg -x could break
 #   the machine) and prints the exports: PATH, LD_LIBRARY_PATH,
@@ -29,6 +31,15 @@ pack() {
   [[ -n $lib ]] && cp "$lib" "$dir/stage/lib/"
   tar -cJf "$dir/tools.tar.xz" -C "$dir/stage" bin lib
   rm -rf "$dir/stage"
+  # The tools compile the Python path's graphs on the GPU machine, so they
+  # must be the same compiler as the images the C++ path runs; run.sh
+  # refuses a pair from different commits (a stale pack once made the
+  # Python columns time another codegen). "-dirty" as in run.sh prepare.
+  if git -C "$root" rev-parse HEAD 2>/dev/null | tr -d '\n' > "$dir/commit"; then
+    git -C "$root" diff --quiet HEAD -- 2>/dev/null || printf -- '-dirty' >> "$dir/commit"
+  else
+    echo unknown > "$dir/commit"
+  fi
   (cd "$dir" && apt-get download libllvm22 libz3-4 libxml2 libicu72 libedit2 libffi8 libbsd0 \
     libmd0 libtinfo6 >/dev/null 2>&1)
   echo "packed $dir ($(du -sh "$dir" | cut -f1)); carry [\".gpu-tools\"]" >&2

@@ -143,6 +143,18 @@ run() {
   # carried as .gpu-tools) and the gpuos package built with its python.
   local extra=()
   if [[ -d $root/.gpu-tools ]]; then
+    local tools images
+    tools=$(cat "$root/.gpu-tools/commit" 2>/dev/null || echo "an unknown commit")
+    images=$(cat "$bench_dir/commit" 2>/dev/null || echo "an unknown commit")
+    if [[ $tools != "$images" ]]; then
+      echo "run: the compiler tools in .gpu-tools are from $tools, the images in" \
+           "$bench_dir from $images: the Python path would time another compiler." \
+           "Run 'bash bench/suite/run.sh prepare' and 'bash scripts/gpu-tools.sh pack'" \
+           "at one clean commit, or leave .gpu-tools out." >&2
+      exit 1
+    fi
+    [[ $tools != *-dirty ]] || echo "run: tools and images both come from uncommitted" \
+      "changes at $tools; nothing shows they are the same changes" >&2
     eval "$(bash "$root/scripts/gpu-tools.sh" unpack)"
     if GPUOS_VENV_PYTHON=python3 bash "$root/scripts/setup-python.sh" >/dev/null; then
       extra+=(--python-path)
