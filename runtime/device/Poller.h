@@ -52,6 +52,7 @@ struct PollerConfig {
   HostShared *hs;
   const RunRow *runTable;
   uint32_t *completion;
+  const uint32_t *gates; // stream-ordered submissions' gate words
   TraceSlot *trace;
   uint32_t ringMask, traceMask;
   uint32_t workers; // the most members a gang may have
@@ -67,6 +68,7 @@ struct PollerConfig {
     hs = reinterpret_cast<HostShared *>(c->hostShared);
     runTable = reinterpret_cast<const RunRow *>(c->runTable);
     completion = reinterpret_cast<uint32_t *>(c->completion);
+    gates = completion + c->maxRuns;
     trace = reinterpret_cast<TraceSlot *>(c->trace);
     ringMask = c->ringMask;
     traceMask = c->traceMask;
@@ -304,6 +306,17 @@ GPUOS_DEV_OUTLINE void traceQueued(PollerLoop &L, const RingEntry &e) {
   t->cycles[6] = t->cycles[7] = 0;
 }
 
+/// Whether a stream-ordered submission's stream has written its gate word
+/// (lane 0 reads the mapped word, every lane gets the answer). The acquire
+/// orders the run's reads after what the stream's earlier work wrote.
+template <typename Warp>
+GPUOS_DEV bool gateOpen(const PollerConfig &cfg, const Warp &w, const RingEntry &e) {
+  uint32_t open = 0;
+  if (w.lane() == 0)
+    open = ldAcquireSys(cfg.gates + e.run) == gateOpenValue(e.epoch) ? 1u : 0u;
+  return w.broadcast(open) != 0;
+}
+
 /// One step of warp 0: read the ring (unless entries of the last read are
 /// still pending) and start what is there; stop at an inline job. While
 /// idle, the bookkeeping that needs device-memory loads (forced stop, runs
@@ -342,24 +355,29 @@ GPUOS_DEV void pollStep(DeviceControl *c, const Warp &w, PollerLoop &L,
         L.tAcquired = cycles();
     }
   }
-  if (L.n) {
-    L.idle = 0;
-    while (L.i < L.n) {
-      RingEntry e = w.shuffle(L.batch, L.i);
-      ++L.i;
-      ++L.head;
-      if (ringOp(e) == kRingOpSubmit) {
-        if (startRun(c, L.cfg, w, e, L.ps, sh, L.cfg.trace ? L.tSteps : nullptr)) {
-          if (L.cfg.trace)
-            L.tRow = cycles();
-          break; // run it now; the rest of the batch next step
-        }
-        if (L.cfg.trace && w.lane() == 0)
-          traceQueued(L, e);
-      } else {
-        L.parkRequested = true;
-      }
+  uint32_t taken = L.i;
+  while (L.i < L.n) {
+    RingEntry e = w.shuffle(L.batch, L.i);
+    if (ringOp(e) == kRingOpGated && !gateOpen(L.cfg, w, e)) {
+      L.n = L.i; // read the ring again from this entry next step
+      break;
     }
+    ++L.i;
+    ++L.head;
+    if (ringOp(e) != kRingOpPark) { // a submission, gated or not
+      if (startRun(c, L.cfg, w, e, L.ps, sh, L.cfg.trace ? L.tSteps : nullptr)) {
+        if (L.cfg.trace)
+          L.tRow = cycles();
+        break; // run it now; the rest of the batch next step
+      }
+      if (L.cfg.trace && w.lane() == 0)
+        traceQueued(L, e);
+    } else {
+      L.parkRequested = true;
+    }
+  }
+  if (L.i != taken) {
+    L.idle = 0;
     if (w.lane() == 0 && L.head - L.reported >= 256) {
       stRelaxedSys(&hs->ringHead, L.head); // flow control, when busy
       L.reported = L.head;
@@ -367,6 +385,9 @@ GPUOS_DEV void pollStep(DeviceControl *c, const Warp &w, PollerLoop &L,
     L.lastActive = nowNs();
     return;
   }
+  // Idle: nothing in the ring, or a gated entry whose stream has not
+  // reached its gate yet. Then tryPark sees that valid entry and does not
+  // park, but a forced stop is still obeyed.
   uint32_t stop = 0;
   if (w.lane() == 0) {
     if (L.head != L.reported) {

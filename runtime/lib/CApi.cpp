@@ -290,6 +290,22 @@ gpuos_status gpuos_submit(gpuos_runtime *rt, gpuos_graph graph, int priority,
   return GPUOS_OK;
 }
 
+gpuos_status gpuos_submit_on_stream(gpuos_runtime *rt, gpuos_graph graph, int priority,
+                                    void *stream, gpuos_submission *out) {
+  GPUOS_C_CHECK_RT(rt);
+  GPUOS_C_CHECK_OUT(out);
+  Priority p;
+  if (!toPriority(priority, p))
+    return fail(GPUOS_ERROR_INVALID_ARGUMENT,
+                "the priority must be 0 (urgent), 1 (normal) or 2 (background)");
+  Submission s;
+  if (gpuos_status code =
+          report(rt->rt->submitOnStream(graph, p, reinterpret_cast<uint64_t>(stream), s)))
+    return code;
+  *out = s.id;
+  return GPUOS_OK;
+}
+
 gpuos_status gpuos_wait(gpuos_runtime *rt, gpuos_submission submission,
                         int64_t timeout_us) {
   GPUOS_C_CHECK_RT(rt);

@@ -26,6 +26,8 @@ public:
       return; // a kernel still runs: unloading would block; leave it to exit
     for (Image &im : images)
       api->cuModuleUnload(im.module);
+    for (CUevent e : spareEvents)
+      api->cuEventDestroy(e);
     if (kernelStream)
       api->cuStreamDestroy(kernelStream);
     if (copyStream)
@@ -217,6 +219,7 @@ public:
     images.clear();
     current = staged = nullptr;
     kernelStream = copyStream = nullptr;
+    spareEvents.clear();
     if (ownContext) {
       if (api->cuCtxDestroy)
         api->cuCtxDestroy(ctx);
@@ -289,9 +292,68 @@ public:
     return check(api->cuStreamSynchronize(kernelStream), "cuStreamSynchronize");
   }
 
+  Status checkStream(uint64_t stream) override {
+    GPUOS_RETURN_IF_ERROR(makeCurrent());
+    if (!api->hasStreamGates())
+      return Status::error(ErrorCode::Unsupported,
+                           "the driver lacks the stream memory operations "
+                           "(cuStreamWriteValue32_v2, cuStreamWaitValue32_v2)");
+    CUcontext of = nullptr;
+    GPUOS_RETURN_IF_ERROR(check(api->cuStreamGetCtx(reinterpret_cast<CUstream>(stream), &of),
+                                "cuStreamGetCtx (the submission's stream)"));
+    if (of != ctx)
+      return Status::error(ErrorCode::InvalidArgument,
+                           "the stream belongs to another CUDA context than the "
+                           "runtime's (open the runtime on the primary context "
+                           "of the stream's device)");
+    return Status::success();
+  }
+
+  Status enqueueStreamGate(const StreamGate &g, uint64_t &event) override {
+    GPUOS_RETURN_IF_ERROR(makeCurrent());
+    CUstream stream = reinterpret_cast<CUstream>(g.stream);
+    CUevent e = nullptr;
+    if (!spareEvents.empty()) {
+      e = spareEvents.back();
+      spareEvents.pop_back();
+    } else {
+      GPUOS_RETURN_IF_ERROR(
+          check(api->cuEventCreate(&e, cu::kEventDisableTiming), "cuEventCreate"));
+    }
+    Status st = check(api->cuStreamWriteValue32(stream, g.gateAddr, g.gateValue,
+                                                cu::kStreamWriteValueDefault),
+                      "cuStreamWriteValue32 (the run's gate)");
+    if (st.ok())
+      st = check(api->cuStreamWaitValue32(stream, g.doneAddr, g.doneValue,
+                                          cu::kStreamWaitValueGeq),
+                 "cuStreamWaitValue32 (the run's completion)");
+    if (st.ok())
+      st = check(api->cuEventRecord(e, stream), "cuEventRecord");
+    if (!st.ok()) {
+      spareEvents.push_back(e);
+      return st;
+    }
+    event = reinterpret_cast<uint64_t>(e);
+    return Status::success();
+  }
+
+  Status streamEventDone(uint64_t event, bool &done) override {
+    GPUOS_RETURN_IF_ERROR(makeCurrent());
+    CUresult r = api->cuEventQuery(reinterpret_cast<CUevent>(event));
+    done = r == cu::kSuccess;
+    if (done || r == cu::kErrorNotReady)
+      return Status::success();
+    return check(r, "cuEventQuery (a stream-ordered submission's stream)");
+  }
+
+  void releaseStreamEvent(uint64_t event) override {
+    spareEvents.push_back(reinterpret_cast<CUevent>(event));
+  }
+
 private:
   const DriverApi *api = nullptr;
   BackendInfo info_;
+  std::vector<CUevent> spareEvents; // recorded ones whose stream is past them
   CUdevice device = 0;
   CUcontext ctx = nullptr;
   bool ownContext = false;

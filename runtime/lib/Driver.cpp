@@ -78,6 +78,13 @@ void resolveOptionalEntryPoints(void *library, DriverApi &api) {
   resolveOptional(library, "cuGraphLaunch", api.cuGraphLaunch);
   resolveOptional(library, "cuGraphExecDestroy", api.cuGraphExecDestroy);
   resolveOptional(library, "cuGraphDestroy", api.cuGraphDestroy);
+  resolveOptional(library, "cuStreamGetCtx", api.cuStreamGetCtx);
+  resolveOptional(library, "cuStreamWriteValue32_v2", api.cuStreamWriteValue32);
+  resolveOptional(library, "cuStreamWaitValue32_v2", api.cuStreamWaitValue32);
+  resolveOptional(library, "cuEventCreate", api.cuEventCreate);
+  resolveOptional(library, "cuEventDestroy_v2", api.cuEventDestroy);
+  resolveOptional(library, "cuEventRecord", api.cuEventRecord);
+  resolveOptional(library, "cuEventQuery", api.cuEventQuery);
 }
 
 } // namespace

@@ -249,6 +249,7 @@ Status Runtime::Impl::recover(const std::string &reason, bool hung) {
     RunSlot &rs = runs[i];
     rs.inUse = rs.busy = rs.declared = rs.hasDeadline = false;
     rs.countersDev = rs.rootsDev = 0;
+    rs.streamEvent = 0; // gone with the context, as is its stream
     freeRuns.push_back(i);
   }
   busyRuns.clear();

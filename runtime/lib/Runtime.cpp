@@ -384,81 +384,142 @@ Status Runtime::submit(GraphId id, Submission &out) {
 }
 
 Status Runtime::submit(GraphId id, Priority priority, Submission &out) {
-  Impl &m = *impl_;
-  std::unique_lock<std::mutex> lock(m.mutex);
-  GPUOS_RETURN_IF_ERROR(m.needImage());
+  return impl_->submit(id, priority, nullptr, out);
+}
+
+Status Runtime::submitOnStream(GraphId id, Priority priority, uint64_t stream,
+                               Submission &out) {
+  return impl_->submit(id, priority, &stream, out);
+}
+
+Status Runtime::Impl::submit(GraphId id, Priority priority, const uint64_t *stream,
+                             Submission &out) {
+  std::unique_lock<std::mutex> lock(mutex);
+  GPUOS_RETURN_IF_ERROR(needImage());
   if ((uint32_t)priority >= kNumPriorities)
     return invalid("priority " + std::to_string((uint32_t)priority) +
                    " is not urgent (0), normal (1) or background (2)");
-  auto it = m.graphs.find(id);
-  if (it == m.graphs.end())
+  auto it = graphs.find(id);
+  if (it == graphs.end())
     return invalid("unknown graph " + std::to_string(id));
   if (!it->second.stale.ok())
     return it->second.stale;
+  if (stream) {
+    GPUOS_RETURN_IF_ERROR(backend->checkStream(*stream));
+    // A stream-ordered run cannot wait on the host for a swap's end: its
+    // stream would wait on the device for a relaunch queued behind it.
+    if (quiesced) {
+      GPUOS_RETURN_IF_ERROR(waitQuiesce(lock, "a stream-ordered submit"));
+      it = graphs.find(id);
+      if (it == graphs.end())
+        return invalid("unknown graph " + std::to_string(id));
+      if (!it->second.stale.ok())
+        return it->second.stale;
+    }
+  }
   uint32_t q = (uint32_t)priority;
   uint64_t tiles = it->second.layout.totalTiles;
 
   // Admission: at most half a queue of tiles in flight per priority (over
   // its root and shared queues), so a producer never finds its queue full
-  // of entries nobody can take.
-  m.reapAll();
-  for (uint32_t spins = 0; m.inFlightTiles[q] + tiles > m.maxTilesInFlight();
-       ++spins) {
-    if (m.quiesced) {
+  // of entries nobody can take. A stream-ordered submission also needs a
+  // run slot whose previous stream is past its wait (streamHolds); a graph
+  // gets at most kStreamRunSlots of them, so a caller far ahead of its
+  // stream waits here, as a CUDA launch does when its queue is full.
+  uint32_t index = UINT32_MAX;
+  for (uint32_t spins = 0;; ++spins) {
+    reapAll();
+    if (inFlightTiles[q] + tiles <= maxTilesInFlight()) {
+      GraphRecord &g = it->second;
+      for (uint32_t r : g.runSlots)
+        if (!runs[r].busy && !streamHolds(runs[r])) {
+          index = r;
+          break;
+        }
+      if (index != UINT32_MAX || !stream || g.runSlots.size() < kStreamRunSlots)
+        break;
+    }
+    if (quiesced) {
       // Nothing completes while quiesced: wait for the end (not inside it).
-      GPUOS_RETURN_IF_ERROR(m.waitQuiesce(lock, "a submit beyond the queue's "
-                                                "admission limit"));
-      it = m.graphs.find(id);
-      if (it == m.graphs.end())
+      GPUOS_RETURN_IF_ERROR(waitQuiesce(lock, "a submit beyond the queue's "
+                                              "admission limit"));
+      it = graphs.find(id);
+      if (it == graphs.end())
         return invalid("unknown graph " + std::to_string(id));
       if (!it->second.stale.ok())
         return it->second.stale;
       continue;
     }
     if ((spins & 1023) == 1023)
-      GPUOS_RETURN_IF_ERROR(m.checkResident());
+      GPUOS_RETURN_IF_ERROR(checkResident());
     cpuPause();
-    m.reapAll();
   }
   GraphRecord &g = it->second;
-  uint32_t index = UINT32_MAX;
-  for (uint32_t r : g.runSlots)
-    if (!m.runs[r].busy) {
-      index = r;
-      break;
-    }
   if (index == UINT32_MAX) {
-    GPUOS_RETURN_IF_ERROR(m.backend->makeCurrent());
-    GPUOS_RETURN_IF_ERROR(m.createRunSlot(id, g, index));
+    GPUOS_RETURN_IF_ERROR(backend->makeCurrent());
+    GPUOS_RETURN_IF_ERROR(createRunSlot(id, g, index));
   }
-  RunSlot &rs = m.runs[index];
+  RunSlot &rs = runs[index];
   rs.epoch = (uint16_t)(rs.epoch + 1); // differs from the word's last value
   if (rs.epoch == 0)
     rs.epoch = 1;
   rs.busy = true;
-  rs.serial = m.nextSerial++;
+  rs.serial = nextSerial++;
   rs.queue = q;
   rs.tiles = tiles;
-  m.busyRuns.push_back(index);
-  m.inFlightTiles[q] += tiles;
-  ++m.submissions;
-  m.queued[q] += tiles;
+  busyRuns.push_back(index);
+  inFlightTiles[q] += tiles;
+  ++submissions;
+  queued[q] += tiles;
   out.id = Impl::submissionId(rs.serial, index);
-  int64_t limit = g.timeoutUs >= 0 ? g.timeoutUs : m.options.timeoutUs;
+  int64_t limit = g.timeoutUs >= 0 ? g.timeoutUs : options.timeoutUs;
   rs.hasDeadline = limit > 0;
   rs.declared = false;
   if (rs.hasDeadline) {
     rs.deadline = Clock::now() + std::chrono::microseconds(limit);
-    ++m.runsWithDeadline;
+    ++runsWithDeadline;
   }
-  if (m.quiesced) { // a swap or atSafePoint: queued on the host
-    m.deferred.push_back({index, q});
-    ++m.deferredTotal;
+  if (quiesced) { // a swap or atSafePoint: queued on the host
+    deferred.push_back({index, q});
+    ++deferredTotal;
     return Status::success();
   }
-  if (!m.launched)
-    GPUOS_RETURN_IF_ERROR(m.backend->makeCurrent());
-  return m.postEntry(index, rs.epoch, kRingOpSubmit, q);
+  if (!launched)
+    GPUOS_RETURN_IF_ERROR(backend->makeCurrent());
+  if (!stream)
+    return postEntry(index, rs.epoch, kRingOpSubmit, q);
+  return postOnStream(index, q, *stream);
+}
+
+Status Runtime::Impl::postOnStream(uint32_t index, uint32_t queue, uint64_t stream) {
+  RunSlot &rs = runs[index];
+  // The stream waits for this word to leave 0 (any status: a failed run
+  // releases it too); the slot is not busy and no stream holds it, so
+  // nothing else reads or writes it now.
+  __atomic_store_n(completion + index, 0u, __ATOMIC_RELEASE);
+  // The entry first: posting it relaunches a parked kernel, and that launch
+  // must not be queued behind the stream's wait (on a GPU whose streams
+  // share a hardware queue, it would never start). Once the entry is in
+  // the ring the kernel does not park before it runs (Park.h).
+  GPUOS_RETURN_IF_ERROR(postEntry(index, rs.epoch, kRingOpGated, queue));
+  Backend::StreamGate gate;
+  gate.stream = stream;
+  gate.gateAddr = completionDev + ((uint64_t)options.maxRuns + index) * sizeof(uint32_t);
+  gate.gateValue = gateOpenValue(rs.epoch);
+  gate.doneAddr = completionDev + (uint64_t)index * sizeof(uint32_t);
+  gate.doneValue = 1u << 16; // cyclic >=: any status over 0 (Protocol.h)
+  Status st = backend->enqueueStreamGate(gate, rs.streamEvent);
+  if (st.ok())
+    return Status::success();
+  // The entry is in the ring and everything behind it waits for the gate:
+  // open it from here. The run then starts without waiting for the stream;
+  // the caller gets the error (the run's outputs are undefined).
+  rs.streamEvent = 0;
+  __atomic_store_n(completion + options.maxRuns + index, gate.gateValue, __ATOMIC_RELEASE);
+  return Status::error(st.code(), "a stream-ordered submit could not enqueue its "
+                                  "stream operations (the run starts without "
+                                  "waiting for the stream; its outputs are "
+                                  "undefined): " + st.message());
 }
 
 Status Runtime::poll(Submission s) {

@@ -97,6 +97,11 @@ struct RunSlot {
   /// done with it: the waiter has its error; the slot stays busy until the
   /// device completes the run (or the context is recreated).
   bool declared = false;
+  /// A stream-ordered submission's event, recorded on its stream after the
+  /// wait for this slot's completion word: until the stream is past it, the
+  /// slot is not reused (a new run would reset the word the stream waits
+  /// for). 0: none.
+  uint64_t streamEvent = 0;
 };
 
 struct Runtime::Impl {
@@ -124,7 +129,7 @@ struct Runtime::Impl {
   uint64_t mappedDev = 0;
   RingEntry *ring = nullptr;
   HostShared *hs = nullptr;
-  uint32_t *completion = nullptr;
+  uint32_t *completion = nullptr; // then the gate words (maxRuns of each)
   JobRecord *jobs = nullptr;
   uint64_t ringDev = 0, hsDev = 0, completionDev = 0, jobsDev = 0;
   uint32_t maxBlocks = 0; // job records and BlockStats allocated
@@ -348,6 +353,14 @@ struct Runtime::Impl {
   // Ring and park handshake
   //===--------------------------------------------------------------------===//
 
+  /// Runtime::submit and submitOnStream (stream: null for a plain submit).
+  Status submit(GraphId id, Priority priority, const uint64_t *stream, Submission &out);
+  /// The most run slots a graph gets for stream-ordered submissions.
+  static constexpr size_t kStreamRunSlots = 16;
+  /// Posts run slot `index`'s gated entry, then enqueues its stream's gate
+  /// write and completion wait (Runtime.cpp).
+  Status postOnStream(uint32_t index, uint32_t queue, uint64_t stream);
+
   /// Writes ring position ringTail (waiting for space) and advances it.
   Status postEntry(uint32_t run, uint32_t epoch, uint32_t op, uint32_t queue) {
     auto start = Clock::now();
@@ -542,6 +555,38 @@ struct Runtime::Impl {
       return false;
     status = c >> 16;
     return true;
+  }
+
+  /// Whether a stream-ordered submission's stream may still wait on the
+  /// completion word of run slot `rs` (then the slot is not reused).
+  bool streamHolds(RunSlot &rs) {
+    if (!rs.streamEvent)
+      return false;
+    bool done = false;
+    if (!backend->streamEventDone(rs.streamEvent, done).ok())
+      done = true; // the stream failed (the context's error shows elsewhere)
+    if (!done)
+      return true;
+    backend->releaseStreamEvent(rs.streamEvent);
+    rs.streamEvent = 0;
+    return false;
+  }
+
+  /// Before the mapped words go (close): streams of stream-ordered
+  /// submissions still waiting on a completion word are released (status 3,
+  /// as failOnHost writes), and given a second to get past their waits.
+  void releaseStreams() {
+    auto until = Clock::now() + std::chrono::seconds(1);
+    for (uint32_t i = 0; i < runs.size(); ++i) {
+      RunSlot &rs = runs[i];
+      if (!rs.streamEvent)
+        continue;
+      if (completion && (__atomic_load_n(completion + i, __ATOMIC_ACQUIRE) >> 16) == 0)
+        __atomic_store_n(completion + i, (uint32_t)(rs.epoch & 0xFFFFu) | (3u << 16),
+                         __ATOMIC_RELEASE);
+      while (streamHolds(rs) && Clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::microseconds(10));
+    }
   }
 
   /// Run slot `index` is done: bookkeeping, and its error if any.
@@ -804,8 +849,9 @@ struct Runtime::Impl {
     size_t ringBytes = (size_t)o.ringCapacity * sizeof(RingEntry);
     size_t hsOffset = (ringBytes + 127) & ~size_t(127);
     size_t completionOffset = (hsOffset + sizeof(HostShared) + 127) & ~size_t(127);
+    // Completion words, then gate words (Protocol.h, kRingOpGated).
     size_t jobsOffset =
-        (completionOffset + (size_t)o.maxRuns * sizeof(uint32_t) + 127) & ~size_t(127);
+        (completionOffset + 2 * (size_t)o.maxRuns * sizeof(uint32_t) + 127) & ~size_t(127);
     size_t mappedBytes = jobsOffset + (size_t)maxBlocks * sizeof(JobRecord);
     GPUOS_RETURN_IF_ERROR(backend->allocMapped(mappedBytes, mappedHost, mappedDev));
     std::memset(mappedHost, 0, mappedBytes);
@@ -899,6 +945,7 @@ struct Runtime::Impl {
       allocations.clear();
       safePoint();
     }
+    releaseStreams();
     // The completion words go with the mapped memory, freed next or with
     // the backend below (a faulted or isolated one unmaps it): no lock-free
     // reader (wait, the notifier) may still be in them.

@@ -18,6 +18,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -266,6 +268,39 @@ public:
     return Status::success();
   }
 
+  // Stream-ordered submissions: the handle is a SimStream; its event is a
+  // flag the stream sets after its wait.
+  Status checkStream(uint64_t stream) override {
+    if (!stream)
+      return Status::error(ErrorCode::InvalidArgument,
+                           "the simulator has no default stream: pass a SimStream");
+    return Status::success();
+  }
+
+  Status enqueueStreamGate(const StreamGate &g, uint64_t &event) override {
+    auto *flag = new std::atomic<bool>(false);
+    auto *gate = reinterpret_cast<uint32_t *>(g.gateAddr);
+    auto *done = reinterpret_cast<const uint32_t *>(g.doneAddr);
+    uint32_t open = g.gateValue, until = g.doneValue;
+    reinterpret_cast<SimStream *>(g.stream)->enqueue([=] {
+      __atomic_store_n(gate, open, __ATOMIC_RELEASE);
+      while ((int32_t)(__atomic_load_n(done, __ATOMIC_ACQUIRE) - until) < 0)
+        std::this_thread::yield();
+      flag->store(true, std::memory_order_release);
+    });
+    event = reinterpret_cast<uint64_t>(flag);
+    return Status::success();
+  }
+
+  Status streamEventDone(uint64_t event, bool &done) override {
+    done = reinterpret_cast<std::atomic<bool> *>(event)->load(std::memory_order_acquire);
+    return Status::success();
+  }
+
+  void releaseStreamEvent(uint64_t event) override {
+    delete reinterpret_cast<std::atomic<bool> *>(event);
+  }
+
 private:
   static constexpr const char *kFaultMessage =
       "simulated illegal address (a task threw SimFault)";
@@ -289,6 +324,56 @@ private:
 };
 
 } // namespace
+
+struct SimStream::State {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::deque<std::function<void()>> ops;
+  uint64_t enqueued = 0, finished = 0;
+  bool closing = false;
+  std::thread thread;
+};
+
+SimStream::SimStream() : state_(std::make_unique<State>()) {
+  State *st = state_.get();
+  st->thread = std::thread([st] {
+    std::unique_lock<std::mutex> lock(st->mutex);
+    for (;;) {
+      st->changed.wait(lock, [st] { return st->closing || !st->ops.empty(); });
+      if (st->ops.empty())
+        return;
+      std::function<void()> op = std::move(st->ops.front());
+      st->ops.pop_front();
+      lock.unlock();
+      op();
+      lock.lock();
+      ++st->finished;
+      st->changed.notify_all();
+    }
+  });
+}
+
+SimStream::~SimStream() {
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    state_->closing = true;
+  }
+  state_->changed.notify_all();
+  state_->thread.join();
+}
+
+void SimStream::enqueue(std::function<void()> op) {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  state_->ops.push_back(std::move(op));
+  ++state_->enqueued;
+  state_->changed.notify_all();
+}
+
+void SimStream::synchronize() {
+  std::unique_lock<std::mutex> lock(state_->mutex);
+  uint64_t target = state_->enqueued;
+  state_->changed.wait(lock, [&] { return state_->finished >= target; });
+}
 
 std::unique_ptr<Backend> makeSimBackend(uint32_t workers, SimKernel kernel) {
   std::map<std::string, SimKernel> images{{"", std::move(kernel)}};

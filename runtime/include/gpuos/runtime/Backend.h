@@ -100,6 +100,37 @@ public:
   virtual Status residentStatus(bool &running) = 0;
   /// Waits until the last launch has finished.
   virtual Status waitResidentExit() = 0;
+
+  /// Stream-ordered submissions (Runtime::submitOnStream). checkStream:
+  /// `stream` is a stream of this backend's context. enqueueStreamGate:
+  /// on that stream, after its earlier work, write `gateValue` to the
+  /// mapped word at `gateAddr` (the run's gate), then wait until the mapped
+  /// word at `doneAddr` reaches `doneValue` (cyclic >=: the run's
+  /// completion), then record an event, returned in `event`, that tells
+  /// when the stream is past that wait. Backends that cannot (the default)
+  /// say so.
+  struct StreamGate {
+    uint64_t stream = 0;
+    uint64_t gateAddr = 0;
+    uint32_t gateValue = 0;
+    uint64_t doneAddr = 0;
+    uint32_t doneValue = 0;
+  };
+  virtual Status checkStream(uint64_t) {
+    return Status::error(ErrorCode::Unsupported,
+                         info().name + " has no streams to order submissions on");
+  }
+  virtual Status enqueueStreamGate(const StreamGate &, uint64_t &) {
+    return Status::error(ErrorCode::Unsupported,
+                         info().name + " has no streams to order submissions on");
+  }
+  /// done: the stream is past the event (its wait returned).
+  virtual Status streamEventDone(uint64_t, bool &done) {
+    done = true;
+    return Status::success();
+  }
+  /// The event is not needed any more (kept for reuse).
+  virtual void releaseStreamEvent(uint64_t) {}
 };
 
 /// The GPU at `ordinal`, through the CUDA driver loaded with dlopen.
@@ -123,6 +154,27 @@ std::unique_ptr<Backend> makeSimBackend(uint32_t workers, SimKernel kernel);
 /// ignored; a key ending in "+slow" loads in 300 ms (a long module load).
 std::unique_ptr<Backend>
 makeSimBackend(uint32_t workers, std::map<std::string, SimKernel> images);
+
+/// A CUDA stream for the simulator: a thread that runs what is enqueued on
+/// it, one operation after another. handle() is what
+/// Runtime::submitOnStream takes on a simulated runtime; the simulator
+/// enqueues the gate write and the completion wait on it as the GPU
+/// backend does on a CUstream.
+class SimStream {
+public:
+  SimStream();
+  ~SimStream(); // finishes what is queued
+  SimStream(const SimStream &) = delete;
+  SimStream &operator=(const SimStream &) = delete;
+  void enqueue(std::function<void()> op);
+  /// Returns once everything enqueued so far has run.
+  void synchronize();
+  uint64_t handle() const { return reinterpret_cast<uint64_t>(this); }
+
+private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 } // namespace gpuos::runtime
 

@@ -39,6 +39,8 @@ constexpr unsigned kMemHostRegisterPortable = 0x1;
 constexpr unsigned kMemHostRegisterDeviceMap = 0x2;
 constexpr unsigned kStreamNonBlocking = 0x1;
 constexpr unsigned kEventDisableTiming = 0x2;
+constexpr unsigned kStreamWaitValueGeq = 0x0; // (int32)(*addr - value) >= 0
+constexpr unsigned kStreamWriteValueDefault = 0x0; // after a memory barrier
 constexpr int kFuncAttrNumRegs = 4;
 constexpr int kFuncAttrMaxDynamicSharedBytes = 8;
 constexpr int kStreamCaptureModeThreadLocal = 1;
@@ -112,6 +114,21 @@ struct DriverApi {
   CUresult (*cuGraphLaunch)(CUgraphExec exec, CUstream stream) = nullptr;
   CUresult (*cuGraphExecDestroy)(CUgraphExec exec) = nullptr;
   CUresult (*cuGraphDestroy)(CUgraph graph) = nullptr;
+  // Stream-ordered submissions (Runtime::submitOnStream): the caller's
+  // stream opens the run's gate and waits for its completion word.
+  CUresult (*cuStreamGetCtx)(CUstream stream, CUcontext *ctx) = nullptr;
+  CUresult (*cuStreamWriteValue32)(CUstream stream, CUdeviceptr addr,
+                                   unsigned value, unsigned flags) = nullptr;
+  CUresult (*cuStreamWaitValue32)(CUstream stream, CUdeviceptr addr,
+                                  unsigned value, unsigned flags) = nullptr;
+  CUresult (*cuEventCreate)(CUevent *event, unsigned flags) = nullptr;
+  CUresult (*cuEventDestroy)(CUevent event) = nullptr;
+  CUresult (*cuEventRecord)(CUevent event, CUstream stream) = nullptr;
+  CUresult (*cuEventQuery)(CUevent event) = nullptr;
+  bool hasStreamGates() const {
+    return cuStreamGetCtx && cuStreamWriteValue32 && cuStreamWaitValue32 &&
+           cuEventCreate && cuEventDestroy && cuEventRecord && cuEventQuery;
+  }
 };
 
 /// What loading the driver found: the API table when it loaded and

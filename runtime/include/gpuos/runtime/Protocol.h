@@ -13,6 +13,8 @@
 //     HostShared                     device writes (plain/st.release.sys
 //                                    stores, never atomics), host reads
 //     uint32_t completion[maxRuns]   device writes, host reads
+//     uint32_t gates[maxRuns]        a CUDA stream writes (stream-ordered
+//                                    submissions), the poller reads
 //   device memory:
 //     DeviceControl                  queue counters, flags, configuration
 //     QueueEntry slots[kNumQueues][queueCapacity]
@@ -40,7 +42,7 @@ namespace gpuos::runtime::proto {
 /// Bumped whenever a layout below or the meaning of a field changes. The
 /// device library exports it as `gpuos_runtime_protocol`; loading an image
 /// linked against another version is refused.
-constexpr uint32_t kProtocolVersion = 14;
+constexpr uint32_t kProtocolVersion = 15;
 
 /// Priority classes; lower goes first.
 constexpr uint32_t kNumPriorities = 3;
@@ -65,6 +67,16 @@ GPUOS_PROTO_HD uint32_t priorityOfQueue(uint32_t q) { return q / 2; }
 
 constexpr uint32_t kRingOpSubmit = 1; // start run slot `run` at `epoch`
 constexpr uint32_t kRingOpPark = 2;   // drain, then park
+/// Start run slot `run` at `epoch` once its gate word (gates[run], right
+/// after the completion words) holds gateOpenValue(epoch): a stream-ordered
+/// submission (Runtime::submitOnStream), whose CUDA stream writes the word
+/// when its earlier work is done. The poller does not pass the entry before
+/// then (the ring is in order), and does not park while it waits: a valid
+/// entry stands at its head. (Protocol 15.)
+constexpr uint32_t kRingOpGated = 3;
+GPUOS_PROTO_HD uint32_t gateOpenValue(uint32_t epoch) {
+  return (epoch & 0xFFFFu) | 0x80000000u;
+}
 
 /// One 16-byte ring entry. The host writes run, epoch, ctl and then seq
 /// (x86 stores become visible in program order); the poller reads all 16
@@ -107,7 +119,8 @@ GPUOS_PROTO_HD RingEntry makeRingEntry(uint32_t seq, uint32_t run,
 GPUOS_PROTO_HD bool ringEntryValid(const RingEntry &e, uint32_t expectedSeq) {
   uint32_t low = e.ctl & 0xFFu;
   uint32_t op = low & 0xFu;
-  return e.seq == expectedSeq && (op == kRingOpSubmit || op == kRingOpPark) &&
+  return e.seq == expectedSeq &&
+         (op == kRingOpSubmit || op == kRingOpPark || op == kRingOpGated) &&
          (e.ctl >> 24) == ringCheck(e.seq, e.run, e.epoch, low) &&
          ((e.ctl >> 8) & 0xFFFFu) == 0;
 }

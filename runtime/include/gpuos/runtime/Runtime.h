@@ -307,6 +307,20 @@ public:
   Status submit(GraphId graph, Priority priority, Submission &out);
   /// With the graph's default priority.
   Status submit(GraphId graph, Submission &out);
+  /// A stream-ordered submission: the run starts after the work enqueued on
+  /// `stream` (a CUstream of the runtime's context; 0 is the legacy default
+  /// stream) before this call, and work enqueued on it after this call
+  /// starts after the run completes, as with a kernel launched on that
+  /// stream; the host does not wait. The stream writes the run's gate word
+  /// and then waits for its completion word (stream memory operations); the
+  /// run's ring entry waits at the head of the ring for the gate, so
+  /// submissions behind it (from any thread) wait too. wait/poll/onComplete
+  /// work as for submit(). A failed run still releases the stream (its
+  /// outputs are undefined): the error is what wait/poll return. The GPU
+  /// backend only (Unsupported elsewhere). docs/runtime.md,
+  /// "Stream-ordered submissions".
+  Status submitOnStream(GraphId graph, Priority priority, uint64_t stream,
+                        Submission &out);
   /// Ok when done; Timeout (still running), TaskFailed, Faulted, Closed.
   /// timeoutUs < 0: no limit.
   Status wait(Submission submission, int64_t timeoutUs = -1);

@@ -153,6 +153,13 @@ gpuos_status gpuos_graph_destroy(gpuos_runtime *rt, gpuos_graph graph);
 
 gpuos_status gpuos_submit(gpuos_runtime *rt, gpuos_graph graph, int priority,
                           gpuos_submission *out);
+/* Stream-ordered (Runtime::submitOnStream): the run starts after the work
+ * enqueued on `stream` (a CUstream of the runtime's context, NULL: the
+ * legacy default stream) before this call, and the stream's later work
+ * starts after the run completes; the host does not wait. wait/poll report
+ * the run's status. GPU runtimes in this process only. */
+gpuos_status gpuos_submit_on_stream(gpuos_runtime *rt, gpuos_graph graph, int priority,
+                                    void *stream, gpuos_submission *out);
 /* timeout_us < 0: no limit. */
 gpuos_status gpuos_wait(gpuos_runtime *rt, gpuos_submission submission,
                         int64_t timeout_us);

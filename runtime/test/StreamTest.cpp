@@ -1,0 +1,267 @@
+//===- StreamTest.cpp - stream-ordered submissions, simulator and GPU -----===//
+//
+// Runtime::submitOnStream: the run starts only after the work its stream
+// had before the call, and the stream's later work only after the run; the
+// host never waits. On "sim" the stream is a SimStream (a thread running
+// its queue), on "gpu" a CUstream of the runtime's context, held at a point
+// by a wait on a mapped word the test writes. Process backends refuse.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gpuos/runtime/Backend.h"
+#include "gpuos/runtime/Driver.h"
+#include "gpuos/runtime/Runtime.h"
+
+#include "RuntimeFixture.h"
+
+#include <atomic>
+#include <cstring>
+#include <thread>
+
+using namespace gpuos::runtime;
+using namespace gpuos::runtime::rttest;
+
+namespace {
+
+constexpr size_t kN = 4096; // the test image's scale4k: y = 3 x + 1
+
+/// A stream the test can hold at a point, fill buffers on, and sync.
+class TestStream {
+public:
+  virtual ~TestStream() = default;
+  virtual uint64_t handle() const = 0;
+  /// Work enqueued after this waits until release().
+  virtual void hold() = 0;
+  virtual void release() = 0;
+  /// Enqueues: `n` floats at device address `dst` become `value`.
+  virtual void fill(uint64_t dst, float value, size_t n) = 0;
+  virtual void synchronize() = 0;
+};
+
+class SimTestStream final : public TestStream {
+public:
+  uint64_t handle() const override { return stream_.handle(); }
+  void hold() override {
+    uint32_t k = ++holds_;
+    stream_.enqueue([this, k] {
+      while (released_.load(std::memory_order_acquire) < k)
+        std::this_thread::yield();
+    });
+  }
+  void release() override { released_.store(holds_, std::memory_order_release); }
+  void fill(uint64_t dst, float value, size_t n) override {
+    stream_.enqueue([=] {
+      auto *p = reinterpret_cast<uint32_t *>(dst);
+      uint32_t bits;
+      std::memcpy(&bits, &value, 4);
+      for (size_t i = 0; i < n; ++i) // the workers read them: atomics, for TSan
+        __atomic_store_n(p + i, bits, __ATOMIC_RELAXED);
+    });
+  }
+  void synchronize() override { stream_.synchronize(); }
+
+private:
+  SimStream stream_;
+  uint32_t holds_ = 0;
+  std::atomic<uint32_t> released_{0};
+};
+
+/// A CUstream on the primary context of device 0 (the test runtime's).
+class GpuTestStream final : public TestStream {
+public:
+  static std::unique_ptr<GpuTestStream> open(std::string &error) {
+    const DriverStatus &d = loadDriver();
+    if (!d.available() || !d.api->hasStreamGates()) {
+      error = d.available() ? "no stream memory operations" : d.error;
+      return nullptr;
+    }
+    auto s = std::unique_ptr<GpuTestStream>(new GpuTestStream(*d.api));
+    const DriverApi &a = *d.api;
+    CUdevice dev = 0;
+    if (a.cuDeviceGet(&dev, 0) || a.cuDevicePrimaryCtxRetain(&s->ctx_, dev) ||
+        a.cuCtxSetCurrent(s->ctx_) || a.cuStreamCreate(&s->stream_, cu::kStreamNonBlocking) ||
+        a.cuMemHostAlloc(reinterpret_cast<void **>(&s->flag_), 4,
+                         cu::kMemHostAllocPortable | cu::kMemHostAllocDeviceMap) ||
+        a.cuMemHostGetDevicePointer(&s->flagDev_, s->flag_, 0)) {
+      error = "could not create a stream and a mapped word";
+      return nullptr;
+    }
+    *s->flag_ = 0;
+    return s;
+  }
+  ~GpuTestStream() override {
+    a_.cuCtxSetCurrent(ctx_);
+    if (stream_) {
+      a_.cuStreamSynchronize(stream_);
+      a_.cuStreamDestroy(stream_);
+    }
+    for (void *p : staging_)
+      a_.cuMemFreeHost(p);
+    if (flag_)
+      a_.cuMemFreeHost(flag_);
+  }
+  uint64_t handle() const override { return reinterpret_cast<uint64_t>(stream_); }
+  void hold() override {
+    a_.cuCtxSetCurrent(ctx_);
+    EXPECT_EQ(a_.cuStreamWaitValue32(stream_, flagDev_, ++holds_, cu::kStreamWaitValueGeq), 0);
+  }
+  void release() override { __atomic_store_n(flag_, holds_, __ATOMIC_RELEASE); }
+  void fill(uint64_t dst, float value, size_t n) override {
+    a_.cuCtxSetCurrent(ctx_);
+    void *host = nullptr;
+    ASSERT_EQ(a_.cuMemHostAlloc(&host, n * 4, cu::kMemHostAllocPortable), 0);
+    staging_.push_back(host);
+    std::fill_n(static_cast<float *>(host), n, value);
+    EXPECT_EQ(a_.cuMemcpyHtoDAsync(dst, host, n * 4, stream_), 0);
+  }
+  void synchronize() override {
+    a_.cuCtxSetCurrent(ctx_);
+    EXPECT_EQ(a_.cuStreamSynchronize(stream_), 0);
+  }
+
+private:
+  explicit GpuTestStream(const DriverApi &a) : a_(a) {}
+  const DriverApi &a_;
+  CUcontext ctx_ = nullptr;
+  CUstream stream_ = nullptr;
+  uint32_t *flag_ = nullptr;
+  CUdeviceptr flagDev_ = 0;
+  uint32_t holds_ = 0;
+  std::vector<void *> staging_;
+};
+
+class StreamTest : public RuntimeFixture {
+protected:
+  void SetUp() override {} // opened with a short idle park below
+
+  /// Opens the runtime; false (and the test is skipped or over) when this
+  /// backend has no streams.
+  bool openWithStream() {
+    RuntimeOptions options;
+    options.idleParkUs = 200; // parks many times while a test holds a stream
+    open(options);
+    if (IsSkipped() || HasFatalFailure())
+      return false;
+    if (GetParam() == "sim") {
+      stream = std::make_unique<SimTestStream>();
+    } else if (GetParam() == "gpu") {
+      std::string error;
+      stream = GpuTestStream::open(error);
+      if (!stream) {
+        ADD_FAILURE() << error;
+        return false;
+      }
+    }
+    return true;
+  }
+
+  GraphId scaleGraph(const Buffer &x, const Buffer &y) {
+    GraphSpec g;
+    g.tasks.push_back({"scale4k", {x.arg(), y.arg()}, {}, {}});
+    GraphId id = 0;
+    EXPECT_OK(rt->createGraph(g, id));
+    return id;
+  }
+
+  void expectAll(const Buffer &b, float value, const char *what) {
+    std::vector<float> v = readFloats(b, kN);
+    int bad = 0;
+    for (float f : v)
+      bad += f != value;
+    EXPECT_EQ(bad, 0) << what << ": expected " << value << ", [0] = " << v[0];
+  }
+
+  std::unique_ptr<TestStream> stream;
+};
+
+// The run reads what the stream wrote before the submission and is done
+// before what the stream does after it: y = 3 * 5 + 1 proves both (the
+// later fill of x with 0 would make it 1, the initial x 0 would too). While
+// the stream is held the run does not start, and the kernel, which parks
+// after 200 us idle, must not park with the gated entry waiting (it would
+// never be relaunched: the wait below would time out).
+TEST_P(StreamTest, RunWaitsForItsStreamAndTheStreamForTheRun) {
+  if (!openWithStream())
+    return;
+  Buffer x = alloc(kN * 4), y = alloc(kN * 4);
+  zero(x);
+  zero(y);
+  GraphId id = scaleGraph(x, y);
+  Submission s;
+  if (!stream) {
+    Status st = rt->submitOnStream(id, Priority::Normal, 0, s);
+    EXPECT_EQ(st.code(), ErrorCode::Unsupported) << st.toString();
+    return;
+  }
+  stream->hold();
+  stream->fill(x.ptr, 5.0f, kN);
+  ASSERT_OK(rt->submitOnStream(id, Priority::Normal, stream->handle(), s));
+  stream->fill(x.ptr, 0.0f, kN);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(rt->poll(s).code(), ErrorCode::NotReady);
+  expectAll(y, 0.0f, "y while the stream is held");
+  stream->release();
+  ASSERT_OK(rt->wait(s, kWaitUs));
+  stream->synchronize();
+  expectAll(y, 16.0f, "y");
+  expectAll(x, 0.0f, "x after the stream's later fill");
+}
+
+// Back-to-back stream-ordered submissions of one graph, each between two
+// fills on the stream, with the host never waiting: more calls than a
+// graph gets run slots (the submit waits for the stream, as a full CUDA
+// launch queue does). The last run saw the last fill.
+TEST_P(StreamTest, BackToBackCallsPipeline) {
+  if (!openWithStream())
+    return;
+  if (!stream)
+    GTEST_SKIP() << GetParam() << " has no streams (RunWaitsForItsStream... checks it says so)";
+  Buffer x = alloc(kN * 4), y = alloc(kN * 4);
+  zero(y);
+  GraphId id = scaleGraph(x, y);
+  const int calls = 100;
+  std::vector<Submission> subs(calls);
+  for (int i = 0; i < calls; ++i) {
+    stream->fill(x.ptr, (float)i, kN);
+    ASSERT_OK(rt->submitOnStream(id, i % 2 ? Priority::Urgent : Priority::Background,
+                                 stream->handle(), subs[i]));
+  }
+  stream->fill(x.ptr, -1.0f, kN);
+  for (Submission s : subs)
+    ASSERT_OK(rt->wait(s, kWaitUs));
+  stream->synchronize();
+  expectAll(y, 3.0f * (calls - 1) + 1.0f, "y");
+  Stats st;
+  ASSERT_OK(rt->stats(st));
+  EXPECT_EQ(st.completed, (uint64_t)calls);
+}
+
+// A plain submission behind a held stream-ordered one waits for it (the
+// ring is in order), and both complete once the stream goes on.
+TEST_P(StreamTest, LaterSubmissionsWaitBehindTheGate) {
+  if (!openWithStream())
+    return;
+  if (!stream)
+    GTEST_SKIP() << GetParam() << " has no streams (RunWaitsForItsStream... checks it says so)";
+  Buffer x = alloc(kN * 4), y = alloc(kN * 4), u = alloc(kN * 4), v = alloc(kN * 4);
+  zero(y);
+  zero(u);
+  zero(v);
+  GraphId gated = scaleGraph(x, y), plain = scaleGraph(u, v);
+  stream->hold();
+  stream->fill(x.ptr, 1.0f, kN);
+  Submission a, b;
+  ASSERT_OK(rt->submitOnStream(gated, Priority::Background, stream->handle(), a));
+  ASSERT_OK(rt->submit(plain, Priority::Urgent, b));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(rt->poll(b).code(), ErrorCode::NotReady);
+  stream->release();
+  ASSERT_OK(rt->wait(a, kWaitUs));
+  ASSERT_OK(rt->wait(b, kWaitUs));
+  expectAll(y, 4.0f, "y");
+  expectAll(v, 1.0f, "v");
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, StreamTest, kBackends, backendName);
+
+} // namespace
