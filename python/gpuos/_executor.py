@@ -72,12 +72,6 @@ def env_int(name: str, default: int, minimum: int) -> int:
 #: Most graphs in one device's image (GPUOS_UNION_GRAPHS, at least 1).
 UNION_GRAPHS = env_int("GPUOS_UNION_GRAPHS", 8, 1)
 
-#: GPUOS_STREAM_ORDERED=1 (default): a launch is ordered on the current
-#: PyTorch stream, on the device, and returns at once, as a CUDA kernel
-#: launch does (Runtime::submitOnStream; docs/python.md). 0: each launch
-#: waits for the stream on the host and for its run (finished tensors).
-STREAM_ORDERED = env_int("GPUOS_STREAM_ORDERED", 1, 0) != 0
-
 
 def check_count(name: str, value: int) -> int:
     """A positive integer option (max_ops, max_variants), checked."""
@@ -236,9 +230,8 @@ class _Device:
 
     def launcher(self, graph: CompiledGraph, priority: str, arch: str):
         """The launcher of `graph`: called with the input tensors then the
-        output tensors and a raw stream, it binds and submits in one native
-        call, ordered on that stream (or, with STREAM_ORDERED off, waiting
-        for the stream and the run). The image holding `graph` is installed here, and again
+        output tensors and a raw stream, it binds, submits and waits in one
+        native call. The image holding `graph` is installed here, and again
         on a call after the graph left the union."""
         key = (graph.key, priority)
         found = self.launchers.get(key)
@@ -251,8 +244,7 @@ class _Device:
                 buffers = list(graph.inputs) + list(graph.outputs)
                 native = self.runtime.launcher(graph.name, [n for n, _ in buffers],
                                                [extent_bytes(t) for _, t in buffers],
-                                               PRIORITIES[priority],
-                                               stream_ordered=STREAM_ORDERED)
+                                               PRIORITIES[priority])
                 found = self._resident_launch(graph, arch, native)
                 self.launchers[key] = found
         return found
@@ -318,20 +310,6 @@ def park_all() -> None:
     for dev in devices:
         with dev.lock:
             dev.runtime.park()
-            dev.runtime.synchronize()  # unpins what the park drained
-
-
-def synchronize_all() -> None:
-    """Waits for every stream-ordered run launched so far; raises the first
-    failure among them (ExecutionError, naming the graph)."""
-    from . import _C
-    with _devices_lock:
-        devices = list(_devices.values())
-    for dev in devices:
-        try:
-            dev.runtime.synchronize()
-        except _C.RuntimeError_ as e:
-            raise ExecutionError(explain(str(e))) from None
 
 
 def native_counters() -> Dict[str, int]:
@@ -379,7 +357,5 @@ def run_gpu(graph: CompiledGraph, tensors: Sequence[torch.Tensor],
     index = device.index or 0
     launch = device_for(index).launcher(graph, check_priority(priority), arch)
     # Inputs come from PyTorch kernels on the current stream; the resident
-    # kernel is on no stream, so the launch is ordered on that stream (the
-    # run waits on the device for its earlier work, its later work for the
-    # run) or, with STREAM_ORDERED off, waits for it on the host.
+    # kernel is on no stream, so the launch waits for that stream first.
     launch(all_tensors, current_raw_stream(index))

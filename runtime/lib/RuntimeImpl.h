@@ -741,9 +741,15 @@ struct Runtime::Impl {
   }
 
   Status createRunSlot(GraphId id, GraphRecord &g, uint32_t &index) {
-    if (!freeRuns.empty()) {
-      index = freeRuns.back();
-      freeRuns.pop_back();
+    // A slot of a destroyed graph may still have a stream waiting on its
+    // completion word (streamHolds): a new run there would reset the word,
+    // and that stream would wait for the new run, maybe forever (its gate
+    // may be behind that wait on the same stream).
+    auto reusable = std::find_if(freeRuns.rbegin(), freeRuns.rend(),
+                                 [&](uint32_t i) { return !streamHolds(runs[i]); });
+    if (reusable != freeRuns.rend()) {
+      index = *reusable;
+      freeRuns.erase(std::next(reusable).base());
     } else if (runs.size() < options.maxRuns) {
       index = (uint32_t)runs.size();
       runs.emplace_back();

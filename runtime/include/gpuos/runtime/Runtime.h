@@ -317,8 +317,12 @@ public:
   /// submissions behind it (from any thread) wait too. wait/poll/onComplete
   /// work as for submit(). A failed run still releases the stream (its
   /// outputs are undefined): the error is what wait/poll return. The GPU
-  /// backend only (Unsupported elsewhere). docs/runtime.md,
-  /// "Stream-ordered submissions".
+  /// backend only (Unsupported elsewhere). The stream's earlier work must
+  /// be able to run beside the resident kernel (copies, memsets, stream
+  /// memory operations, other gpuos runs): the kernel holds its SMs and does
+  /// not park while the gated entry waits, so a kernel that needs those SMs
+  /// never starts and the run never does (measured with PyTorch kernels on
+  /// the H200). docs/runtime.md, "Stream-ordered submissions".
   Status submitOnStream(GraphId graph, Priority priority, uint64_t stream,
                         Submission &out);
   /// Ok when done; Timeout (still running), TaskFailed, Faulted, Closed.
