@@ -146,7 +146,7 @@ run() {
     local tools images
     tools=$(cat "$root/.gpu-tools/commit" 2>/dev/null || echo "an unknown commit")
     images=$(cat "$bench_dir/commit" 2>/dev/null || echo "an unknown commit")
-    if [[ $tools != "$images" ]]; then
+    if [[ $tools != "$images" || $tools == unknown* || $tools == "an unknown commit" ]]; then
       echo "run: the compiler tools in .gpu-tools are from $tools, the images in" \
            "$bench_dir from $images: the Python path would time another compiler." \
            "Run 'bash bench/suite/run.sh prepare' and 'bash scripts/gpu-tools.sh pack'" \

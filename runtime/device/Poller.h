@@ -358,9 +358,14 @@ GPUOS_DEV void pollStep(DeviceControl *c, const Warp &w, PollerLoop &L,
   uint32_t taken = L.i;
   while (L.i < L.n) {
     RingEntry e = w.shuffle(L.batch, L.i);
-    if (ringOp(e) == kRingOpGated && !gateOpen(L.cfg, w, e)) {
-      L.n = L.i; // read the ring again from this entry next step
-      break;
+    if (ringOp(e) == kRingOpGated) {
+      if (!gateOpen(L.cfg, w, e)) {
+        L.n = L.i; // read the ring again from this entry next step
+        break;
+      }
+      // Lane 0's acquire, for every lane (they publish the run's entries):
+      // the warp barrier orders memory among the lanes, as after the ring read.
+      w.sync();
     }
     ++L.i;
     ++L.head;

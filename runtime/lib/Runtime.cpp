@@ -432,7 +432,7 @@ Status Runtime::Impl::submit(GraphId id, Priority priority, const uint64_t *stre
     if (inFlightTiles[q] + tiles <= maxTilesInFlight()) {
       GraphRecord &g = it->second;
       for (uint32_t r : g.runSlots)
-        if (!runs[r].busy && !streamHolds(runs[r])) {
+        if (!runs[r].busy && !(stream && streamHolds(runs[r]))) {
           index = r;
           break;
         }
@@ -457,7 +457,7 @@ Status Runtime::Impl::submit(GraphId id, Priority priority, const uint64_t *stre
   GraphRecord &g = it->second;
   if (index == UINT32_MAX) {
     GPUOS_RETURN_IF_ERROR(backend->makeCurrent());
-    GPUOS_RETURN_IF_ERROR(createRunSlot(id, g, index));
+    GPUOS_RETURN_IF_ERROR(createRunSlot(id, g, index, stream != nullptr));
   }
   RunSlot &rs = runs[index];
   rs.epoch = (uint16_t)(rs.epoch + 1); // differs from the word's last value
@@ -494,9 +494,11 @@ Status Runtime::Impl::submit(GraphId id, Priority priority, const uint64_t *stre
 Status Runtime::Impl::postOnStream(uint32_t index, uint32_t queue, uint64_t stream) {
   RunSlot &rs = runs[index];
   // The stream waits for this word to leave 0 (any status: a failed run
-  // releases it too); the slot is not busy and no stream holds it, so
-  // nothing else reads or writes it now.
+  // releases it too). No run of the slot is on the device and no stream
+  // holds it, so nothing else reads or writes it now. The gate word is
+  // reset too: after the 16-bit epoch wraps, a stale open value would match.
   __atomic_store_n(completion + index, 0u, __ATOMIC_RELEASE);
+  __atomic_store_n(completion + options.maxRuns + index, 0u, __ATOMIC_RELEASE);
   // The entry first: posting it relaunches a parked kernel, and that launch
   // must not be queued behind the stream's wait (on a GPU whose streams
   // share a hardware queue, it would never start). Once the entry is in
@@ -514,8 +516,13 @@ Status Runtime::Impl::postOnStream(uint32_t index, uint32_t queue, uint64_t stre
   // The entry is in the ring and everything behind it waits for the gate:
   // open it from here. The run then starts without waiting for the stream;
   // the caller gets the error (the run's outputs are undefined).
+  // The stream may already wait on the completion word (a failure after the
+  // wait was enqueued): status 3 releases it, and the device's own store
+  // later keeps it released.
   rs.streamEvent = 0;
   __atomic_store_n(completion + options.maxRuns + index, gate.gateValue, __ATOMIC_RELEASE);
+  __atomic_store_n(completion + index, (uint32_t)(rs.epoch & 0xFFFFu) | (3u << 16),
+                   __ATOMIC_RELEASE);
   return Status::error(st.code(), "a stream-ordered submit could not enqueue its "
                                   "stream operations (the run starts without "
                                   "waiting for the stream; its outputs are "

@@ -740,13 +740,15 @@ struct Runtime::Impl {
     return Status::success();
   }
 
-  Status createRunSlot(GraphId id, GraphRecord &g, uint32_t &index) {
-    // A slot of a destroyed graph may still have a stream waiting on its
-    // completion word (streamHolds): a new run there would reset the word,
-    // and that stream would wait for the new run, maybe forever (its gate
-    // may be behind that wait on the same stream).
-    auto reusable = std::find_if(freeRuns.rbegin(), freeRuns.rend(),
-                                 [&](uint32_t i) { return !streamHolds(runs[i]); });
+  Status createRunSlot(GraphId id, GraphRecord &g, uint32_t &index, bool forStream = false) {
+    // For a stream-ordered run: a slot of a destroyed graph may still have a
+    // stream waiting on its completion word (streamHolds); the new run would
+    // reset the word, and that stream would wait for the new run, maybe
+    // forever (its gate may be behind that wait on the same stream). A plain
+    // run never resets the word, so any free slot serves it.
+    auto reusable = std::find_if(freeRuns.rbegin(), freeRuns.rend(), [&](uint32_t i) {
+      return !forStream || !streamHolds(runs[i]);
+    });
     if (reusable != freeRuns.rend()) {
       index = *reusable;
       freeRuns.erase(std::next(reusable).base());
