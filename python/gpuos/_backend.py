@@ -174,14 +174,6 @@ _VARIANTS: Dict[str, Dict[Tuple, Any]] = {}
 _WARNED = set()
 
 
-def _contiguous(shape) -> Tuple[int, ...]:
-    strides, running = [], 1
-    for d in reversed(shape):
-        strides.append(running)
-        running *= max(int(d), 1)
-    return tuple(reversed(strides))
-
-
 def _runner(sub: "_Subgraph", key: Tuple, entry, inputs) -> Callable:
     """The per-call code of one compiled variant on the runtime, generated
     with everything known at compile time as constants: it checks that the
@@ -196,8 +188,7 @@ def _runner(sub: "_Subgraph", key: Tuple, entry, inputs) -> Callable:
     index = device.index or 0
     launcher = device_for(index).launcher(graph, sub.priority, sub.arch)
     env: Dict[str, Any] = {"slow": sub._slow, "launch": launcher, "DEV": device,
-                           "IDX": index, "stream": _executor.current_raw_stream,
-                           "empty": torch.empty_strided}
+                           "IDX": index, "stream": _executor.current_raw_stream}
     lines, checks, operands = ["def run(a):"], [], []
     perm = sub.perm or range(len(key))
     for i, (k, j) in enumerate(zip(key, perm)):
@@ -219,10 +210,9 @@ def _runner(sub: "_Subgraph", key: Tuple, entry, inputs) -> Callable:
     if checks and not sub.guarded:
         lines.append("    if not (" + " and\n            ".join(checks) + "):")
         lines.append("        return slow(a)")
-    for j, m in enumerate(metas):
-        env[f"Z{j}"], env[f"Q{j}"], env[f"E{j}"] = tuple(m.shape), _contiguous(m.shape), m.dtype
-        lines.append(f"    o{j} = empty(Z{j}, Q{j}, dtype=E{j}, device=DEV)")
-        operands.append(f"o{j}")
+    lines += _executor.output_allocation(
+        [(tuple(m.shape), _executor.dense_strides(m.shape), m.dtype) for m in metas], env)
+    operands += [f"o{j}" for j in range(len(metas))]
     lines.append(f"    launch(({', '.join(operands)},), stream(IDX))")
     outs = [f"o{j}" for j in (sub.out_perm or range(len(metas)))]
     if not sub.tuple_out:

@@ -28,7 +28,7 @@ import tempfile
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Dict, List, Sequence
+from typing import Dict, List, Sequence, Tuple
 
 import torch
 
@@ -146,6 +146,44 @@ def current_raw_stream(index: int) -> int:
     """The raw CUstream PyTorch issues work to on device `index` now: the
     runtime waits for it before a graph reads what PyTorch wrote."""
     return torch._C._cuda_getCurrentRawStream(index)
+
+
+def dense_strides(shape) -> Tuple[int, ...]:
+    """Row-major strides of a dense tensor of `shape`."""
+    strides, running = [], 1
+    for d in reversed(shape):
+        strides.append(running)
+        running *= max(int(d), 1)
+    return tuple(reversed(strides))
+
+
+def output_allocation(metas: Sequence[Tuple[tuple, tuple, torch.dtype]],
+                      env: Dict[str, object]) -> List[str]:
+    """Lines of a generated runner that allocate outputs o0, o1, ... from
+    (shape, strides, dtype). Two or more dense outputs of one shape and
+    dtype share one allocation, cut by unbind: on the H200 one
+    torch.empty_strided costs 4.1 us from Python, eight of them 32.1 us, one
+    [8, ...] allocation unbound into eight 16.1 us (docs/python.md). They are
+    views of one storage, as torch.split's results are; the storage lives
+    until the last of them is freed. Needs env["DEV"]."""
+    env["empty"], env["stacked"] = torch.empty_strided, torch.empty
+    groups: Dict[tuple, List[int]] = {}
+    for j, (shape, stride, dtype) in enumerate(metas):
+        shape = tuple(int(d) for d in shape)
+        key = (shape, dtype) if tuple(stride) == dense_strides(shape) else (j,)
+        groups.setdefault(key, []).append(j)
+    lines = []
+    for g, members in enumerate(groups.values()):
+        shape, stride, dtype = metas[members[0]]
+        if len(members) == 1:
+            j = members[0]
+            env[f"Z{j}"], env[f"Q{j}"], env[f"E{j}"] = tuple(shape), tuple(stride), dtype
+            lines.append(f"    o{j} = empty(Z{j}, Q{j}, dtype=E{j}, device=DEV)")
+        else:
+            env[f"GZ{g}"], env[f"GE{g}"] = (len(members),) + tuple(shape), dtype
+            names = "".join(f"o{j}, " for j in members)
+            lines.append(f"    {names}= stacked(GZ{g}, dtype=GE{g}, device=DEV).unbind(0)")
+    return lines
 
 
 def extent_bytes(type_: TensorType) -> int:

@@ -326,7 +326,7 @@ class _Jit:
         env: Dict[str, Any] = {"slow": self.slow, "autograd": self.autograd,
                                "Tensor": torch.Tensor,
                                "grad_enabled": torch.is_grad_enabled,
-                               "empty": torch.empty_strided, "DEV": v.device}
+                               "DEV": v.device}
         lines = ["def run(a, kw):"]
         if kwnames:
             lines.append(f"    if len(a) != {npos} or len(kw) != {len(kwnames)}:")
@@ -376,10 +376,9 @@ class _Jit:
                 else:
                     env[f"X{j}"] = src
                     operands.append(f"X{j}")
-            for j, m in enumerate(v.metas):
-                env[f"Z{j}"], env[f"Q{j}"], env[f"E{j}"] = tuple(m.shape), m.stride(), m.dtype
-                lines.append(f"    o{j} = empty(Z{j}, Q{j}, dtype=E{j}, device=DEV)")
-                operands.append(f"o{j}")
+            lines += _executor.output_allocation(
+                [(tuple(m.shape), m.stride(), m.dtype) for m in v.metas], env)
+            operands += [f"o{j}" for j in range(len(v.metas))]
             if self.executor == "interpreter":
                 env["launch"], env["stream"], env["IDX"] = _interpreter_launch(v.graph), None, 0
                 lines.append(f"    launch(({', '.join(operands)},), None)")

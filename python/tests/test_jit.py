@@ -50,6 +50,25 @@ def test_records_once_and_replays_without_dynamo():
     assert g.__name__ == "chain"
 
 
+def test_same_shape_outputs_share_one_allocation():
+    # Three [4, 32] outputs come from one [3, 4, 32] allocation (unbind);
+    # the [32] one is its own. Each is still a separate result.
+    def f(x, w):
+        return torch.tanh(x * w), x + w, x * 2.0, (x * w).sum(0)
+    g = gpuos.jit(f)
+    x, w = torch.randn(4, 32), torch.randn(32)
+    for _ in range(2):
+        out = g(x, w)
+        check(out, ref(f, x, w))
+    storage = lambda t: t.untyped_storage().data_ptr()
+    assert storage(out[0]) == storage(out[1]) == storage(out[2]) != storage(out[3])
+    assert all(o.is_contiguous() for o in out)
+    before = out[1].clone()
+    out[0].fill_(7.0)
+    assert torch.equal(out[1], before)
+    assert "unbind(0)" in g.gpuos_jit.fast.gpuos_source
+
+
 def test_a_new_signature_records_again():
     g = gpuos.jit(chain)
     for n in (8, 16, 8, 16):
