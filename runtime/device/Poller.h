@@ -356,11 +356,13 @@ GPUOS_DEV void pollStep(DeviceControl *c, const Warp &w, PollerLoop &L,
     }
   }
   uint32_t taken = L.i;
+  bool gated = false; // stopped at a closed gate
   while (L.i < L.n) {
     RingEntry e = w.shuffle(L.batch, L.i);
     if (ringOp(e) == kRingOpGated) {
       if (!gateOpen(L.cfg, w, e)) {
         L.n = L.i; // read the ring again from this entry next step
+        gated = true;
         break;
       }
       // Lane 0's acquire, for every lane (they publish the run's entries):
@@ -401,7 +403,9 @@ GPUOS_DEV void pollStep(DeviceControl *c, const Warp &w, PollerLoop &L,
       stRelaxedSys(&hs->ringHead, L.head);
       L.reported = L.head;
     }
-    if ((++L.idle & 7) == 0 || L.parkRequested) {
+    // A park asked for is tried every step, except behind a closed gate,
+    // where tryPark would refuse every time (the gated entry is valid).
+    if ((++L.idle & 7) == 0 || (L.parkRequested && !gated)) {
       uint64_t now = nowNs();
       if (ldRelaxed(&c->stop.value) != 0u)
         stop = 1; // the host forced a stop (teardown after a failure)

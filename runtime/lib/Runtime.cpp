@@ -20,6 +20,7 @@
 
 #include <fstream>
 #include <iterator>
+#include <thread>
 
 namespace gpuos::runtime {
 
@@ -438,6 +439,21 @@ Status Runtime::Impl::submit(GraphId id, Priority priority, const uint64_t *stre
         }
       if (index != UINT32_MAX || !stream || g.runSlots.size() < kStreamRunSlots)
         break;
+      // Every slot of the graph is held by a stream (the caller is far
+      // ahead of it, or holds it): wait without the lock, which the other
+      // threads' wait/poll/submit need meanwhile.
+      lock.unlock();
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+      lock.lock();
+      GPUOS_RETURN_IF_ERROR(needImage());
+      it = graphs.find(id);
+      if (it == graphs.end())
+        return invalid("unknown graph " + std::to_string(id));
+      if (!it->second.stale.ok())
+        return it->second.stale;
+      if ((spins & 1023) == 1023)
+        GPUOS_RETURN_IF_ERROR(checkResident());
+      continue;
     }
     if (quiesced) {
       // Nothing completes while quiesced: wait for the end (not inside it).

@@ -572,11 +572,26 @@ struct Runtime::Impl {
     return false;
   }
 
-  /// Before the mapped words go (close): streams of stream-ordered
+  /// Close, before draining: a stream-ordered run whose stream has not
+  /// written its gate would keep the kernel from parking, so the host opens
+  /// the gate. The run goes ahead without its stream's earlier work (its
+  /// outputs are undefined): closing while streams still feed the runtime
+  /// is the caller's error, and a hang would be worse.
+  void openPendingGates() {
+    for (uint32_t index : busyRuns)
+      if (runs[index].streamEvent && completion)
+        __atomic_store_n(completion + options.maxRuns + index,
+                         gateOpenValue(runs[index].epoch), __ATOMIC_RELEASE);
+  }
+
+  /// Close, before the mapped words go: streams of stream-ordered
   /// submissions still waiting on a completion word are released (status 3,
   /// as failOnHost writes), and given a second to get past their waits.
-  void releaseStreams() {
+  /// False when some stream is not past its wait by then (it had not even
+  /// reached its gate): the mapped memory must then stay.
+  bool releaseStreams() {
     auto until = Clock::now() + std::chrono::seconds(1);
+    bool past = true;
     for (uint32_t i = 0; i < runs.size(); ++i) {
       RunSlot &rs = runs[i];
       if (!rs.streamEvent)
@@ -586,7 +601,9 @@ struct Runtime::Impl {
                          __ATOMIC_RELEASE);
       while (streamHolds(rs) && Clock::now() < until)
         std::this_thread::sleep_for(std::chrono::microseconds(10));
+      past &= rs.streamEvent == 0;
     }
+    return past;
   }
 
   /// Run slot `index` is done: bookkeeping, and its error if any.
@@ -935,6 +952,7 @@ struct Runtime::Impl {
     for (uint32_t index : busyRuns)
       hung |= runs[index].declared;
     int64_t parkUs = hung ? std::max<int64_t>(options.hangGraceUs, 100'000) : 20'000'000;
+    openPendingGates();
     if (fault.ok() && launched && !parkLocked(parkUs).ok() && fault.ok()) {
       if (forceStop(5'000'000)) {
         (void)waitExit();
@@ -953,7 +971,7 @@ struct Runtime::Impl {
       allocations.clear();
       safePoint();
     }
-    releaseStreams();
+    bool streamsPast = releaseStreams();
     // The completion words go with the mapped memory, freed next or with
     // the backend below (a faulted or isolated one unmaps it): no lock-free
     // reader (wait, the notifier) may still be in them.
@@ -964,8 +982,10 @@ struct Runtime::Impl {
                           &queueDev[2], &queueDev[3], &queueDev[4], &queueDev[5]})
         if (*p)
           (void)backend->freeDevice(*p);
-      if (mappedHost)
+      if (mappedHost && streamsPast)
         backend->freeMapped(mappedHost);
+      else if (mappedHost)
+        backend->leakMapped(mappedHost); // a stream will still touch it
       if (imageLoaded)
         backend->unloadImage();
     }

@@ -301,6 +301,8 @@ public:
     delete reinterpret_cast<std::atomic<bool> *>(event);
   }
 
+  void leakMapped(void *host) override { allocations_.erase(host); }
+
 private:
   static constexpr const char *kFaultMessage =
       "simulated illegal address (a task threw SimFault)";

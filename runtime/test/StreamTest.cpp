@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <future>
 #include <thread>
 
 using namespace gpuos::runtime;
@@ -260,6 +261,64 @@ TEST_P(StreamTest, LaterSubmissionsWaitBehindTheGate) {
   ASSERT_OK(rt->wait(b, kWaitUs));
   expectAll(y, 4.0f, "y");
   expectAll(v, 1.0f, "v");
+}
+
+// A caller far ahead of its stream waits in submitOnStream for a run slot
+// (a graph gets 16 for stream-ordered runs) without the runtime's lock:
+// other threads' calls go on meanwhile.
+TEST_P(StreamTest, WaitingForASlotLeavesTheRuntimeToOthers) {
+  if (!openWithStream())
+    return;
+  if (!stream)
+    GTEST_SKIP() << GetParam() << " has no streams (RunWaitsForItsStream... checks it says so)";
+  Buffer x = alloc(kN * 4), y = alloc(kN * 4);
+  GraphId id = scaleGraph(x, y);
+  stream->hold();
+  stream->fill(x.ptr, 2.0f, kN);
+  std::vector<Submission> subs(17);
+  for (int i = 0; i < 16; ++i)
+    ASSERT_OK(rt->submitOnStream(id, Priority::Normal, stream->handle(), subs[i]));
+  std::atomic<bool> submitted{false};
+  std::thread ahead([&] {
+    EXPECT_OK(rt->submitOnStream(id, Priority::Normal, stream->handle(), subs[16]));
+    submitted = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_FALSE(submitted.load()); // every slot is held by the stream
+  auto other = std::async(std::launch::async, [&] {
+    Stats st;
+    return rt->stats(st).ok();
+  });
+  EXPECT_EQ(other.wait_for(std::chrono::milliseconds(500)), std::future_status::ready)
+      << "stats() waited for the blocked submit";
+  stream->release();
+  ahead.join();
+  EXPECT_TRUE(other.get());
+  for (Submission s : subs)
+    ASSERT_OK(rt->wait(s, kWaitUs));
+  stream->synchronize();
+  expectAll(y, 7.0f, "y");
+}
+
+// Closing while a stream has not reached its gate neither hangs (the host
+// opens the gate so the kernel can drain and park; that run's outputs are
+// undefined) nor frees the memory the stream will still write and read.
+TEST_P(StreamTest, CloseWithAStreamStillHeldDoesNotHang) {
+  if (!openWithStream())
+    return;
+  if (!stream)
+    GTEST_SKIP() << GetParam() << " has no streams (RunWaitsForItsStream... checks it says so)";
+  Buffer x = alloc(kN * 4), y = alloc(kN * 4);
+  GraphId id = scaleGraph(x, y);
+  stream->hold();
+  Submission s;
+  ASSERT_OK(rt->submitOnStream(id, Priority::Normal, stream->handle(), s));
+  auto start = Clock::now();
+  EXPECT_OK(rt->close());
+  EXPECT_LT(seconds(Clock::now() - start), 5.0);
+  rt.reset();
+  stream->release();
+  stream->synchronize(); // its gate write and completion wait still work
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, StreamTest, kBackends, backendName);

@@ -131,6 +131,10 @@ public:
   }
   /// The event is not needed any more (kept for reuse).
   virtual void releaseStreamEvent(uint64_t) {}
+  /// Mapped memory a stream may still write and read after the runtime is
+  /// closed (a stream-ordered submission whose stream had not reached its
+  /// gate): never freed, also not by the backend's destructor.
+  virtual void leakMapped(void *) {}
 };
 
 /// The GPU at `ordinal`, through the CUDA driver loaded with dlopen.
