@@ -38,6 +38,17 @@ def park() -> None:
     park_all()
 
 
+def synchronize() -> None:
+    """Waits until every graph launched so far has run, and raises the first
+    failure among them. Launches are ordered on the current PyTorch stream
+    and return at once (GPUOS_STREAM_ORDERED, default on), so a failed run
+    is otherwise reported by a later launch; PyTorch's own synchronization
+    (torch.cuda.synchronize, .item(), .cpu()) waits for the results but does
+    not raise gpuos's errors."""
+    from ._executor import synchronize_all
+    synchronize_all()
+
+
 def _register_backend() -> None:
     # torch.compile(backend="gpuos") finds it by name.
     try:
@@ -50,5 +61,5 @@ def _register_backend() -> None:
 
 _register_backend()
 
-__all__ = ["capture", "jit", "stats", "reset_stats", "park", "CompileError", "ExecutionError",
+__all__ = ["capture", "jit", "stats", "reset_stats", "park", "synchronize", "CompileError", "ExecutionError",
            "Unsupported", "cache_dir", "clear_memory_cache"]

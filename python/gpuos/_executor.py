@@ -72,6 +72,12 @@ def env_int(name: str, default: int, minimum: int) -> int:
 #: Most graphs in one device's image (GPUOS_UNION_GRAPHS, at least 1).
 UNION_GRAPHS = env_int("GPUOS_UNION_GRAPHS", 8, 1)
 
+#: GPUOS_STREAM_ORDERED=1 (default): a launch returns without waiting for
+#: its run, and the current PyTorch stream's later work waits for the run on
+#: the device (Runtime::submitBeforeStream; docs/python.md). 0: each launch
+#: returns finished tensors.
+STREAM_ORDERED = env_int("GPUOS_STREAM_ORDERED", 1, 0) != 0
+
 
 def check_count(name: str, value: int) -> int:
     """A positive integer option (max_ops, max_variants), checked."""
@@ -268,8 +274,9 @@ class _Device:
 
     def launcher(self, graph: CompiledGraph, priority: str, arch: str):
         """The launcher of `graph`: called with the input tensors then the
-        output tensors and a raw stream, it binds, submits and waits in one
-        native call. The image holding `graph` is installed here, and again
+        output tensors and a raw stream, it binds and submits in one native
+        call, after the stream's earlier work, with the stream's later work
+        ordered after the run (or, with STREAM_ORDERED off, waiting for it). The image holding `graph` is installed here, and again
         on a call after the graph left the union."""
         key = (graph.key, priority)
         found = self.launchers.get(key)
@@ -282,7 +289,8 @@ class _Device:
                 buffers = list(graph.inputs) + list(graph.outputs)
                 native = self.runtime.launcher(graph.name, [n for n, _ in buffers],
                                                [extent_bytes(t) for _, t in buffers],
-                                               PRIORITIES[priority])
+                                               PRIORITIES[priority],
+                                               stream_ordered=STREAM_ORDERED)
                 found = self._resident_launch(graph, arch, native)
                 self.launchers[key] = found
         return found
@@ -348,6 +356,20 @@ def park_all() -> None:
     for dev in devices:
         with dev.lock:
             dev.runtime.park()
+            dev.runtime.synchronize()  # unpins what the park drained
+
+
+def synchronize_all() -> None:
+    """Waits for every run launched so far; raises the first failure among
+    them (ExecutionError, naming the graph)."""
+    from . import _C
+    with _devices_lock:
+        devices = list(_devices.values())
+    for dev in devices:
+        try:
+            dev.runtime.synchronize()
+        except _C.RuntimeError_ as e:
+            raise ExecutionError(explain(str(e))) from None
 
 
 def native_counters() -> Dict[str, int]:
@@ -395,5 +417,7 @@ def run_gpu(graph: CompiledGraph, tensors: Sequence[torch.Tensor],
     index = device.index or 0
     launch = device_for(index).launcher(graph, check_priority(priority), arch)
     # Inputs come from PyTorch kernels on the current stream; the resident
-    # kernel is on no stream, so the launch waits for that stream first.
+    # kernel is on no stream, so the launch waits for that stream first (on
+    # the host, unless it is idle), and the stream's later work waits for
+    # the run on the device (STREAM_ORDERED).
     launch(all_tensors, current_raw_stream(index))

@@ -134,6 +134,19 @@ public:
   /// Waits for `stream` (a CUstream of this device; 0 is the legacy default
   /// stream, which is why the device's context is made current first).
   bool syncStream(uint64_t stream, Failure &f) {
+    if (!makeCurrent(f))
+      return false;
+    const Cuda &cu = Cuda::get();
+    int rc = cu.streamSynchronize(reinterpret_cast<void *>(stream));
+    if (rc != 0) {
+      f.set(cudaError(cu, rc, "cuStreamSynchronize (the PyTorch stream)"));
+      return false;
+    }
+    return true;
+  }
+
+  /// The device's primary context (PyTorch's) current on this thread.
+  bool makeCurrent(Failure &f) {
     const Cuda &cu = Cuda::get();
     if (!cu.ok) {
       f.set("cannot wait for the PyTorch stream: libcuda.so.1 (cuStreamSynchronize) not found");
@@ -159,12 +172,39 @@ public:
     cu.ctxGetCurrent(&current);
     if (current != ctx_)
       cu.ctxSetCurrent(ctx_);
-    int rc = cu.streamSynchronize(reinterpret_cast<void *>(stream));
-    if (rc != 0) {
-      f.set(cudaError(cu, rc, "cuStreamSynchronize (the PyTorch stream)"));
-      return false;
-    }
     return true;
+  }
+
+  /// A stream-ordered launch's submission: its bound graph stays pinned
+  /// until the run is over (reapPending).
+  void addPending(const std::vector<uint64_t> &key, gpuos_submission sub) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    pending_.push_back({key, sub});
+  }
+
+  /// Unpins the bound graphs of stream-ordered runs that are over; the
+  /// first failure among them is returned (and raised by the caller: the
+  /// launch that failed has returned long ago, as a CUDA kernel's error
+  /// shows at a later call). wait: until every pending run is over.
+  std::string reapPending(bool wait) {
+    std::string failure;
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (size_t i = 0; i < pending_.size();) {
+      gpuos_status st = wait ? gpuos_wait(rt_, pending_[i].sub, -1)
+                             : gpuos_poll(rt_, pending_[i].sub);
+      if (st == GPUOS_ERROR_NOT_READY) {
+        ++i;
+        continue;
+      }
+      if (st != GPUOS_OK && failure.empty())
+        failure = std::string("an earlier stream-ordered call failed: ") + gpuos_last_error();
+      auto it = bound_.find(pending_[i].key);
+      if (it != bound_.end() && it->second.inflight)
+        --it->second.inflight;
+      pending_[i] = pending_.back();
+      pending_.pop_back();
+    }
+    return failure;
   }
 
   /// The runtime graph of `names` bound to `key` (launcher id, pointers),
@@ -265,6 +305,11 @@ private:
   void *ctx_ = nullptr;
   std::mutex mutex_;
   std::unordered_map<std::vector<uint64_t>, Bound, KeyHash> bound_;
+  struct Pending {
+    std::vector<uint64_t> key;
+    gpuos_submission sub;
+  };
+  std::vector<Pending> pending_; // stream-ordered runs not known to be over
   uint64_t tick_ = 0;
   std::atomic<uint64_t> launchers_{0};
 };
@@ -274,9 +319,9 @@ private:
 class Launcher {
 public:
   Launcher(std::shared_ptr<Core> core, std::string graph, std::vector<std::string> names,
-           std::vector<uint64_t> bytes, int priority)
+           std::vector<uint64_t> bytes, int priority, bool streamOrdered)
       : core_(std::move(core)), graph_(std::move(graph)), names_(std::move(names)),
-        bytes_(std::move(bytes)), priority_(priority) {
+        bytes_(std::move(bytes)), priority_(priority), streamOrdered_(streamOrdered) {
     if (names_.size() != bytes_.size())
       throw py::value_error("launcher: one byte count per buffer name");
     id_ = core_->nextLauncherId();
@@ -322,6 +367,10 @@ public:
 
 private:
   void run(const std::vector<uint64_t> &key, int64_t stream, Failure &f) {
+    if (streamOrdered_ && stream >= 0) {
+      runOnStream(key, static_cast<uint64_t>(stream), f);
+      return;
+    }
     if (stream >= 0 && !core_->syncStream(static_cast<uint64_t>(stream), f))
       return;
     gpuos_graph handle = 0;
@@ -338,11 +387,40 @@ private:
       core_->counters.launches.fetch_add(1, std::memory_order_relaxed);
   }
 
+  /// Stream-ordered: the run starts once the stream's earlier work is done
+  /// (waited for here, on the host, unless the stream is idle), and the
+  /// stream's later work waits for the run on the device; the run itself is
+  /// not waited for (Runtime::submitBeforeStream). Not a gate on the device
+  /// (submitOnStream): the earlier work is PyTorch kernels, which cannot
+  /// run beside the resident kernel, and a gated run keeps it resident.
+  void runOnStream(const std::vector<uint64_t> &key, uint64_t stream, Failure &f) {
+    std::string earlier = core_->reapPending(false);
+    if (!earlier.empty()) {
+      f.set(earlier);
+      return;
+    }
+    if (!core_->syncStream(stream, f))
+      return;
+    gpuos_graph handle = 0;
+    if (!core_->acquire(key, graph_, names_, bytes_, handle, f))
+      return;
+    gpuos_submission sub = 0;
+    if (gpuos_submit_before_stream(core_->rt(), handle, priority_,
+                                   reinterpret_cast<void *>(stream), &sub) != GPUOS_OK) {
+      f.set(std::string("gpuos_submit_before_stream(") + graph_ + "): " + gpuos_last_error());
+      core_->release(key);
+      return;
+    }
+    core_->addPending(key, sub);
+    core_->counters.launches.fetch_add(1, std::memory_order_relaxed);
+  }
+
   std::shared_ptr<Core> core_;
   std::string graph_;
   std::vector<std::string> names_;
   std::vector<uint64_t> bytes_;
   int priority_;
+  bool streamOrdered_ = false;
   uint64_t id_ = 0;
 };
 
@@ -363,9 +441,22 @@ public:
   }
 
   std::unique_ptr<Launcher> launcher(const std::string &graph, std::vector<std::string> names,
-                                     std::vector<uint64_t> bytes, int priority) {
+                                     std::vector<uint64_t> bytes, int priority,
+                                     bool streamOrdered) {
     return std::make_unique<Launcher>(core_, graph, std::move(names), std::move(bytes),
-                                      priority);
+                                      priority, streamOrdered);
+  }
+
+  /// Waits for every stream-ordered run launched so far; raises the first
+  /// failure among them.
+  void synchronize() {
+    std::string failure;
+    {
+      py::gil_scoped_release release;
+      failure = core_->reapPending(true);
+    }
+    if (!failure.empty())
+      throw GpuosError(failure);
   }
 
   /// bindings: buffer name -> (device pointer, bytes).
@@ -461,7 +552,8 @@ PYBIND11_MODULE(_C, m) {
            py::arg("idle_park_us") = -1)
       .def("load_image_files", &Runtime::loadImageFiles)
       .def("launcher", &Runtime::launcher, py::arg("graph"), py::arg("names"),
-           py::arg("nbytes"), py::arg("priority"))
+           py::arg("nbytes"), py::arg("priority"), py::arg("stream_ordered") = false)
+      .def("synchronize", &Runtime::synchronize)
       .def("graph_from_manifest", &Runtime::graphFromManifest)
       .def("graph_destroy", &Runtime::graphDestroy)
       .def("submit", &Runtime::submit)

@@ -86,6 +86,29 @@ def test_inputs_written_by_pytorch_just_before_are_seen():
     assert s["graphs_run"] == 40
 
 
+@pytest.mark.parametrize("side_stream", [False, True])
+def test_stream_ordered_calls_interleave_with_pytorch_ops(side_stream):
+    # Each PyTorch matmul reads the previous gpuos output and each gpuos call
+    # the matmul's output: a call waits for the stream's earlier work and
+    # returns without waiting for its run, whose outputs the stream's later
+    # work waits for on the device (GPUOS_STREAM_ORDERED, the default).
+    g = gpuos.jit(lambda x, w: torch.tanh(x * w) + x)
+    y, w, m = cuda(256, 1024), cuda(1024), cuda(1024, 1024) / 64
+    stream = torch.cuda.Stream() if side_stream else torch.cuda.current_stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    xs, ys = [], []
+    with torch.cuda.stream(stream):
+        for i in range(50):
+            x = torch.tanh(y @ m)
+            y = g(x, w)
+            xs.append(x)
+            ys.append(y)
+    gpuos.synchronize()
+    stream.synchronize()
+    for x, y in zip(xs, ys):
+        assert_close(y, torch.tanh(x.double() * w.double()) + x.double(), torch.float32)
+
+
 def test_rotating_buffers_reuse_bound_graphs_and_survive_image_reloads():
     def f(x):
         return torch.sigmoid(x) * 3

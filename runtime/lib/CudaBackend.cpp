@@ -320,9 +320,10 @@ public:
       GPUOS_RETURN_IF_ERROR(
           check(api->cuEventCreate(&e, cu::kEventDisableTiming), "cuEventCreate"));
     }
-    Status st = check(api->cuStreamWriteValue32(stream, g.gateAddr, g.gateValue,
-                                                cu::kStreamWriteValueDefault),
-                      "cuStreamWriteValue32 (the run's gate)");
+    Status st = g.gateAddr ? check(api->cuStreamWriteValue32(stream, g.gateAddr, g.gateValue,
+                                                             cu::kStreamWriteValueDefault),
+                                   "cuStreamWriteValue32 (the run's gate)")
+                           : Status::success();
     if (st.ok())
       st = check(api->cuStreamWaitValue32(stream, g.doneAddr, g.doneValue,
                                           cu::kStreamWaitValueGeq),

@@ -385,16 +385,21 @@ Status Runtime::submit(GraphId id, Submission &out) {
 }
 
 Status Runtime::submit(GraphId id, Priority priority, Submission &out) {
-  return impl_->submit(id, priority, nullptr, out);
+  return impl_->submit(id, priority, nullptr, false, out);
 }
 
 Status Runtime::submitOnStream(GraphId id, Priority priority, uint64_t stream,
                                Submission &out) {
-  return impl_->submit(id, priority, &stream, out);
+  return impl_->submit(id, priority, &stream, true, out);
+}
+
+Status Runtime::submitBeforeStream(GraphId id, Priority priority, uint64_t stream,
+                                   Submission &out) {
+  return impl_->submit(id, priority, &stream, false, out);
 }
 
 Status Runtime::Impl::submit(GraphId id, Priority priority, const uint64_t *stream,
-                             Submission &out) {
+                             bool gated, Submission &out) {
   std::unique_lock<std::mutex> lock(mutex);
   GPUOS_RETURN_IF_ERROR(needImage());
   if ((uint32_t)priority >= kNumPriorities)
@@ -504,10 +509,11 @@ Status Runtime::Impl::submit(GraphId id, Priority priority, const uint64_t *stre
     GPUOS_RETURN_IF_ERROR(backend->makeCurrent());
   if (!stream)
     return postEntry(index, rs.epoch, kRingOpSubmit, q);
-  return postOnStream(index, q, *stream);
+  return postOnStream(index, q, *stream, gated);
 }
 
-Status Runtime::Impl::postOnStream(uint32_t index, uint32_t queue, uint64_t stream) {
+Status Runtime::Impl::postOnStream(uint32_t index, uint32_t queue, uint64_t stream,
+                                   bool gated) {
   RunSlot &rs = runs[index];
   // The stream waits for this word to leave 0 (any status: a failed run
   // releases it too). No run of the slot is on the device and no stream
@@ -519,11 +525,12 @@ Status Runtime::Impl::postOnStream(uint32_t index, uint32_t queue, uint64_t stre
   // must not be queued behind the stream's wait (on a GPU whose streams
   // share a hardware queue, it would never start). Once the entry is in
   // the ring the kernel does not park before it runs (Park.h).
-  GPUOS_RETURN_IF_ERROR(postEntry(index, rs.epoch, kRingOpGated, queue));
+  GPUOS_RETURN_IF_ERROR(postEntry(index, rs.epoch, gated ? kRingOpGated : kRingOpSubmit, queue));
   Backend::StreamGate gate;
   gate.stream = stream;
-  gate.gateAddr = completionDev + ((uint64_t)options.maxRuns + index) * sizeof(uint32_t);
   gate.gateValue = gateOpenValue(rs.epoch);
+  if (gated) // else no gate: the stream only waits for the run
+    gate.gateAddr = completionDev + ((uint64_t)options.maxRuns + index) * sizeof(uint32_t);
   gate.doneAddr = completionDev + (uint64_t)index * sizeof(uint32_t);
   gate.doneValue = 1u << 16; // cyclic >=: any status over 0 (Protocol.h)
   Status st = backend->enqueueStreamGate(gate, rs.streamEvent);

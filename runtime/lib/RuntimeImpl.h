@@ -353,13 +353,15 @@ struct Runtime::Impl {
   // Ring and park handshake
   //===--------------------------------------------------------------------===//
 
-  /// Runtime::submit and submitOnStream (stream: null for a plain submit).
-  Status submit(GraphId id, Priority priority, const uint64_t *stream, Submission &out);
+  /// Runtime::submit, submitOnStream and submitBeforeStream (stream: null
+  /// for a plain submit; gated: the run waits for the stream's gate write).
+  Status submit(GraphId id, Priority priority, const uint64_t *stream, bool gated,
+                Submission &out);
   /// The most run slots a graph gets for stream-ordered submissions.
   static constexpr size_t kStreamRunSlots = 16;
-  /// Posts run slot `index`'s gated entry, then enqueues its stream's gate
-  /// write and completion wait (Runtime.cpp).
-  Status postOnStream(uint32_t index, uint32_t queue, uint64_t stream);
+  /// Posts run slot `index`'s entry (gated or not), then enqueues on its
+  /// stream the gate write (when gated) and the completion wait (Runtime.cpp).
+  Status postOnStream(uint32_t index, uint32_t queue, uint64_t stream, bool gated);
 
   /// Writes ring position ringTail (waiting for space) and advances it.
   Status postEntry(uint32_t run, uint32_t epoch, uint32_t op, uint32_t queue) {

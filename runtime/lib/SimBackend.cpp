@@ -283,7 +283,8 @@ public:
     auto *done = reinterpret_cast<const uint32_t *>(g.doneAddr);
     uint32_t open = g.gateValue, until = g.doneValue;
     reinterpret_cast<SimStream *>(g.stream)->enqueue([=] {
-      __atomic_store_n(gate, open, __ATOMIC_RELEASE);
+      if (gate)
+        __atomic_store_n(gate, open, __ATOMIC_RELEASE);
       while ((int32_t)(__atomic_load_n(done, __ATOMIC_ACQUIRE) - until) < 0)
         std::this_thread::yield();
       flag->store(true, std::memory_order_release);

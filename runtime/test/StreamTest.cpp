@@ -263,6 +263,35 @@ TEST_P(StreamTest, LaterSubmissionsWaitBehindTheGate) {
   expectAll(v, 1.0f, "v");
 }
 
+// submitBeforeStream: the run starts at once (no gate), and what the stream
+// does after the call waits for it. A 20 ms spin before the scale makes a
+// fill that did not wait land first (y would be 3 * 0 + 1).
+TEST_P(StreamTest, BeforeStreamRunsFirstAndTheStreamWaits) {
+  if (!openWithStream())
+    return;
+  Buffer x = alloc(kN * 4), y = alloc(kN * 4), stamps = alloc(64);
+  std::vector<float> five(kN, 5.0f);
+  ASSERT_OK(rt->copyToDevice(x.ptr, five.data(), kN * 4));
+  zero(y);
+  GraphSpec g;
+  g.tasks.push_back({"spin", {stamps.arg()}, {1, 20'000'000}, {}});
+  g.tasks.push_back({"scale4k", {x.arg(), y.arg()}, {}, {0}});
+  GraphId id = 0;
+  ASSERT_OK(rt->createGraph(g, id));
+  Submission s;
+  if (!stream) {
+    Status st = rt->submitBeforeStream(id, Priority::Normal, 0, s);
+    EXPECT_EQ(st.code(), ErrorCode::Unsupported) << st.toString();
+    return;
+  }
+  ASSERT_OK(rt->submitBeforeStream(id, Priority::Normal, stream->handle(), s));
+  stream->fill(x.ptr, 0.0f, kN);
+  stream->synchronize(); // returns only after the run
+  EXPECT_OK(rt->poll(s));
+  expectAll(y, 16.0f, "y");
+  expectAll(x, 0.0f, "x after the stream's fill");
+}
+
 // A caller far ahead of its stream waits in submitOnStream for a run slot
 // (a graph gets 16 for stream-ordered runs) without the runtime's lock:
 // other threads' calls go on meanwhile.

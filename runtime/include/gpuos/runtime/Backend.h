@@ -104,7 +104,7 @@ public:
   /// Stream-ordered submissions (Runtime::submitOnStream). checkStream:
   /// `stream` is a stream of this backend's context. enqueueStreamGate:
   /// on that stream, after its earlier work, write `gateValue` to the
-  /// mapped word at `gateAddr` (the run's gate), then wait until the mapped
+  /// mapped word at `gateAddr` (the run's gate; none when 0), then wait until the mapped
   /// word at `doneAddr` reaches `doneValue` (cyclic >=: the run's
   /// completion), then record an event, returned in `event`, that tells
   /// when the stream is past that wait. Backends that cannot (the default)

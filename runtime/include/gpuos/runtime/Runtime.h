@@ -325,6 +325,14 @@ public:
   /// the H200). docs/runtime.md, "Stream-ordered submissions".
   Status submitOnStream(GraphId graph, Priority priority, uint64_t stream,
                         Submission &out);
+  /// The run starts at once, as submit()'s does: the caller has made sure
+  /// that what it reads is ready (e.g. waited for the stream). Work enqueued
+  /// on `stream` after this call starts after the run completes, on the
+  /// device; the host does not wait. No gate: nothing waits for the stream,
+  /// so its earlier work may be anything (kernels too). What the PyTorch
+  /// front-end uses.
+  Status submitBeforeStream(GraphId graph, Priority priority, uint64_t stream,
+                            Submission &out);
   /// Ok when done; Timeout (still running), TaskFailed, Faulted, Closed.
   /// timeoutUs < 0: no limit.
   Status wait(Submission submission, int64_t timeoutUs = -1);

@@ -162,6 +162,11 @@ gpuos_status gpuos_submit(gpuos_runtime *rt, gpuos_graph graph, int priority,
  * operations are fine, kernels are not): see Runtime::submitOnStream. */
 gpuos_status gpuos_submit_on_stream(gpuos_runtime *rt, gpuos_graph graph, int priority,
                                     void *stream, gpuos_submission *out);
+/* The run starts at once (the caller has waited for what it reads); work
+ * enqueued on `stream` after this call waits for the run on the device;
+ * the host does not wait (Runtime::submitBeforeStream). */
+gpuos_status gpuos_submit_before_stream(gpuos_runtime *rt, gpuos_graph graph, int priority,
+                                        void *stream, gpuos_submission *out);
 /* timeout_us < 0: no limit. */
 gpuos_status gpuos_wait(gpuos_runtime *rt, gpuos_submission submission,
                         int64_t timeout_us);
