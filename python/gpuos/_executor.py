@@ -72,11 +72,12 @@ def env_int(name: str, default: int, minimum: int) -> int:
 #: Most graphs in one device's image (GPUOS_UNION_GRAPHS, at least 1).
 UNION_GRAPHS = env_int("GPUOS_UNION_GRAPHS", 8, 1)
 
-#: GPUOS_STREAM_ORDERED=1 (default): a launch returns without waiting for
-#: its run, and the current PyTorch stream's later work waits for the run on
-#: the device (Runtime::submitBeforeStream; docs/python.md). 0: each launch
-#: returns finished tensors.
-STREAM_ORDERED = env_int("GPUOS_STREAM_ORDERED", 1, 0) != 0
+#: GPUOS_STREAM_ORDERED=1 (experimental, off by default): a launch returns
+#: without waiting for its run, and the current PyTorch stream's later work
+#: waits for the run on the device (Runtime::submitBeforeStream;
+#: docs/python.md, "Stream-ordered launches"). 0: each launch returns
+#: finished tensors.
+STREAM_ORDERED = env_int("GPUOS_STREAM_ORDERED", 0, 0) != 0
 
 
 def check_count(name: str, value: int) -> int:

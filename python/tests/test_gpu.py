@@ -86,12 +86,21 @@ def test_inputs_written_by_pytorch_just_before_are_seen():
     assert s["graphs_run"] == 40
 
 
+@pytest.fixture
+def stream_ordered(monkeypatch):
+    # GPUOS_STREAM_ORDERED=1 for launchers made from here on.
+    from gpuos import _executor
+    monkeypatch.setattr(_executor, "STREAM_ORDERED", True)
+    for dev in _executor._devices.values():
+        monkeypatch.setattr(dev, "launchers", {})
+
+
 @pytest.mark.parametrize("side_stream", [False, True])
-def test_stream_ordered_calls_interleave_with_pytorch_ops(side_stream):
+def test_stream_ordered_calls_interleave_with_pytorch_ops(side_stream, stream_ordered):
     # Each PyTorch matmul reads the previous gpuos output and each gpuos call
     # the matmul's output: a call waits for the stream's earlier work and
     # returns without waiting for its run, whose outputs the stream's later
-    # work waits for on the device (GPUOS_STREAM_ORDERED, the default).
+    # work waits for on the device (GPUOS_STREAM_ORDERED=1).
     g = gpuos.jit(lambda x, w: torch.tanh(x * w) + x)
     y, w, m = cuda(256, 1024), cuda(1024), cuda(1024, 1024) / 64
     stream = torch.cuda.Stream() if side_stream else torch.cuda.current_stream()

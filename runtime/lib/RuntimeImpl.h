@@ -1000,9 +1000,10 @@ struct Runtime::Impl {
       // Faulted: the context is unusable; the backend's destructor
       // releases it, which frees everything.
       backend.reset();
-    } else if (!fault.ok()) {
-      // Wedged: a kernel that ignores stop. Module unload and context
-      // teardown would block on it; leave them to process exit.
+    } else if (!fault.ok() || !streamsPast) {
+      // Wedged: a kernel that ignores stop; or a stream that has not passed
+      // its wait on our memory. Module unload and context teardown would
+      // block on them; leave them to process exit.
       backend->abandon();
       (void)backend.release();
     } else {
