@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <climits>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -243,7 +244,7 @@ static void closeInheritedFiles(int keep) {
 }
 
 int deviceHostMain(int argc, char **argv, const OpenHostedBackend &open) {
-  int sock = -1;
+  long sockArg = -1; // a descriptor: an int once checked
   long parent = -1;
   // --wire-version: answer as a host of another build would (tests); 0,
   // as the hosts before wire versions (no check of requests).
@@ -252,7 +253,7 @@ int deviceHostMain(int argc, char **argv, const OpenHostedBackend &open) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--fd" && i + 1 < argc)
-      sock = (int)parseWholeNumber(argv[++i]);
+      sockArg = parseWholeNumber(argv[++i]);
     else if (a == "--parent" && i + 1 < argc)
       parent = parseWholeNumber(argv[++i]);
     else if (a == "--wire-version" && i + 1 < argc)
@@ -264,13 +265,14 @@ int deviceHostMain(int argc, char **argv, const OpenHostedBackend &open) {
     std::fprintf(stderr, "%s: --wire-version takes 0 to 65535\n", argv[0]);
     return 2;
   }
-  if (sock < 0 || parent < 0) {
+  if (sockArg < 0 || sockArg > INT_MAX || parent < 0) {
     std::fprintf(stderr,
                  "%s: a gpuos runtime starts this process (RuntimeOptions::"
                  "isolateDevice); usage: --fd N --parent PID [backend options]\n",
                  argv[0]);
     return 2;
   }
+  int sock = static_cast<int>(sockArg);
   // Its socket's end of a pipe to a process that is gone reports EOF; a
   // signal would end this process before it could release the device.
   std::signal(SIGPIPE, SIG_IGN);

@@ -127,3 +127,17 @@ TEST(DeviceHostArgs, WholeNumbers) {
   EXPECT_EQ(parseWholeNumber("-3"), -1);
   EXPECT_EQ(parseWholeNumber("99999999999999999999999"), -1);
 }
+
+// A descriptor beyond int is refused (it used to be truncated: 4294967299
+// became 3), with the usage message, before anything is opened.
+TEST(DeviceHostArgs, DescriptorBeyondIntIsRefused) {
+  const char *argv[] = {"host", "--fd", "4294967299", "--parent", "1"};
+  bool opened = false;
+  int rc = deviceHostMain(5, const_cast<char **>(argv),
+                          [&](const std::vector<std::string> &, std::unique_ptr<Backend> &) {
+    opened = true;
+    return Status::success();
+  });
+  EXPECT_EQ(rc, 2);
+  EXPECT_FALSE(opened);
+}
