@@ -357,7 +357,7 @@ def park_all() -> None:
     for dev in devices:
         with dev.lock:
             dev.runtime.park()
-            dev.runtime.synchronize()  # unpins what the park drained
+    synchronize_all()  # unpins what the park drained; raises earlier failures
 
 
 def synchronize_all() -> None:
@@ -379,7 +379,7 @@ def native_counters() -> Dict[str, int]:
     total: Dict[str, int] = {}
     for dev in list(_devices.values()):
         for name, value in dev.runtime.counters().items():
-            if name != "bound_graphs":  # a level, not a count
+            if name not in ("bound_graphs", "pending_runs"):  # levels, not counts
                 total[name] = total.get(name, 0) + value
     return total
 

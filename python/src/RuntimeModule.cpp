@@ -188,23 +188,38 @@ public:
   /// shows at a later call). wait: until every pending run is over.
   std::string reapPending(bool wait) {
     std::string failure;
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (size_t i = 0; i < pending_.size();) {
-      gpuos_status st = wait ? gpuos_wait(rt_, pending_[i].sub, -1)
-                             : gpuos_poll(rt_, pending_[i].sub);
+    std::vector<Pending> todo;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      todo.swap(pending_);
+    }
+    // Without the lock: gpuos_wait may take long, and other threads'
+    // launches need acquire/release meanwhile.
+    std::vector<Pending> over, left;
+    for (Pending &p : todo) {
+      gpuos_status st = wait ? gpuos_wait(rt_, p.sub, -1) : gpuos_poll(rt_, p.sub);
       if (st == GPUOS_ERROR_NOT_READY) {
-        ++i;
+        left.push_back(std::move(p));
         continue;
       }
       if (st != GPUOS_OK && failure.empty())
         failure = std::string("an earlier stream-ordered call failed: ") + gpuos_last_error();
-      auto it = bound_.find(pending_[i].key);
+      over.push_back(std::move(p));
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (Pending &p : over) {
+      auto it = bound_.find(p.key);
       if (it != bound_.end() && it->second.inflight)
         --it->second.inflight;
-      pending_[i] = pending_.back();
-      pending_.pop_back();
     }
+    for (Pending &p : left)
+      pending_.push_back(std::move(p));
     return failure;
+  }
+
+  size_t pendingCount() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return pending_.size();
   }
 
   /// The runtime graph of `names` bound to `key` (launcher id, pointers),
@@ -514,6 +529,7 @@ public:
     d["bound_graphs_created"] = core_->counters.binds.load();
     d["bound_graphs_evicted"] = core_->counters.evictions.load();
     d["bound_graphs"] = core_->boundCount();
+    d["pending_runs"] = core_->pendingCount(); // stream-ordered, not yet seen over
     return d;
   }
 

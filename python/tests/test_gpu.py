@@ -112,7 +112,11 @@ def test_stream_ordered_calls_interleave_with_pytorch_ops(side_stream, stream_or
             y = g(x, w)
             xs.append(x)
             ys.append(y)
+    from gpuos import _executor
+    runtime = _executor.device_for(0).runtime
+    assert runtime.counters()["pending_runs"] >= 1  # the stream-ordered path ran
     gpuos.synchronize()
+    assert runtime.counters()["pending_runs"] == 0
     stream.synchronize()
     for x, y in zip(xs, ys):
         assert_close(y, torch.tanh(x.double() * w.double()) + x.double(), torch.float32)

@@ -451,11 +451,14 @@ Status Runtime::Impl::submit(GraphId id, Priority priority, const uint64_t *stre
       std::this_thread::sleep_for(std::chrono::microseconds(20));
       lock.lock();
       GPUOS_RETURN_IF_ERROR(needImage());
+      if (quiesced) // a swap began meanwhile: not deferred (see above)
+        GPUOS_RETURN_IF_ERROR(waitQuiesce(lock, "a stream-ordered submit"));
       it = graphs.find(id);
       if (it == graphs.end())
         return invalid("unknown graph " + std::to_string(id));
       if (!it->second.stale.ok())
         return it->second.stale;
+      tiles = it->second.layout.totalTiles; // a swap may have rebound it
       if ((spins & 1023) == 1023)
         GPUOS_RETURN_IF_ERROR(checkResident());
       continue;
@@ -469,6 +472,7 @@ Status Runtime::Impl::submit(GraphId id, Priority priority, const uint64_t *stre
         return invalid("unknown graph " + std::to_string(id));
       if (!it->second.stale.ok())
         return it->second.stale;
+      tiles = it->second.layout.totalTiles;
       continue;
     }
     if ((spins & 1023) == 1023)

@@ -580,6 +580,8 @@ struct Runtime::Impl {
   /// outputs are undefined): closing while streams still feed the runtime
   /// is the caller's error, and a hang would be worse.
   void openPendingGates() {
+    // Also for runs without a gate (submitBeforeStream): their word is
+    // never read, so opening it changes nothing.
     for (uint32_t index : busyRuns)
       if (runs[index].streamEvent && completion)
         __atomic_store_n(completion + options.maxRuns + index,
@@ -963,6 +965,9 @@ struct Runtime::Impl {
         fault = Status::error(ErrorCode::Faulted, "the resident kernel is wedged");
       }
     }
+    // Before any free: cuMemFree and cuModuleUnload wait for every stream of
+    // the context, also one still held before its wait on our words.
+    bool streamsPast = releaseStreams();
     if (fault.ok()) {
       reapAll(); // drained: every run's completion is there (callbacks)
       for (auto &[id, g] : graphs)
@@ -971,25 +976,27 @@ struct Runtime::Impl {
       for (auto &[p, bytes] : allocations)
         pendingFrees.push_back(p);
       allocations.clear();
-      safePoint();
+      if (streamsPast)
+        safePoint();
+      else
+        pendingFrees.clear(); // left to process exit, with the backend below
     }
-    bool streamsPast = releaseStreams();
     // The completion words go with the mapped memory, freed next or with
     // the backend below (a faulted or isolated one unmaps it): no lock-free
     // reader (wait, the notifier) may still be in them.
     fenceWaiters();
-    if (fault.ok()) {
+    if (fault.ok() && streamsPast) {
       for (uint64_t *p : {&ctlDev, &runTableDev, &blockStatsDev, &arenaDev,
                           &jobsScratchDev, &traceDev, &queueDev[0], &queueDev[1],
                           &queueDev[2], &queueDev[3], &queueDev[4], &queueDev[5]})
         if (*p)
           (void)backend->freeDevice(*p);
-      if (mappedHost && streamsPast)
+      if (mappedHost)
         backend->freeMapped(mappedHost);
-      else if (mappedHost)
-        backend->leakMapped(mappedHost); // a stream will still touch it
       if (imageLoaded)
         backend->unloadImage();
+    } else if (fault.ok() && mappedHost) {
+      backend->leakMapped(mappedHost); // a stream will still touch it
     }
     mappedHost = nullptr;
     bool running = false;
