@@ -256,7 +256,13 @@ public:
     if (!staged && !current)
       return Status::error(ErrorCode::BadImage, "no image is loaded");
     CUfunction fn = (staged ? staged : current)->resident;
-    if (shape.sharedBytes > 48 * 1024)
+    // Without an opt-in a block gets 48 KiB of shared memory in all, the
+    // kernel's static __shared__ (the poller's and workers' state) included.
+    int staticShared = 0;
+    GPUOS_RETURN_IF_ERROR(check(
+        api->cuFuncGetAttribute(&staticShared, cu::kFuncAttrSharedSizeBytes, fn),
+        "cuFuncGetAttribute(static shared memory)"));
+    if ((uint64_t)staticShared + shape.sharedBytes > 48 * 1024)
       GPUOS_RETURN_IF_ERROR(check(
           api->cuFuncSetAttribute(fn, cu::kFuncAttrMaxDynamicSharedBytes,
                                   (int)shape.sharedBytes),

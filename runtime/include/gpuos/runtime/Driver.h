@@ -41,6 +41,7 @@ constexpr unsigned kStreamNonBlocking = 0x1;
 constexpr unsigned kEventDisableTiming = 0x2;
 constexpr unsigned kStreamWaitValueGeq = 0x0; // (int32)(*addr - value) >= 0
 constexpr unsigned kStreamWriteValueDefault = 0x0; // after a memory barrier
+constexpr int kFuncAttrSharedSizeBytes = 1; // static __shared__
 constexpr int kFuncAttrNumRegs = 4;
 constexpr int kFuncAttrMaxDynamicSharedBytes = 8;
 constexpr int kStreamCaptureModeThreadLocal = 1;
