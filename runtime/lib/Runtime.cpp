@@ -405,22 +405,23 @@ Status Runtime::Impl::submit(GraphId id, Priority priority, const uint64_t *stre
   if ((uint32_t)priority >= kNumPriorities)
     return invalid("priority " + std::to_string((uint32_t)priority) +
                    " is not urgent (0), normal (1) or background (2)");
-  auto it = graphs.find(id);
-  if (it == graphs.end())
-    return invalid("unknown graph " + std::to_string(id));
-  if (!it->second.stale.ok())
+  // The graph, found again after every wait that gave up the lock (it may
+  // have been destroyed, or gone stale in a swap).
+  decltype(graphs)::iterator it;
+  auto findGraph = [&]() -> Status {
+    it = graphs.find(id);
+    if (it == graphs.end())
+      return invalid("unknown graph " + std::to_string(id));
     return it->second.stale;
+  };
+  GPUOS_RETURN_IF_ERROR(findGraph());
   if (stream) {
     GPUOS_RETURN_IF_ERROR(backend->checkStream(*stream));
     // A stream-ordered run cannot wait on the host for a swap's end: its
     // stream would wait on the device for a relaunch queued behind it.
     if (quiesced) {
       GPUOS_RETURN_IF_ERROR(waitQuiesce(lock, "a stream-ordered submit"));
-      it = graphs.find(id);
-      if (it == graphs.end())
-        return invalid("unknown graph " + std::to_string(id));
-      if (!it->second.stale.ok())
-        return it->second.stale;
+      GPUOS_RETURN_IF_ERROR(findGraph());
     }
   }
   uint32_t q = (uint32_t)priority;
@@ -453,11 +454,7 @@ Status Runtime::Impl::submit(GraphId id, Priority priority, const uint64_t *stre
       GPUOS_RETURN_IF_ERROR(needImage());
       if (quiesced) // a swap began meanwhile: not deferred (see above)
         GPUOS_RETURN_IF_ERROR(waitQuiesce(lock, "a stream-ordered submit"));
-      it = graphs.find(id);
-      if (it == graphs.end())
-        return invalid("unknown graph " + std::to_string(id));
-      if (!it->second.stale.ok())
-        return it->second.stale;
+      GPUOS_RETURN_IF_ERROR(findGraph());
       tiles = it->second.layout.totalTiles; // a swap may have rebound it
       if ((spins & 1023) == 1023)
         GPUOS_RETURN_IF_ERROR(checkResident());
@@ -467,11 +464,7 @@ Status Runtime::Impl::submit(GraphId id, Priority priority, const uint64_t *stre
       // Nothing completes while quiesced: wait for the end (not inside it).
       GPUOS_RETURN_IF_ERROR(waitQuiesce(lock, "a submit beyond the queue's "
                                               "admission limit"));
-      it = graphs.find(id);
-      if (it == graphs.end())
-        return invalid("unknown graph " + std::to_string(id));
-      if (!it->second.stale.ok())
-        return it->second.stale;
+      GPUOS_RETURN_IF_ERROR(findGraph());
       tiles = it->second.layout.totalTiles;
       continue;
     }
