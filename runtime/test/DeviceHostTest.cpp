@@ -129,15 +129,17 @@ TEST(DeviceHostArgs, WholeNumbers) {
 }
 
 // A descriptor beyond int is refused (it used to be truncated: 4294967299
-// became 3), with the usage message, before anything is opened.
+// became 3), with the usage message, before anything is opened. In a child
+// process: a host that went on would close the test's descriptors.
 TEST(DeviceHostArgs, DescriptorBeyondIntIsRefused) {
   const char *argv[] = {"host", "--fd", "4294967299", "--parent", "1"};
-  bool opened = false;
-  int rc = deviceHostMain(5, const_cast<char **>(argv),
-                          [&](const std::vector<std::string> &, std::unique_ptr<Backend> &) {
-    opened = true;
-    return Status::success();
-  });
-  EXPECT_EQ(rc, 2);
-  EXPECT_FALSE(opened);
+  auto host = [&] {
+    int rc = deviceHostMain(5, const_cast<char **>(argv),
+                            [](const std::vector<std::string> &, std::unique_ptr<Backend> &) {
+                              std::fprintf(stderr, "opened a backend\n");
+                              return Status::success();
+                            });
+    std::exit(rc);
+  };
+  EXPECT_EXIT(host(), ::testing::ExitedWithCode(2), "usage: --fd N --parent PID");
 }
