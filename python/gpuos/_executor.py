@@ -275,10 +275,11 @@ class _Device:
 
     def launcher(self, graph: CompiledGraph, priority: str, arch: str):
         """The launcher of `graph`: called with the input tensors then the
-        output tensors and a raw stream, it binds and submits in one native
-        call, after the stream's earlier work, with the stream's later work
-        ordered after the run (or, with STREAM_ORDERED off, waiting for it). The image holding `graph` is installed here, and again
-        on a call after the graph left the union."""
+        output tensors and a raw stream, it waits for the stream, binds and
+        submits in one native call, then waits for the run (or, with
+        STREAM_ORDERED, leaves the stream's later work to wait for it). The
+        image holding `graph` is installed here, and again on a call after
+        the graph left the union."""
         key = (graph.key, priority)
         found = self.launchers.get(key)
         if found is not None:
@@ -419,6 +420,6 @@ def run_gpu(graph: CompiledGraph, tensors: Sequence[torch.Tensor],
     launch = device_for(index).launcher(graph, check_priority(priority), arch)
     # Inputs come from PyTorch kernels on the current stream; the resident
     # kernel is on no stream, so the launch waits for that stream first (on
-    # the host, unless it is idle), and the stream's later work waits for
-    # the run on the device (STREAM_ORDERED).
+    # the host), and then for the run, or with STREAM_ORDERED leaves the
+    # stream's later work to wait for it on the device.
     launch(all_tensors, current_raw_stream(index))

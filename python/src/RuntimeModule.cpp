@@ -206,12 +206,9 @@ public:
         failure = std::string("an earlier stream-ordered call failed: ") + gpuos_last_error();
       over.push_back(std::move(p));
     }
+    for (Pending &p : over)
+      release(p.key);
     std::lock_guard<std::mutex> lock(mutex_);
-    for (Pending &p : over) {
-      auto it = bound_.find(p.key);
-      if (it != bound_.end() && it->second.inflight)
-        --it->second.inflight;
-    }
     for (Pending &p : left)
       pending_.push_back(std::move(p));
     return failure;
@@ -381,10 +378,22 @@ public:
   const std::string &graph() const { return graph_; }
 
 private:
+  /// Waits for the stream's earlier work (on the host), binds and submits.
+  /// Then either waits for the run, or (streamOrdered_, Runtime::
+  /// submitBeforeStream) returns at once with the stream's later work made
+  /// to wait for the run on the device; the run stays pending, its bound
+  /// graph pinned, until a later launch or synchronize() sees it over.
+  /// Not a gate on the device (submitOnStream): the earlier work is PyTorch
+  /// kernels, which cannot run beside the resident kernel, and a gated run
+  /// keeps it resident.
   void run(const std::vector<uint64_t> &key, int64_t stream, Failure &f) {
-    if (streamOrdered_ && stream >= 0) {
-      runOnStream(key, static_cast<uint64_t>(stream), f);
-      return;
+    bool ordered = streamOrdered_ && stream >= 0;
+    if (ordered) {
+      std::string earlier = core_->reapPending(false);
+      if (!earlier.empty()) {
+        f.set(earlier);
+        return;
+      }
     }
     if (stream >= 0 && !core_->syncStream(static_cast<uint64_t>(stream), f))
       return;
@@ -392,7 +401,15 @@ private:
     if (!core_->acquire(key, graph_, names_, bytes_, handle, f))
       return;
     gpuos_submission sub = 0;
-    if (gpuos_submit(core_->rt(), handle, priority_, &sub) != GPUOS_OK) {
+    if (ordered) {
+      if (gpuos_submit_before_stream(core_->rt(), handle, priority_,
+                                     reinterpret_cast<void *>(stream), &sub) == GPUOS_OK) {
+        core_->addPending(key, sub);
+        core_->counters.launches.fetch_add(1, std::memory_order_relaxed);
+        return;
+      }
+      f.set(std::string("gpuos_submit_before_stream(") + graph_ + "): " + gpuos_last_error());
+    } else if (gpuos_submit(core_->rt(), handle, priority_, &sub) != GPUOS_OK) {
       f.set(std::string("gpuos_submit(") + graph_ + "): " + gpuos_last_error());
     } else if (gpuos_wait(core_->rt(), sub, -1) != GPUOS_OK) {
       f.set(std::string("gpuos_wait(") + graph_ + "): " + gpuos_last_error());
@@ -400,34 +417,6 @@ private:
     core_->release(key);
     if (!f.failed)
       core_->counters.launches.fetch_add(1, std::memory_order_relaxed);
-  }
-
-  /// Stream-ordered: the run starts once the stream's earlier work is done
-  /// (waited for here, on the host, unless the stream is idle), and the
-  /// stream's later work waits for the run on the device; the run itself is
-  /// not waited for (Runtime::submitBeforeStream). Not a gate on the device
-  /// (submitOnStream): the earlier work is PyTorch kernels, which cannot
-  /// run beside the resident kernel, and a gated run keeps it resident.
-  void runOnStream(const std::vector<uint64_t> &key, uint64_t stream, Failure &f) {
-    std::string earlier = core_->reapPending(false);
-    if (!earlier.empty()) {
-      f.set(earlier);
-      return;
-    }
-    if (!core_->syncStream(stream, f))
-      return;
-    gpuos_graph handle = 0;
-    if (!core_->acquire(key, graph_, names_, bytes_, handle, f))
-      return;
-    gpuos_submission sub = 0;
-    if (gpuos_submit_before_stream(core_->rt(), handle, priority_,
-                                   reinterpret_cast<void *>(stream), &sub) != GPUOS_OK) {
-      f.set(std::string("gpuos_submit_before_stream(") + graph_ + "): " + gpuos_last_error());
-      core_->release(key);
-      return;
-    }
-    core_->addPending(key, sub);
-    core_->counters.launches.fetch_add(1, std::memory_order_relaxed);
   }
 
   std::shared_ptr<Core> core_;

@@ -91,10 +91,8 @@ void Runtime::Impl::failOnHost(uint32_t index, const Status &result) {
   if (!rs.busy)
     return;
   finishRun(index, result);
-  // Wake a waiter spinning on the word (no device ever writes status 3).
   if (completion && !resetting.load())
-    __atomic_store_n(completion + index, (uint32_t)(rs.epoch & 0xFFFFu) | (3u << 16),
-                     __ATOMIC_RELEASE);
+    storeHostFailure(index);
 }
 
 Status Runtime::Impl::watchdog() {

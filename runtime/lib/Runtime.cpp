@@ -517,7 +517,7 @@ Status Runtime::Impl::postOnStream(uint32_t index, uint32_t queue, uint64_t stre
   // holds it, so nothing else reads or writes it now. The gate word is
   // reset too: after the 16-bit epoch wraps, a stale open value would match.
   __atomic_store_n(completion + index, 0u, __ATOMIC_RELEASE);
-  __atomic_store_n(completion + options.maxRuns + index, 0u, __ATOMIC_RELEASE);
+  __atomic_store_n(gateWord(index), 0u, __ATOMIC_RELEASE);
   // The entry first: posting it relaunches a parked kernel, and that launch
   // must not be queued behind the stream's wait (on a GPU whose streams
   // share a hardware queue, it would never start). Once the entry is in
@@ -527,7 +527,7 @@ Status Runtime::Impl::postOnStream(uint32_t index, uint32_t queue, uint64_t stre
   gate.stream = stream;
   gate.gateValue = gateOpenValue(rs.epoch);
   if (gated) // else no gate: the stream only waits for the run
-    gate.gateAddr = completionDev + ((uint64_t)options.maxRuns + index) * sizeof(uint32_t);
+    gate.gateAddr = gateWordDev(index);
   gate.doneAddr = completionDev + (uint64_t)index * sizeof(uint32_t);
   gate.doneValue = 1u << 16; // cyclic >=: any status over 0 (Protocol.h)
   Status st = backend->enqueueStreamGate(gate, rs.streamEvent);
@@ -540,9 +540,8 @@ Status Runtime::Impl::postOnStream(uint32_t index, uint32_t queue, uint64_t stre
   // wait was enqueued): status 3 releases it, and the device's own store
   // later keeps it released.
   rs.streamEvent = 0;
-  __atomic_store_n(completion + options.maxRuns + index, gate.gateValue, __ATOMIC_RELEASE);
-  __atomic_store_n(completion + index, (uint32_t)(rs.epoch & 0xFFFFu) | (3u << 16),
-                   __ATOMIC_RELEASE);
+  __atomic_store_n(gateWord(index), gate.gateValue, __ATOMIC_RELEASE);
+  storeHostFailure(index);
   return Status::error(st.code(), "a stream-ordered submit could not enqueue its "
                                   "stream operations (the run starts without "
                                   "waiting for the stream; its outputs are "

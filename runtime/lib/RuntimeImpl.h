@@ -559,6 +559,20 @@ struct Runtime::Impl {
     return true;
   }
 
+  /// Run slot `index`'s gate word (after the completion words; Protocol.h,
+  /// kRingOpGated).
+  uint32_t *gateWord(uint32_t index) const { return completion + options.maxRuns + index; }
+  uint64_t gateWordDev(uint32_t index) const {
+    return completionDev + ((uint64_t)options.maxRuns + index) * sizeof(uint32_t);
+  }
+  /// Ends slot `index`'s run on the host: status 3, which no device writes,
+  /// wakes a waiter spinning on the word and releases a stream waiting for
+  /// it (any status over 0).
+  void storeHostFailure(uint32_t index) {
+    __atomic_store_n(completion + index, (uint32_t)(runs[index].epoch & 0xFFFFu) | (3u << 16),
+                     __ATOMIC_RELEASE);
+  }
+
   /// Whether a stream-ordered submission's stream may still wait on the
   /// completion word of run slot `rs` (then the slot is not reused).
   bool streamHolds(RunSlot &rs) {
@@ -584,8 +598,7 @@ struct Runtime::Impl {
     // never read, so opening it changes nothing.
     for (uint32_t index : busyRuns)
       if (runs[index].streamEvent && completion)
-        __atomic_store_n(completion + options.maxRuns + index,
-                         gateOpenValue(runs[index].epoch), __ATOMIC_RELEASE);
+        __atomic_store_n(gateWord(index), gateOpenValue(runs[index].epoch), __ATOMIC_RELEASE);
   }
 
   /// Close, before the mapped words go: streams of stream-ordered
@@ -601,8 +614,7 @@ struct Runtime::Impl {
       if (!rs.streamEvent)
         continue;
       if (completion && (__atomic_load_n(completion + i, __ATOMIC_ACQUIRE) >> 16) == 0)
-        __atomic_store_n(completion + i, (uint32_t)(rs.epoch & 0xFFFFu) | (3u << 16),
-                         __ATOMIC_RELEASE);
+        storeHostFailure(i);
       while (streamHolds(rs) && Clock::now() < until)
         std::this_thread::sleep_for(std::chrono::microseconds(10));
       past &= rs.streamEvent == 0;
