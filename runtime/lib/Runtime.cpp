@@ -434,6 +434,7 @@ Status Runtime::Impl::submit(GraphId id, Priority priority, const uint64_t *stre
   // gets at most kStreamRunSlots of them, so a caller far ahead of its
   // stream waits here, as a CUDA launch does when its queue is full.
   uint32_t index = UINT32_MAX;
+  auto start = Clock::now();
   for (uint32_t spins = 0;; ++spins) {
     reapAll();
     if (inFlightTiles[q] + tiles <= maxTilesInFlight()) {
@@ -456,8 +457,16 @@ Status Runtime::Impl::submit(GraphId id, Priority priority, const uint64_t *stre
         GPUOS_RETURN_IF_ERROR(waitQuiesce(lock, "a stream-ordered submit"));
       GPUOS_RETURN_IF_ERROR(findGraph());
       tiles = it->second.layout.totalTiles; // a swap may have rebound it
-      if ((spins & 1023) == 1023)
+      if ((spins & 1023) == 1023) {
         GPUOS_RETURN_IF_ERROR(checkResident());
+        if (Clock::now() - start > std::chrono::seconds(60))
+          return Status::error(
+              ErrorCode::Timeout,
+              "a stream-ordered submit of graph " + std::to_string(id) +
+                  " waited 60 s for a run slot: its stream is not past the waits of "
+                  "the graph's " + std::to_string(kStreamRunSlots) +
+                  " earlier stream-ordered runs (is the stream held, or blocked?)");
+      }
       continue;
     }
     if (quiesced) {
