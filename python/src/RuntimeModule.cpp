@@ -378,14 +378,12 @@ public:
   const std::string &graph() const { return graph_; }
 
 private:
-  /// Waits for the stream's earlier work (on the host), binds and submits.
-  /// Then either waits for the run, or (streamOrdered_, Runtime::
-  /// submitBeforeStream) returns at once with the stream's later work made
-  /// to wait for the run on the device; the run stays pending, its bound
-  /// graph pinned, until a later launch or synchronize() sees it over.
-  /// Not a gate on the device (submitOnStream): the earlier work is PyTorch
-  /// kernels, which cannot run beside the resident kernel, and a gated run
-  /// keeps it resident.
+  /// Binds and submits. Either (streamOrdered_, Runtime::submitOnStream)
+  /// the run is ordered on the device after the stream's earlier work and
+  /// before its later work, and the call returns at once: the run stays
+  /// pending, its bound graph pinned, until a later launch or synchronize()
+  /// sees it over. Or the host waits for the stream's earlier work, submits
+  /// and waits for the run.
   void run(const std::vector<uint64_t> &key, int64_t stream, Failure &f) {
     bool ordered = streamOrdered_ && stream >= 0;
     if (ordered) {
@@ -394,21 +392,21 @@ private:
         f.set(earlier);
         return;
       }
-    }
-    if (stream >= 0 && !core_->syncStream(static_cast<uint64_t>(stream), f))
+    } else if (stream >= 0 && !core_->syncStream(static_cast<uint64_t>(stream), f)) {
       return;
+    }
     gpuos_graph handle = 0;
     if (!core_->acquire(key, graph_, names_, bytes_, handle, f))
       return;
     gpuos_submission sub = 0;
     if (ordered) {
-      if (gpuos_submit_before_stream(core_->rt(), handle, priority_,
-                                     reinterpret_cast<void *>(stream), &sub) == GPUOS_OK) {
+      if (gpuos_submit_on_stream(core_->rt(), handle, priority_,
+                                 reinterpret_cast<void *>(stream), &sub) == GPUOS_OK) {
         core_->addPending(key, sub);
         core_->counters.launches.fetch_add(1, std::memory_order_relaxed);
         return;
       }
-      f.set(std::string("gpuos_submit_before_stream(") + graph_ + "): " + gpuos_last_error());
+      f.set(std::string("gpuos_submit_on_stream(") + graph_ + "): " + gpuos_last_error());
     } else if (gpuos_submit(core_->rt(), handle, priority_, &sub) != GPUOS_OK) {
       f.set(std::string("gpuos_submit(") + graph_ + "): " + gpuos_last_error());
     } else if (gpuos_wait(core_->rt(), sub, -1) != GPUOS_OK) {

@@ -17,6 +17,11 @@
 // the saved head is past its entry: the poller took the entry before it
 // parked (a PARK entry it obeyed; RuntimeImpl.h ensureRunning).
 //
+// A stream-ordered entry this launch may not take (ringEntryHeld) counts as
+// no entry: the launch that releases it is queued behind this one on the
+// kernel's stream, and reads the ring from the saved head, so parking
+// before it loses nothing, and is what lets that launch start.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef GPUOS_DEVICE_PARK_H
@@ -28,11 +33,11 @@ namespace gpuos::dev {
 
 /// The park handshake (lane 0). True when the kernel is to exit.
 GPUOS_DEV_OUTLINE bool tryPark(DeviceControl *c, HostShared *hs, const RingEntry *ring,
-                       uint64_t head) {
+                               uint64_t head, LaunchTicket ticket) {
   stRelaxedSys(&hs->parkPhase, kPhaseParking);
   fenceSysSc();
   RingEntry e = ldRingEntry(ring + (head & c->ringMask), false); // validity only
-  if (ringEntryValid(e, (uint32_t)(head + 1))) {
+  if (ringEntryValid(e, (uint32_t)(head + 1)) && !ringEntryHeld(e, ticket)) {
     stRelaxedSys(&hs->parkPhase, kPhaseRunning);
     return false;
   }

@@ -52,7 +52,6 @@ struct PollerConfig {
   HostShared *hs;
   const RunRow *runTable;
   uint32_t *completion;
-  const uint32_t *gates; // stream-ordered submissions' gate words
   TraceSlot *trace;
   uint32_t ringMask, traceMask;
   uint32_t workers; // the most members a gang may have
@@ -68,7 +67,6 @@ struct PollerConfig {
     hs = reinterpret_cast<HostShared *>(c->hostShared);
     runTable = reinterpret_cast<const RunRow *>(c->runTable);
     completion = reinterpret_cast<uint32_t *>(c->completion);
-    gates = completion + c->maxRuns;
     trace = reinterpret_cast<TraceSlot *>(c->trace);
     ringMask = c->ringMask;
     traceMask = c->traceMask;
@@ -270,6 +268,7 @@ struct PollerLoop {
   uint32_t n, i;     // valid entries in the batch, next to process
   uint32_t idle;     // empty polls since the last entry
   bool parkRequested;
+  LaunchTicket ticket; // this launch's: which stream-ordered entries it takes
   PollerConfig cfg;
   // Tracing (cfg.trace): lane 0's cycles of the read that found the batch.
   uint64_t tIssue, tSeen, tAcquired, tSeenNs, tRow;
@@ -304,17 +303,6 @@ GPUOS_DEV_OUTLINE void traceQueued(PollerLoop &L, const RingEntry &e) {
   t->cycles[4] = L.tSteps[1];
   t->cycles[5] = published;
   t->cycles[6] = t->cycles[7] = 0;
-}
-
-/// Whether a stream-ordered submission's stream has written its gate word
-/// (lane 0 reads the mapped word, every lane gets the answer). The acquire
-/// orders the run's reads after what the stream's earlier work wrote.
-template <typename Warp>
-GPUOS_DEV bool gateOpen(const PollerConfig &cfg, const Warp &w, const RingEntry &e) {
-  uint32_t open = 0;
-  if (w.lane() == 0)
-    open = ldAcquireSys(cfg.gates + e.run) == gateOpenValue(e.epoch) ? 1u : 0u;
-  return w.broadcast(open) != 0;
 }
 
 /// One step of warp 0: read the ring (unless entries of the last read are
@@ -356,22 +344,17 @@ GPUOS_DEV void pollStep(DeviceControl *c, const Warp &w, PollerLoop &L,
     }
   }
   uint32_t taken = L.i;
-  bool gated = false; // stopped at a closed gate
+  bool held = false; // stopped at a stream-ordered entry of a later launch
   while (L.i < L.n) {
     RingEntry e = w.shuffle(L.batch, L.i);
-    if (ringOp(e) == kRingOpGated) {
-      if (!gateOpen(L.cfg, w, e)) {
-        L.n = L.i; // read the ring again from this entry next step
-        gated = true;
-        break;
-      }
-      // Lane 0's acquire, for every lane (they publish the run's entries):
-      // the warp barrier orders memory among the lanes, as after the ring read.
-      w.sync();
+    if (ringEntryHeld(e, L.ticket)) {
+      L.n = L.i; // the launch that releases it reads the ring from here
+      held = true;
+      break;
     }
     ++L.i;
     ++L.head;
-    if (ringOp(e) != kRingOpPark) { // a submission, gated or not
+    if (ringOp(e) != kRingOpPark) { // a submission, stream-ordered or not
       if (startRun(c, L.cfg, w, e, L.ps, sh, L.cfg.trace ? L.tSteps : nullptr)) {
         if (L.cfg.trace)
           L.tRow = cycles();
@@ -392,9 +375,10 @@ GPUOS_DEV void pollStep(DeviceControl *c, const Warp &w, PollerLoop &L,
     L.lastActive = nowNs();
     return;
   }
-  // Idle: nothing in the ring, or a gated entry whose stream has not
-  // reached its gate yet. Then tryPark sees that valid entry and does not
-  // park, but a forced stop is still obeyed.
+  // Idle: nothing in the ring, or a stream-ordered entry of a later launch
+  // (held). That launch is queued behind this one on the kernel's stream,
+  // so this one parks as soon as nothing is in flight; so does a launch
+  // whose caller's stream waits for it to end (parkWhenIdle).
   uint32_t stop = 0;
   if (w.lane() == 0) {
     if (L.head != L.reported) {
@@ -403,17 +387,16 @@ GPUOS_DEV void pollStep(DeviceControl *c, const Warp &w, PollerLoop &L,
       stRelaxedSys(&hs->ringHead, L.head);
       L.reported = L.head;
     }
-    // A park asked for is tried every step, except behind a closed gate,
-    // where tryPark would refuse every time (the gated entry is valid).
-    if ((++L.idle & 7) == 0 || (L.parkRequested && !gated)) {
+    // A park asked for (or due) is tried every step.
+    bool parkNow = L.parkRequested || held || L.ticket.parkWhenIdle;
+    if ((++L.idle & 7) == 0 || parkNow) {
       uint64_t now = nowNs();
       if (ldRelaxed(&c->stop.value) != 0u)
         stop = 1; // the host forced a stop (teardown after a failure)
       else if (ldRelaxed(&c->runsInFlight.value) != 0u)
         L.lastActive = now;
-      else if (L.parkRequested ||
-               (c->idleNs && now - L.lastActive >= c->idleNs)) {
-        if (tryPark(c, hs, ring, L.head))
+      else if (parkNow || (c->idleNs && now - L.lastActive >= c->idleNs)) {
+        if (tryPark(c, hs, ring, L.head, L.ticket))
           stop = 1;
         else
           L.lastActive = now;
@@ -446,8 +429,8 @@ GPUOS_DEV_OUTLINE void traceInline(PollerLoop &L, const QueueEntry &job,
 /// per step: after the first everyone reads the step's decision, after the
 /// second warp 0 may overwrite it.
 template <typename Warp, typename Block, typename Dispatch>
-GPUOS_DEV void pollerMain(DeviceControl *c, const Warp &w, const Block &block,
-                          PollerShared &sh, Dispatch dispatch) {
+GPUOS_DEV void pollerMain(DeviceControl *c, LaunchTicket ticket, const Warp &w,
+                          const Block &block, PollerShared &sh, Dispatch dispatch) {
   const bool poller = block.tid() < w.width();
   BlockCounters &counters = sh.counters;
   if (block.tid() == 0) {
@@ -465,6 +448,7 @@ GPUOS_DEV void pollerMain(DeviceControl *c, const Warp &w, const Block &block,
     L.lastActive = nowNs();
     L.n = L.i = L.idle = 0;
     L.parkRequested = false;
+    L.ticket = ticket;
     for (uint32_t p = 0; p < kNumPriorities; ++p)
       L.ps.next[p] = ldRelaxed(&c->queues[rootQueue(p)].reserve.value);
     L.ps.knownFree = 0;

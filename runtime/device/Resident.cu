@@ -4,11 +4,12 @@
 // `nvcc -rdc=true -arch=sm_90 -c`, is linked by nvJitLink (or nvcc -dlink)
 // with an image's task functions and its gpuos_dispatch into one cubin.
 //
-// gpuos_resident(ctl) is launched with 1 + W blocks, all co-resident
+// gpuos_resident(ctl, ticket) is launched with 1 + W blocks, all co-resident
 // (the host checks occupancy): block 0's warp 0 polls the host ring and
 // block 0 runs urgent one-tile graphs inline (Poller.h), blocks 1..W run
 // tiles (Worker.h). It returns when the poller parks (Park.h); the host
-// relaunches it on the next submission.
+// relaunches it on the next submission. The ticket (Protocol.h) says which
+// stream-ordered ring entries this launch may take.
 //
 //===----------------------------------------------------------------------===//
 
@@ -80,14 +81,14 @@ struct DeviceDispatch {
 
 } // namespace
 
-extern "C" __global__ void gpuos_resident(DeviceControl *ctl) {
+extern "C" __global__ void gpuos_resident(DeviceControl *ctl, LaunchTicket ticket) {
   __shared__ WorkerShared shared;
   __shared__ PollerShared pollerShared;
   if (blockIdx.x == 0) {
     // Touch the version symbol so no linker drops it.
     if (threadIdx.x == 0 && ctl->protocol != gpuos_runtime_protocol)
       __trap();
-    pollerMain(ctl, DeviceWarp{}, DeviceBlock{}, pollerShared, DeviceDispatch{});
+    pollerMain(ctl, ticket, DeviceWarp{}, DeviceBlock{}, pollerShared, DeviceDispatch{});
     return;
   }
   workerMain(ctl, blockIdx.x, shared, DeviceWarp{}, DeviceBlock{},

@@ -290,10 +290,8 @@ gpuos_status gpuos_submit(gpuos_runtime *rt, gpuos_graph graph, int priority,
   return GPUOS_OK;
 }
 
-namespace {
-/// gpuos_submit_on_stream and gpuos_submit_before_stream.
-gpuos_status submitWithStream(gpuos_runtime *rt, gpuos_graph graph, int priority,
-                              void *stream, bool gated, gpuos_submission *out) {
+gpuos_status gpuos_submit_on_stream(gpuos_runtime *rt, gpuos_graph graph, int priority,
+                                    void *stream, gpuos_submission *out) {
   GPUOS_C_CHECK_RT(rt);
   GPUOS_C_CHECK_OUT(out);
   Priority p;
@@ -301,23 +299,11 @@ gpuos_status submitWithStream(gpuos_runtime *rt, gpuos_graph graph, int priority
     return fail(GPUOS_ERROR_INVALID_ARGUMENT,
                 "the priority must be 0 (urgent), 1 (normal) or 2 (background)");
   Submission s;
-  uint64_t handle = reinterpret_cast<uint64_t>(stream);
-  if (gpuos_status code = report(gated ? rt->rt->submitOnStream(graph, p, handle, s)
-                                       : rt->rt->submitBeforeStream(graph, p, handle, s)))
+  if (gpuos_status code = report(
+          rt->rt->submitOnStream(graph, p, reinterpret_cast<uint64_t>(stream), s)))
     return code;
   *out = s.id;
   return GPUOS_OK;
-}
-} // namespace
-
-gpuos_status gpuos_submit_on_stream(gpuos_runtime *rt, gpuos_graph graph, int priority,
-                                    void *stream, gpuos_submission *out) {
-  return submitWithStream(rt, graph, priority, stream, true, out);
-}
-
-gpuos_status gpuos_submit_before_stream(gpuos_runtime *rt, gpuos_graph graph, int priority,
-                                        void *stream, gpuos_submission *out) {
-  return submitWithStream(rt, graph, priority, stream, false, out);
 }
 
 gpuos_status gpuos_wait(gpuos_runtime *rt, gpuos_submission submission,

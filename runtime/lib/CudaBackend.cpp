@@ -28,6 +28,8 @@ public:
       api->cuModuleUnload(im.module);
     for (CUevent e : spareEvents)
       api->cuEventDestroy(e);
+    if (before)
+      api->cuEventDestroy(before);
     if (kernelStream)
       api->cuStreamDestroy(kernelStream);
     if (copyStream)
@@ -220,6 +222,7 @@ public:
     current = staged = nullptr;
     kernelStream = copyStream = nullptr;
     spareEvents.clear();
+    before = nullptr;
     if (ownContext) {
       if (api->cuCtxDestroy)
         api->cuCtxDestroy(ctx);
@@ -272,16 +275,10 @@ public:
                  "cuOccupancyMaxActiveBlocksPerMultiprocessor");
   }
 
-  Status launchResident(uint64_t control, const LaunchShape &shape) override {
+  Status launchResident(uint64_t control, const LaunchShape &shape,
+                        proto::LaunchTicket ticket) override {
     GPUOS_RETURN_IF_ERROR(makeCurrent());
-    CUdeviceptr arg = control;
-    void *params[] = {&arg};
-    if (!current)
-      return Status::error(ErrorCode::BadImage, "no image is loaded");
-    return check(api->cuLaunchKernel(current->resident, shape.blocks, 1, 1, shape.threads,
-                                     1, 1, shape.sharedBytes, kernelStream,
-                                     params, nullptr),
-                 "cuLaunchKernel(gpuos_resident)");
+    return launch(control, shape, ticket);
   }
 
   Status residentStatus(bool &running) override {
@@ -300,10 +297,9 @@ public:
 
   Status checkStream(uint64_t stream) override {
     GPUOS_RETURN_IF_ERROR(makeCurrent());
-    if (!api->hasStreamGates())
+    if (!api->hasStreamOrdering())
       return Status::error(ErrorCode::Unsupported,
-                           "the driver lacks the stream memory operations "
-                           "(cuStreamWriteValue32_v2, cuStreamWaitValue32_v2)");
+                           "the driver lacks cuStreamWaitEvent or the event calls");
     CUcontext of = nullptr;
     GPUOS_RETURN_IF_ERROR(check(api->cuStreamGetCtx(reinterpret_cast<CUstream>(stream), &of),
                                 "cuStreamGetCtx (the submission's stream)"));
@@ -315,32 +311,47 @@ public:
     return Status::success();
   }
 
-  Status enqueueStreamGate(const StreamGate &g, uint64_t &event) override {
+  // The kernel's stream waits for an event of the caller's stream, the
+  // launch follows, and the caller's stream waits for an event after it:
+  // both waits are on work enqueued before them, so no order of hardware
+  // queues can make them wait on each other. A wait takes the event's
+  // state when it is enqueued, so `before` serves every call.
+  Status launchResidentAfterStream(uint64_t control, const LaunchShape &shape,
+                                   proto::LaunchTicket ticket, uint64_t streamHandle,
+                                   uint64_t &event) override {
     GPUOS_RETURN_IF_ERROR(makeCurrent());
-    CUstream stream = reinterpret_cast<CUstream>(g.stream);
-    CUevent e = nullptr;
+    CUstream stream = reinterpret_cast<CUstream>(streamHandle);
+    if (!before)
+      GPUOS_RETURN_IF_ERROR(
+          check(api->cuEventCreate(&before, cu::kEventDisableTiming), "cuEventCreate"));
+    CUevent after = nullptr;
     if (!spareEvents.empty()) {
-      e = spareEvents.back();
+      after = spareEvents.back();
       spareEvents.pop_back();
     } else {
       GPUOS_RETURN_IF_ERROR(
-          check(api->cuEventCreate(&e, cu::kEventDisableTiming), "cuEventCreate"));
+          check(api->cuEventCreate(&after, cu::kEventDisableTiming), "cuEventCreate"));
     }
-    Status st = g.gateAddr ? check(api->cuStreamWriteValue32(stream, g.gateAddr, g.gateValue,
-                                                             cu::kStreamWriteValueDefault),
-                                   "cuStreamWriteValue32 (the run's gate)")
-                           : Status::success();
+    Status st = check(api->cuEventRecord(before, stream), "cuEventRecord (the caller's stream)");
     if (st.ok())
-      st = check(api->cuStreamWaitValue32(stream, g.doneAddr, g.doneValue,
-                                          cu::kStreamWaitValueGeq),
-                 "cuStreamWaitValue32 (the run's completion)");
-    if (st.ok())
-      st = check(api->cuEventRecord(e, stream), "cuEventRecord");
-    if (!st.ok()) {
-      spareEvents.push_back(e);
+      st = check(api->cuStreamWaitEvent(kernelStream, before, 0),
+                 "cuStreamWaitEvent (the kernel's stream)");
+    if (!st.ok()) { // nothing enqueued that waits: the caller launches plainly
+      spareEvents.push_back(after);
       return st;
     }
-    event = reinterpret_cast<uint64_t>(e);
+    // From here on the kernel's stream waits for the caller's: a failure
+    // still launches, so that what is queued behind it runs.
+    st = launch(control, shape, ticket);
+    Status record = check(api->cuEventRecord(after, kernelStream), "cuEventRecord (the kernel's stream)");
+    if (record.ok())
+      record = check(api->cuStreamWaitEvent(stream, after, 0),
+                     "cuStreamWaitEvent (the caller's stream)");
+    if (!st.ok() || !record.ok()) {
+      spareEvents.push_back(after);
+      return st.ok() ? record : st;
+    }
+    event = reinterpret_cast<uint64_t>(after);
     return Status::success();
   }
 
@@ -360,7 +371,8 @@ public:
 private:
   const DriverApi *api = nullptr;
   BackendInfo info_;
-  std::vector<CUevent> spareEvents; // recorded ones whose stream is past them
+  std::vector<CUevent> spareEvents; // recorded ones whose launch has ended
+  CUevent before = nullptr; // recorded on a caller's stream before a launch
   CUdevice device = 0;
   CUcontext ctx = nullptr;
   bool ownContext = false;
@@ -403,6 +415,16 @@ private:
     }
     addr = p;
     return Status::success();
+  }
+
+  Status launch(uint64_t control, const LaunchShape &shape, proto::LaunchTicket ticket) {
+    if (!current)
+      return Status::error(ErrorCode::BadImage, "no image is loaded");
+    CUdeviceptr arg = control;
+    void *params[] = {&arg, &ticket};
+    return check(api->cuLaunchKernel(current->resident, shape.blocks, 1, 1, shape.threads,
+                                     1, 1, shape.sharedBytes, kernelStream, params, nullptr),
+                 "cuLaunchKernel(gpuos_resident)");
   }
 
   Status check(CUresult r, const char *what) const { return check(*api, r, what); }

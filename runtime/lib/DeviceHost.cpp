@@ -202,7 +202,8 @@ private:
     }
     case wire::Op::LaunchResident:
       return backend->launchResident(
-          rq.a, LaunchShape{(uint32_t)rq.b, (uint32_t)(rq.c >> 32), (uint32_t)rq.c});
+          rq.a, LaunchShape{(uint32_t)rq.b, (uint32_t)(rq.c >> 32), (uint32_t)rq.c},
+          proto::LaunchTicket{(uint32_t)(rq.b >> 32), 0});
     case wire::Op::ResidentStatus: {
       bool running = false;
       Status st = backend->residentStatus(running);

@@ -40,7 +40,8 @@ enum class Op : uint32_t {
   DiscardImage,
   UnloadImage,
   BlocksPerSM,      // a: blocks, b: threads, c: shared bytes -> a: blocks
-  LaunchResident,   // a: control, b: blocks, c: threads << 32 | shared bytes
+  LaunchResident,   // a: control, b: ticket.released << 32 | blocks,
+                    // c: threads << 32 | shared bytes
   ResidentStatus,   // -> a: running
   WaitResidentExit,
 };

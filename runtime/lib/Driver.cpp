@@ -79,7 +79,7 @@ void resolveOptionalEntryPoints(void *library, DriverApi &api) {
   resolveOptional(library, "cuGraphExecDestroy", api.cuGraphExecDestroy);
   resolveOptional(library, "cuGraphDestroy", api.cuGraphDestroy);
   resolveOptional(library, "cuStreamGetCtx", api.cuStreamGetCtx);
-  resolveOptional(library, "cuStreamWriteValue32_v2", api.cuStreamWriteValue32);
+  resolveOptional(library, "cuStreamWaitEvent", api.cuStreamWaitEvent);
   resolveOptional(library, "cuStreamWaitValue32_v2", api.cuStreamWaitValue32);
   resolveOptional(library, "cuEventCreate", api.cuEventCreate);
   resolveOptional(library, "cuEventDestroy_v2", api.cuEventDestroy);

@@ -228,9 +228,12 @@ public:
 
   void abandon() override { stop(std::chrono::milliseconds(0)); }
 
-  Status launchResident(uint64_t control, const LaunchShape &shape) override {
+  Status launchResident(uint64_t control, const LaunchShape &shape,
+                        proto::LaunchTicket ticket) override {
     wire::Reply rp{};
-    return call({wire::Op::LaunchResident, 0, control, shape.blocks,
+    // No stream-ordered submissions here, so parkWhenIdle is never set.
+    return call({wire::Op::LaunchResident, 0, control,
+                 (uint64_t)ticket.released << 32 | shape.blocks,
                  (uint64_t)shape.threads << 32 | shape.sharedBytes, 0},
                 nullptr, rp);
   }

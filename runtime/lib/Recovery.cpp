@@ -247,10 +247,12 @@ Status Runtime::Impl::recover(const std::string &reason, bool hung) {
     RunSlot &rs = runs[i];
     rs.inUse = rs.busy = rs.declared = rs.hasDeadline = false;
     rs.countersDev = rs.rootsDev = 0;
-    rs.streamEvent = 0; // gone with the context, as is its stream
     freeRuns.push_back(i);
   }
   busyRuns.clear();
+  // Launches queued behind callers' streams went with the context (their
+  // events too: not given back to the backend's pool).
+  streamLaunches.clear();
   for (auto &[p, bytes] : allocations)
     lostAllocations[p] = bytes;
   allocations.clear();

@@ -385,21 +385,16 @@ Status Runtime::submit(GraphId id, Submission &out) {
 }
 
 Status Runtime::submit(GraphId id, Priority priority, Submission &out) {
-  return impl_->submit(id, priority, nullptr, false, out);
+  return impl_->submit(id, priority, nullptr, out);
 }
 
 Status Runtime::submitOnStream(GraphId id, Priority priority, uint64_t stream,
                                Submission &out) {
-  return impl_->submit(id, priority, &stream, true, out);
-}
-
-Status Runtime::submitBeforeStream(GraphId id, Priority priority, uint64_t stream,
-                                   Submission &out) {
-  return impl_->submit(id, priority, &stream, false, out);
+  return impl_->submit(id, priority, &stream, out);
 }
 
 Status Runtime::Impl::submit(GraphId id, Priority priority, const uint64_t *stream,
-                             bool gated, Submission &out) {
+                             Submission &out) {
   std::unique_lock<std::mutex> lock(mutex);
   GPUOS_RETURN_IF_ERROR(needImage());
   if ((uint32_t)priority >= kNumPriorities)
@@ -417,8 +412,8 @@ Status Runtime::Impl::submit(GraphId id, Priority priority, const uint64_t *stre
   GPUOS_RETURN_IF_ERROR(findGraph());
   if (stream) {
     GPUOS_RETURN_IF_ERROR(backend->checkStream(*stream));
-    // A stream-ordered run cannot wait on the host for a swap's end: its
-    // stream would wait on the device for a relaunch queued behind it.
+    // A stream-ordered run is not deferred to a swap's end: its launch is
+    // enqueued now, and a swap parks and unloads the image it would use.
     if (quiesced) {
       GPUOS_RETURN_IF_ERROR(waitQuiesce(lock, "a stream-ordered submit"));
       GPUOS_RETURN_IF_ERROR(findGraph());
@@ -429,9 +424,8 @@ Status Runtime::Impl::submit(GraphId id, Priority priority, const uint64_t *stre
 
   // Admission: at most half a queue of tiles in flight per priority (over
   // its root and shared queues), so a producer never finds its queue full
-  // of entries nobody can take. A stream-ordered submission also needs a
-  // run slot whose previous stream is past its wait (streamHolds); a graph
-  // gets at most kStreamRunSlots of them, so a caller far ahead of its
+  // of entries nobody can take. A graph gets at most kStreamRunSlots run
+  // slots for stream-ordered submissions, so a caller far ahead of its
   // stream waits here, as a CUDA launch does when its queue is full.
   uint32_t index = UINT32_MAX;
   auto start = Clock::now();
@@ -440,15 +434,15 @@ Status Runtime::Impl::submit(GraphId id, Priority priority, const uint64_t *stre
     if (inFlightTiles[q] + tiles <= maxTilesInFlight()) {
       GraphRecord &g = it->second;
       for (uint32_t r : g.runSlots)
-        if (!runs[r].busy && !(stream && streamHolds(runs[r]))) {
+        if (!runs[r].busy) {
           index = r;
           break;
         }
       if (index != UINT32_MAX || !stream || g.runSlots.size() < kStreamRunSlots)
         break;
-      // Every slot of the graph is held by a stream (the caller is far
-      // ahead of it, or holds it): wait without the lock, which the other
-      // threads' wait/poll/submit need meanwhile.
+      // Every slot of the graph has a run whose stream has not got to it
+      // (the caller is far ahead of it, or holds it): wait without the
+      // lock, which the other threads' wait/poll/submit need meanwhile.
       lock.unlock();
       std::this_thread::sleep_for(std::chrono::microseconds(20));
       lock.lock();
@@ -463,9 +457,10 @@ Status Runtime::Impl::submit(GraphId id, Priority priority, const uint64_t *stre
           return Status::error(
               ErrorCode::Timeout,
               "a stream-ordered submit of graph " + std::to_string(id) +
-                  " waited 60 s for a run slot: its stream is not past the waits of "
-                  "the graph's " + std::to_string(kStreamRunSlots) +
-                  " earlier stream-ordered runs (is the stream held, or blocked?)");
+                  " waited 60 s for a run slot: the graph's " +
+                  std::to_string(kStreamRunSlots) +
+                  " earlier stream-ordered runs have not run (is their stream held, "
+                  "or blocked?)");
       }
       continue;
     }
@@ -484,7 +479,7 @@ Status Runtime::Impl::submit(GraphId id, Priority priority, const uint64_t *stre
   GraphRecord &g = it->second;
   if (index == UINT32_MAX) {
     GPUOS_RETURN_IF_ERROR(backend->makeCurrent());
-    GPUOS_RETURN_IF_ERROR(createRunSlot(id, g, index, stream != nullptr));
+    GPUOS_RETURN_IF_ERROR(createRunSlot(id, g, index));
   }
   RunSlot &rs = runs[index];
   rs.epoch = (uint16_t)(rs.epoch + 1); // differs from the word's last value
@@ -515,46 +510,42 @@ Status Runtime::Impl::submit(GraphId id, Priority priority, const uint64_t *stre
     GPUOS_RETURN_IF_ERROR(backend->makeCurrent());
   if (!stream)
     return postEntry(index, rs.epoch, kRingOpSubmit, q);
-  return postOnStream(index, q, *stream, gated);
+  return postOnStream(index, q, *stream);
 }
 
-Status Runtime::Impl::postOnStream(uint32_t index, uint32_t queue, uint64_t stream,
-                                   bool gated) {
+Status Runtime::Impl::postOnStream(uint32_t index, uint32_t queue, uint64_t stream) {
   RunSlot &rs = runs[index];
-  // The stream waits for this word to leave 0 (any status: a failed run
-  // releases it too). No run of the slot is on the device and no stream
-  // holds it, so nothing else reads or writes it now. The gate word is
-  // reset too: after the 16-bit epoch wraps, a stale open value would match.
-  __atomic_store_n(completion + index, 0u, __ATOMIC_RELEASE);
-  __atomic_store_n(gateWord(index), 0u, __ATOMIC_RELEASE);
-  // The entry first: posting it relaunches a parked kernel, and that launch
-  // must not be queued behind the stream's wait (on a GPU whose streams
-  // share a hardware queue, it would never start). Once the entry is in
-  // the ring the kernel does not park before it runs (Park.h).
-  GPUOS_RETURN_IF_ERROR(postEntry(index, rs.epoch, gated ? kRingOpGated : kRingOpSubmit, queue));
-  Backend::StreamGate gate;
-  gate.stream = stream;
-  gate.gateValue = gateOpenValue(rs.epoch);
-  if (gated) // else no gate: the stream only waits for the run
-    gate.gateAddr = gateWordDev(index);
-  gate.doneAddr = completionDev + (uint64_t)index * sizeof(uint32_t);
-  gate.doneValue = 1u << 16; // cyclic >=: any status over 0 (Protocol.h)
-  Status st = backend->enqueueStreamGate(gate, rs.streamEvent);
-  if (st.ok())
+  // The entry, then the launch that may take it: on the kernel's stream,
+  // behind an event of the caller's stream. A launch running or queued
+  // before it parks when it meets the entry (Park.h), so the stream's
+  // earlier work, kernels too, gets the SMs; the stream's later work waits
+  // for this launch to end, and it parks as soon as it is idle. The phase
+  // says RUNNING from here: a plain submission behind the entry is read by
+  // this launch, or a later one.
+  GPUOS_RETURN_IF_ERROR(postEntry(index, rs.epoch, kRingOpStream, queue, false));
+  uint32_t seq = (uint32_t)ringTail; // the entry's: its position + 1
+  streamReleased = seq;
+  __atomic_store_n(&hs->parkPhase, kPhaseRunning, __ATOMIC_RELEASE);
+  uint64_t event = 0;
+  Status st = backend->launchResidentAfterStream(ctlDev, shape, LaunchTicket{seq, 1},
+                                                 stream, event);
+  if (st.ok()) {
+    streamLaunches.push_back(event);
+    launched = true;
+    ++launches;
     return Status::success();
-  // The entry is in the ring and everything behind it waits for the gate:
-  // open it from here. The run then starts without waiting for the stream;
-  // the caller gets the error (the run's outputs are undefined).
-  // The stream may already wait on the completion word (a failure after the
-  // wait was enqueued): status 3 releases it, and the device's own store
-  // later keeps it released.
-  rs.streamEvent = 0;
-  __atomic_store_n(gateWord(index), gate.gateValue, __ATOMIC_RELEASE);
-  storeHostFailure(index);
-  return Status::error(st.code(), "a stream-ordered submit could not enqueue its "
-                                  "stream operations (the run starts without "
-                                  "waiting for the stream; its outputs are "
-                                  "undefined): " + st.message());
+  }
+  // No launch behind the stream: a plain one takes the entry (released
+  // above), so nothing behind it waits forever. The run starts without
+  // waiting for the stream, and the caller gets the error (the run's
+  // outputs are undefined).
+  Status plain = relaunch();
+  return Status::error(st.code(), "a stream-ordered submit could not order its launch "
+                                  "after the stream (the run starts without waiting "
+                                  "for the stream; its outputs are undefined): " +
+                                  st.message() +
+                                  (plain.ok() ? "" : "; the plain launch failed too: " +
+                                                         plain.message()));
 }
 
 Status Runtime::poll(Submission s) {

@@ -97,11 +97,6 @@ struct RunSlot {
   /// done with it: the waiter has its error; the slot stays busy until the
   /// device completes the run (or the context is recreated).
   bool declared = false;
-  /// A stream-ordered submission's event, recorded on its stream after the
-  /// wait for this slot's completion word: until the stream is past it, the
-  /// slot is not reused (a new run would reset the word the stream waits
-  /// for). 0: none.
-  uint64_t streamEvent = 0;
 };
 
 struct Runtime::Impl {
@@ -129,7 +124,7 @@ struct Runtime::Impl {
   uint64_t mappedDev = 0;
   RingEntry *ring = nullptr;
   HostShared *hs = nullptr;
-  uint32_t *completion = nullptr; // then the gate words (maxRuns of each)
+  uint32_t *completion = nullptr;
   JobRecord *jobs = nullptr;
   uint64_t ringDev = 0, hsDev = 0, completionDev = 0, jobsDev = 0;
   uint32_t maxBlocks = 0; // job records and BlockStats allocated
@@ -353,18 +348,19 @@ struct Runtime::Impl {
   // Ring and park handshake
   //===--------------------------------------------------------------------===//
 
-  /// Runtime::submit, submitOnStream and submitBeforeStream (stream: null
-  /// for a plain submit; gated: the run waits for the stream's gate write).
-  Status submit(GraphId id, Priority priority, const uint64_t *stream, bool gated,
-                Submission &out);
+  /// Runtime::submit and submitOnStream (stream: null for a plain submit).
+  Status submit(GraphId id, Priority priority, const uint64_t *stream, Submission &out);
   /// The most run slots a graph gets for stream-ordered submissions.
   static constexpr size_t kStreamRunSlots = 16;
-  /// Posts run slot `index`'s entry (gated or not), then enqueues on its
-  /// stream the gate write (when gated) and the completion wait (Runtime.cpp).
-  Status postOnStream(uint32_t index, uint32_t queue, uint64_t stream, bool gated);
+  /// Posts run slot `index`'s stream-ordered entry and the launch that
+  /// releases it, behind `stream` (Runtime.cpp).
+  Status postOnStream(uint32_t index, uint32_t queue, uint64_t stream);
 
-  /// Writes ring position ringTail (waiting for space) and advances it.
-  Status postEntry(uint32_t run, uint32_t epoch, uint32_t op, uint32_t queue) {
+  /// Writes ring position ringTail (waiting for space) and advances it;
+  /// then makes sure a launch will read it, unless `ensure` is false (the
+  /// caller launches).
+  Status postEntry(uint32_t run, uint32_t epoch, uint32_t op, uint32_t queue,
+                   bool ensure = true) {
     auto start = Clock::now();
     for (uint32_t spins = 0;
          ringTail - loadAcquire(&hs->ringHead) >= options.ringCapacity;
@@ -388,7 +384,8 @@ struct Runtime::Impl {
     __atomic_store_n(&slot->epoch, e.epoch, __ATOMIC_RELAXED);
     __atomic_store_n(&slot->ctl, e.ctl, __ATOMIC_RELAXED);
     __atomic_store_n(&slot->seq, e.seq, __ATOMIC_RELEASE);
-    return ensureRunning(ringTail++);
+    uint64_t pos = ringTail++;
+    return ensure ? ensureRunning(pos) : Status::success();
   }
 
   /// The host half of the park handshake (Park.h): after our ring store at
@@ -424,12 +421,14 @@ struct Runtime::Impl {
   }
 
   Status relaunch() {
-    if (launched && !pendingFrees.empty()) {
+    // Frees wait for the kernel's exit, unless launches are queued behind
+    // callers' streams (then for a later relaunch).
+    if (launched && !pendingFrees.empty() && !streamLaunchesPending()) {
       GPUOS_RETURN_IF_ERROR(waitExit());
       safePoint();
     }
     __atomic_store_n(&hs->parkPhase, kPhaseRunning, __ATOMIC_RELEASE);
-    Status st = backend->launchResident(ctlDev, shape);
+    Status st = backend->launchResident(ctlDev, shape, LaunchTicket{streamReleased, 0});
     if (!st.ok()) {
       fault = Status::error(ErrorCode::Faulted,
                             "launching the resident kernel failed: " +
@@ -441,7 +440,24 @@ struct Runtime::Impl {
     return Status::success();
   }
 
+  /// Waits for every launch to end. One queued behind a caller's stream
+  /// ends when that stream gets there: then the wait polls, and gives up
+  /// after a minute (Timeout; the kernel is not faulted).
   Status waitExit() {
+    if (streamLaunchesPending()) {
+      auto start = Clock::now();
+      for (bool running = true;;) {
+        Status st = backend->residentStatus(running);
+        if (!st.ok() || !running)
+          break; // an error: reported by the wait below
+        if (Clock::now() - start > std::chrono::seconds(60))
+          return Status::error(ErrorCode::Timeout,
+                               "the resident kernel's stream still waits, after 60 s, "
+                               "for the stream of a stream-ordered submission (is "
+                               "that stream held, or blocked?)");
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+      }
+    }
     Status st = backend->waitResidentExit();
     if (!st.ok()) {
       fault = Status::error(ErrorCode::Faulted,
@@ -559,67 +575,67 @@ struct Runtime::Impl {
     return true;
   }
 
-  /// Run slot `index`'s gate word (after the completion words; Protocol.h,
-  /// kRingOpGated).
-  uint32_t *gateWord(uint32_t index) const { return completion + options.maxRuns + index; }
-  uint64_t gateWordDev(uint32_t index) const {
-    return completionDev + ((uint64_t)options.maxRuns + index) * sizeof(uint32_t);
-  }
   /// Ends slot `index`'s run on the host: status 3, which no device writes,
-  /// wakes a waiter spinning on the word and releases a stream waiting for
-  /// it (any status over 0).
+  /// wakes a waiter spinning on the word.
   void storeHostFailure(uint32_t index) {
     __atomic_store_n(completion + index, (uint32_t)(runs[index].epoch & 0xFFFFu) | (3u << 16),
                      __ATOMIC_RELEASE);
   }
 
-  /// Whether a stream-ordered submission's stream may still wait on the
-  /// completion word of run slot `rs` (then the slot is not reused).
-  bool streamHolds(RunSlot &rs) {
-    if (!rs.streamEvent)
-      return false;
-    bool done = false;
-    if (!backend->streamEventDone(rs.streamEvent, done).ok())
-      done = true; // the stream failed (the context's error shows elsewhere)
-    if (!done)
-      return true;
-    backend->releaseStreamEvent(rs.streamEvent);
-    rs.streamEvent = 0;
+  //===--------------------------------------------------------------------===//
+  // Stream-ordered submissions (Runtime.cpp, postOnStream)
+  //===--------------------------------------------------------------------===//
+
+  /// The seq of the last stream-ordered ring entry a launch has been
+  /// enqueued for: every later launch may take it (LaunchTicket::released).
+  uint32_t streamReleased = 0;
+  /// Events of launches enqueued behind callers' streams, oldest first
+  /// (they end in that order: one kernel stream).
+  std::deque<uint64_t> streamLaunches;
+
+  /// Whether a launch enqueued behind a caller's stream has not ended.
+  bool streamLaunchesPending() {
+    while (!streamLaunches.empty()) {
+      bool done = false;
+      if (!backend->streamEventDone(streamLaunches.front(), done).ok())
+        done = true; // the context failed: its error shows elsewhere
+      if (!done)
+        return true;
+      backend->releaseStreamEvent(streamLaunches.front());
+      streamLaunches.pop_front();
+    }
     return false;
   }
 
-  /// Close, before draining: a stream-ordered run whose stream has not
-  /// written its gate would keep the kernel from parking, so the host opens
-  /// the gate. The run goes ahead without its stream's earlier work (its
-  /// outputs are undefined): closing while streams still feed the runtime
-  /// is the caller's error, and a hang would be worse.
-  void openPendingGates() {
-    // Also for runs without a gate (submitBeforeStream): their word is
-    // never read, so opening it changes nothing.
-    for (uint32_t index : busyRuns)
-      if (runs[index].streamEvent && completion)
-        __atomic_store_n(gateWord(index), gateOpenValue(runs[index].epoch), __ATOMIC_RELEASE);
+  /// Close: gives queued launches `limit` to end (their streams to get to
+  /// them); false when some have not.
+  bool awaitStreamLaunches(std::chrono::milliseconds limit) {
+    auto until = Clock::now() + limit;
+    while (streamLaunchesPending()) {
+      if (Clock::now() > until)
+        return false;
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+    return true;
   }
 
-  /// Close, before the mapped words go: streams of stream-ordered
-  /// submissions still waiting on a completion word are released (status 3,
-  /// as failOnHost writes), and given a second to get past their waits.
-  /// False when some stream is not past its wait by then (it had not even
-  /// reached its gate): the mapped memory must then stay.
-  bool releaseStreams() {
-    auto until = Clock::now() + std::chrono::seconds(1);
-    bool past = true;
-    for (uint32_t i = 0; i < runs.size(); ++i) {
-      RunSlot &rs = runs[i];
-      if (!rs.streamEvent)
+  /// Close, when a stream has not reached its launch: every stream-ordered
+  /// entry still in the ring becomes a PARK entry (same position), so that
+  /// the launch, when its stream gets to it, runs nothing (the run's
+  /// buffers may be gone by then) and ends. The poller rejects a read torn
+  /// by the rewrite (the check byte) and reads again.
+  void withdrawStreamEntries() {
+    uint64_t first = ringTail > options.ringCapacity ? ringTail - options.ringCapacity : 0;
+    for (uint64_t pos = first; pos < ringTail; ++pos) {
+      RingEntry *slot = ring + (pos & (options.ringCapacity - 1));
+      if (__atomic_load_n(&slot->seq, __ATOMIC_ACQUIRE) != (uint32_t)(pos + 1) ||
+          ringOp(*slot) != kRingOpStream)
         continue;
-      if (completion && (__atomic_load_n(completion + i, __ATOMIC_ACQUIRE) >> 16) == 0)
-        storeHostFailure(i);
-      while (streamHolds(rs) && Clock::now() < until)
-        std::this_thread::sleep_for(std::chrono::microseconds(10));
-      past &= rs.streamEvent == 0;
+      RingEntry e = makeRingEntry((uint32_t)(pos + 1), 0, 0, kRingOpPark, 0);
+      __atomic_store_n(&slot->run, e.run, __ATOMIC_RELAXED);
+      __atomic_store_n(&slot->epoch, e.epoch, __ATOMIC_RELAXED);
+      __atomic_store_n(&slot->ctl, e.ctl, __ATOMIC_RELEASE);
     }
-    return past;
   }
 
   /// Run slot `index` is done: bookkeeping, and its error if any.
@@ -773,18 +789,10 @@ struct Runtime::Impl {
     return Status::success();
   }
 
-  Status createRunSlot(GraphId id, GraphRecord &g, uint32_t &index, bool forStream = false) {
-    // For a stream-ordered run: a slot of a destroyed graph may still have a
-    // stream waiting on its completion word (streamHolds); the new run would
-    // reset the word, and that stream would wait for the new run, maybe
-    // forever (its gate may be behind that wait on the same stream). A plain
-    // run never resets the word, so any free slot serves it.
-    auto reusable = std::find_if(freeRuns.rbegin(), freeRuns.rend(), [&](uint32_t i) {
-      return !forStream || !streamHolds(runs[i]);
-    });
-    if (reusable != freeRuns.rend()) {
-      index = *reusable;
-      freeRuns.erase(std::next(reusable).base());
+  Status createRunSlot(GraphId id, GraphRecord &g, uint32_t &index) {
+    if (!freeRuns.empty()) {
+      index = freeRuns.back();
+      freeRuns.pop_back();
     } else if (runs.size() < options.maxRuns) {
       index = (uint32_t)runs.size();
       runs.emplace_back();
@@ -890,9 +898,8 @@ struct Runtime::Impl {
     size_t ringBytes = (size_t)o.ringCapacity * sizeof(RingEntry);
     size_t hsOffset = (ringBytes + 127) & ~size_t(127);
     size_t completionOffset = (hsOffset + sizeof(HostShared) + 127) & ~size_t(127);
-    // Completion words, then gate words (Protocol.h, kRingOpGated).
     size_t jobsOffset =
-        (completionOffset + 2 * (size_t)o.maxRuns * sizeof(uint32_t) + 127) & ~size_t(127);
+        (completionOffset + (size_t)o.maxRuns * sizeof(uint32_t) + 127) & ~size_t(127);
     size_t mappedBytes = jobsOffset + (size_t)maxBlocks * sizeof(JobRecord);
     GPUOS_RETURN_IF_ERROR(backend->allocMapped(mappedBytes, mappedHost, mappedDev));
     std::memset(mappedHost, 0, mappedBytes);
@@ -968,8 +975,16 @@ struct Runtime::Impl {
     for (uint32_t index : busyRuns)
       hung |= runs[index].declared;
     int64_t parkUs = hung ? std::max<int64_t>(options.hangGraceUs, 100'000) : 20'000'000;
-    openPendingGates();
-    if (fault.ok() && launched && !parkLocked(parkUs).ok() && fault.ok()) {
+    // A launch queued behind a caller's stream ends when that stream gets
+    // to it: a second for that. A stream that does not (held, blocked)
+    // would keep parking from returning and make every free wait
+    // (cuMemFree and cuModuleUnload wait for all streams): then its entries
+    // are withdrawn, nothing is freed, and the backend is left to process
+    // exit.
+    bool streamsPast = awaitStreamLaunches(std::chrono::milliseconds(1000));
+    if (!streamsPast)
+      withdrawStreamEntries();
+    if (fault.ok() && launched && streamsPast && !parkLocked(parkUs).ok() && fault.ok()) {
       if (forceStop(5'000'000)) {
         (void)waitExit();
         launched = false;
@@ -977,9 +992,6 @@ struct Runtime::Impl {
         fault = Status::error(ErrorCode::Faulted, "the resident kernel is wedged");
       }
     }
-    // Before any free: cuMemFree and cuModuleUnload wait for every stream of
-    // the context, also one still held before its wait on our words.
-    bool streamsPast = releaseStreams();
     if (fault.ok()) {
       reapAll(); // drained: every run's completion is there (callbacks)
       for (auto &[id, g] : graphs)
@@ -1008,7 +1020,7 @@ struct Runtime::Impl {
       if (imageLoaded)
         backend->unloadImage();
     } else if (fault.ok() && mappedHost) {
-      backend->leakMapped(mappedHost); // a stream will still touch it
+      backend->leakMapped(mappedHost); // a queued launch will still read it
     }
     mappedHost = nullptr;
     bool running = false;
@@ -1020,9 +1032,9 @@ struct Runtime::Impl {
       // releases it, which frees everything.
       backend.reset();
     } else if (!fault.ok() || !streamsPast) {
-      // Wedged: a kernel that ignores stop; or a stream that has not passed
-      // its wait on our memory. Module unload and context teardown would
-      // block on them; leave them to process exit.
+      // Wedged: a kernel that ignores stop; or a launch still queued behind
+      // a caller's stream. Module unload and context teardown would block
+      // on them; leave them to process exit.
       backend->abandon();
       (void)backend.release();
     } else {

@@ -7,7 +7,9 @@
 // memory; a device address is the pointer's value. Task kinds are C++
 // functions (SimKernel). The host runtime above cannot tell the difference,
 // so its rings, handshakes, run slots and validation are all exercised in
-// CI without a GPU.
+// CI without a GPU. Launches are operations of the kernel's SimStream (one
+// runs its grid to the end), so they queue as on the GPU, also behind a
+// caller's stream (launchResidentAfterStream).
 //
 //===----------------------------------------------------------------------===//
 
@@ -62,19 +64,16 @@ public:
 
   ~SimBackend() override {
     // A runtime parks before it lets go; if a test failed half-way, stop the
-    // threads anyway (the poller exits when it sees stop).
-    if (control_ && alive_.load())
-      __atomic_store_n(&reinterpret_cast<DeviceControl *>(control_)->stop.value,
-                       1u, __ATOMIC_RELEASE);
-    for (int i = 0; i < 5000 && alive_.load(); ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    if (alive_.load()) {
+    // threads anyway (the poller exits when it sees stop; queued launches
+    // see killed_ and do nothing).
+    if (!kernelStream_)
+      return; // abandoned
+    if (!stopAll(5000)) {
       // Stuck threads (a test gone wrong): leave them and their memory.
-      for (std::thread &t : threads_)
-        t.detach();
+      (void)kernelStream_.release();
       return;
     }
-    joinAll();
+    kernelStream_.reset();
     std::lock_guard<std::mutex> lock(mutex_);
     for (void *p : allocations_)
       std::free(p);
@@ -178,16 +177,9 @@ public:
   /// all memory is freed, so a runtime that used a stale address after a
   /// reset would crash here as it would fault on the GPU.
   Status resetContext() override {
-    killed_.store(true);
-    if (control_)
-      __atomic_store_n(&reinterpret_cast<DeviceControl *>(control_)->stop.value,
-                       1u, __ATOMIC_RELEASE);
-    for (int i = 0; i < 30000 && alive_.load(); ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    if (alive_.load())
+    if (!stopAll(30000))
       return Status::error(ErrorCode::Faulted,
                            "simulated context reset: threads did not stop");
-    joinAll();
     std::lock_guard<std::mutex> lock(mutex_);
     for (void *p : allocations_)
       std::free(p);
@@ -203,13 +195,99 @@ public:
     return Status::success();
   }
 
-  Status launchResident(uint64_t control, const LaunchShape &shape) override {
+  Status launchResident(uint64_t control, const LaunchShape &shape,
+                        LaunchTicket ticket) override {
     if (faulted_.load())
       return Status::error(ErrorCode::Cuda, kFaultMessage);
-    joinAll(); // stream order: the previous launch finishes first
     control_ = control;
+    kernelStream_->enqueue([=] { runGrid(control, shape, ticket); });
+    return Status::success();
+  }
+
+  Status residentStatus(bool &running) override {
+    running = !kernelStream_->idle();
+    if (faulted_.load())
+      return Status::error(ErrorCode::Cuda, kFaultMessage);
+    return Status::success();
+  }
+
+  void abandon() override {
+    (void)kernelStream_.release(); // its grid finishes on its own; leaked
+  }
+
+  Status waitResidentExit() override {
+    kernelStream_->synchronize();
+    if (faulted_.load())
+      return Status::error(ErrorCode::Cuda, kFaultMessage);
+    return Status::success();
+  }
+
+  // Stream-ordered submissions: the handle is a SimStream. The caller's
+  // stream raises `reached`, the kernel's stream waits for it before the
+  // grid, then raises `ended`, which the caller's stream waits for (the
+  // event).
+  Status checkStream(uint64_t stream) override {
+    if (!stream)
+      return Status::error(ErrorCode::InvalidArgument,
+                           "the simulator has no default stream: pass a SimStream");
+    return Status::success();
+  }
+
+  Status launchResidentAfterStream(uint64_t control, const LaunchShape &shape,
+                                   LaunchTicket ticket, uint64_t streamHandle,
+                                   uint64_t &event) override {
+    if (faulted_.load())
+      return Status::error(ErrorCode::Cuda, kFaultMessage);
+    auto *stream = reinterpret_cast<SimStream *>(streamHandle);
+    auto reached = std::make_shared<std::atomic<bool>>(false);
+    auto ended = std::make_shared<std::atomic<bool>>(false);
+    control_ = control;
+    stream->enqueue([reached] { reached->store(true, std::memory_order_release); });
+    kernelStream_->enqueue([=] {
+      while (!reached->load(std::memory_order_acquire) && !killed_.load())
+        std::this_thread::yield();
+      runGrid(control, shape, ticket);
+      ended->store(true, std::memory_order_release);
+    });
+    stream->enqueue([ended] {
+      while (!ended->load(std::memory_order_acquire))
+        std::this_thread::yield();
+    });
+    event = reinterpret_cast<uint64_t>(new Event(ended));
+    return Status::success();
+  }
+
+  Status streamEventDone(uint64_t event, bool &done) override {
+    done = (*reinterpret_cast<Event *>(event))->load(std::memory_order_acquire);
+    return Status::success();
+  }
+
+  void releaseStreamEvent(uint64_t event) override {
+    delete reinterpret_cast<Event *>(event);
+  }
+
+  void leakMapped(void *host) override { allocations_.erase(host); }
+
+private:
+  static constexpr const char *kFaultMessage =
+      "simulated illegal address (a task threw SimFault)";
+  BackendInfo info_;
+  std::map<std::string, SimKernel> images_;
+  bool anyImage_;
+  SimKernel kernel_, staged_;
+  bool hasStaged_ = false;
+  std::atomic<bool> faulted_{false}, killed_{false};
+  std::mutex mutex_;
+  std::set<void *> allocations_;
+  std::unique_ptr<SimStream> kernelStream_ = std::make_unique<SimStream>();
+  uint64_t control_ = 0; // the last launch's (host threads only)
+  using Event = std::shared_ptr<std::atomic<bool>>;
+
+  /// One launch, on the kernel's stream: the grid's threads, run to the end.
+  void runGrid(uint64_t control, const LaunchShape &shape, LaunchTicket ticket) {
+    if (killed_.load() || faulted_.load())
+      return; // a launch after a fault fails, as on the GPU
     auto *c = reinterpret_cast<DeviceControl *>(control);
-    alive_.store(shape.blocks);
     auto dispatch = [this](uint32_t kind, const unsigned char *args,
                            uint32_t tile) {
       if (killed_.load() || faulted_.load())
@@ -228,101 +306,39 @@ public:
         faulted_.store(true);
         __atomic_store_n(&c->stop.value, 1u, __ATOMIC_RELEASE);
       }
-      alive_.fetch_sub(1);
     };
-    threads_.emplace_back([=] {
+    std::vector<std::thread> grid;
+    grid.emplace_back([=] {
       guard([&] {
         PollerShared shared{};
-        pollerMain(c, HostWarp{}, HostBlock{}, shared, dispatch);
+        pollerMain(c, ticket, HostWarp{}, HostBlock{}, shared, dispatch);
       });
     });
     for (uint32_t b = 1; b < shape.blocks; ++b)
-      threads_.emplace_back([=] {
+      grid.emplace_back([=] {
         guard([&] {
           WorkerShared shared{};
           workerMain(c, b, shared, HostWarp{}, HostBlock{}, dispatch);
         });
       });
-    return Status::success();
-  }
-
-  Status residentStatus(bool &running) override {
-    running = alive_.load() != 0;
-    if (faulted_.load())
-      return Status::error(ErrorCode::Cuda, kFaultMessage);
-    return Status::success();
-  }
-
-  void abandon() override {
-    for (std::thread &t : threads_)
-      t.detach(); // they finish on their own; this object is leaked
-    threads_.clear();
-  }
-
-  Status waitResidentExit() override {
-    if (faulted_.load())
-      return Status::error(ErrorCode::Cuda, kFaultMessage);
-    joinAll();
-    if (faulted_.load())
-      return Status::error(ErrorCode::Cuda, kFaultMessage);
-    return Status::success();
-  }
-
-  // Stream-ordered submissions: the handle is a SimStream; its event is a
-  // flag the stream sets after its wait.
-  Status checkStream(uint64_t stream) override {
-    if (!stream)
-      return Status::error(ErrorCode::InvalidArgument,
-                           "the simulator has no default stream: pass a SimStream");
-    return Status::success();
-  }
-
-  Status enqueueStreamGate(const StreamGate &g, uint64_t &event) override {
-    auto *flag = new std::atomic<bool>(false);
-    auto *gate = reinterpret_cast<uint32_t *>(g.gateAddr);
-    auto *done = reinterpret_cast<const uint32_t *>(g.doneAddr);
-    uint32_t open = g.gateValue, until = g.doneValue;
-    reinterpret_cast<SimStream *>(g.stream)->enqueue([=] {
-      if (gate)
-        __atomic_store_n(gate, open, __ATOMIC_RELEASE);
-      while ((int32_t)(__atomic_load_n(done, __ATOMIC_ACQUIRE) - until) < 0)
-        std::this_thread::yield();
-      flag->store(true, std::memory_order_release);
-    });
-    event = reinterpret_cast<uint64_t>(flag);
-    return Status::success();
-  }
-
-  Status streamEventDone(uint64_t event, bool &done) override {
-    done = reinterpret_cast<std::atomic<bool> *>(event)->load(std::memory_order_acquire);
-    return Status::success();
-  }
-
-  void releaseStreamEvent(uint64_t event) override {
-    delete reinterpret_cast<std::atomic<bool> *>(event);
-  }
-
-  void leakMapped(void *host) override { allocations_.erase(host); }
-
-private:
-  static constexpr const char *kFaultMessage =
-      "simulated illegal address (a task threw SimFault)";
-  BackendInfo info_;
-  std::map<std::string, SimKernel> images_;
-  bool anyImage_;
-  SimKernel kernel_, staged_;
-  bool hasStaged_ = false;
-  std::atomic<bool> faulted_{false}, killed_{false};
-  std::mutex mutex_;
-  std::set<void *> allocations_;
-  std::vector<std::thread> threads_;
-  std::atomic<uint32_t> alive_{0};
-  uint64_t control_ = 0;
-
-  void joinAll() {
-    for (std::thread &t : threads_)
+    for (std::thread &t : grid)
       t.join();
-    threads_.clear();
+  }
+
+  /// Kills the running grid and empties the kernel's stream (queued
+  /// launches do nothing), as a context teardown does; false if that takes
+  /// longer than `ms`.
+  bool stopAll(int ms) {
+    killed_.store(true);
+    if (control_)
+      __atomic_store_n(&reinterpret_cast<DeviceControl *>(control_)->stop.value,
+                       1u, __ATOMIC_RELEASE);
+    for (int i = 0; i < ms && !kernelStream_->idle(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (!kernelStream_->idle())
+      return false;
+    killed_.store(false);
+    return true;
   }
 };
 
@@ -370,6 +386,11 @@ void SimStream::enqueue(std::function<void()> op) {
   state_->ops.push_back(std::move(op));
   ++state_->enqueued;
   state_->changed.notify_all();
+}
+
+bool SimStream::idle() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->finished >= state_->enqueued;
 }
 
 void SimStream::synchronize() {

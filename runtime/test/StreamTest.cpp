@@ -2,9 +2,11 @@
 //
 // Runtime::submitOnStream: the run starts only after the work its stream
 // had before the call, and the stream's later work only after the run; the
-// host never waits. On "sim" the stream is a SimStream (a thread running
-// its queue), on "gpu" a CUstream of the runtime's context, held at a point
-// by a wait on a mapped word the test writes. Process backends refuse.
+// host never waits. The run's launch is queued behind the stream, and the
+// kernel parks when it meets the run's entry early. On "sim" the stream is
+// a SimStream (a thread running its queue), on "gpu" a CUstream of the
+// runtime's context, held at a point by a wait on a mapped word the test
+// writes. Process backends refuse.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +16,7 @@
 
 #include "RuntimeFixture.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <future>
@@ -37,6 +40,8 @@ public:
   /// Enqueues: `n` floats at device address `dst` become `value`.
   virtual void fill(uint64_t dst, float value, size_t n) = 0;
   virtual void synchronize() = 0;
+  /// `n` floats at `src`, read now (also after the runtime has closed).
+  virtual std::vector<float> read(uint64_t src, size_t n) = 0;
 };
 
 class SimTestStream final : public TestStream {
@@ -60,6 +65,11 @@ public:
     });
   }
   void synchronize() override { stream_.synchronize(); }
+  std::vector<float> read(uint64_t src, size_t n) override {
+    std::vector<float> v(n);
+    std::memcpy(v.data(), reinterpret_cast<const void *>(src), n * 4);
+    return v;
+  }
 
 private:
   SimStream stream_;
@@ -72,8 +82,8 @@ class GpuTestStream final : public TestStream {
 public:
   static std::unique_ptr<GpuTestStream> open(std::string &error) {
     const DriverStatus &d = loadDriver();
-    if (!d.available() || !d.api->hasStreamGates()) {
-      error = d.available() ? "no stream memory operations" : d.error;
+    if (!d.available() || !d.api->hasStreamOrdering() || !d.api->cuStreamWaitValue32) {
+      error = d.available() ? "no stream events or stream memory operations" : d.error;
       return nullptr;
     }
     auto s = std::unique_ptr<GpuTestStream>(new GpuTestStream(*d.api));
@@ -119,6 +129,17 @@ public:
     a_.cuCtxSetCurrent(ctx_);
     EXPECT_EQ(a_.cuStreamSynchronize(stream_), 0);
   }
+  std::vector<float> read(uint64_t src, size_t n) override {
+    a_.cuCtxSetCurrent(ctx_);
+    std::vector<float> v(n);
+    void *host = nullptr;
+    EXPECT_EQ(a_.cuMemHostAlloc(&host, n * 4, cu::kMemHostAllocPortable), 0);
+    EXPECT_EQ(a_.cuMemcpyDtoHAsync(host, src, n * 4, stream_), 0);
+    EXPECT_EQ(a_.cuStreamSynchronize(stream_), 0);
+    std::memcpy(v.data(), host, n * 4);
+    a_.cuMemFreeHost(host);
+    return v;
+  }
 
 private:
   explicit GpuTestStream(const DriverApi &a) : a_(a) {}
@@ -137,9 +158,9 @@ protected:
 
   /// Opens the runtime; false (and the test is skipped or over) when this
   /// backend has no streams.
-  bool openWithStream() {
+  bool openWithStream(uint32_t idleParkUs = 200) {
     RuntimeOptions options;
-    options.idleParkUs = 200; // parks many times while a test holds a stream
+    options.idleParkUs = idleParkUs; // 200: parks many times while a test holds a stream
     open(options);
     if (IsSkipped() || HasFatalFailure())
       return false;
@@ -190,9 +211,8 @@ protected:
 // The run reads what the stream wrote before the submission and is done
 // before what the stream does after it: y = 3 * 5 + 1 proves both (the
 // later fill of x with 0 would make it 1, the initial x 0 would too). While
-// the stream is held the run does not start, and the kernel, which parks
-// after 200 us idle, must not park with the gated entry waiting (it would
-// never be relaunched: the wait below would time out).
+// the stream is held the run does not start (a kernel that took the entry
+// anyway would compute 3 * 0 + 1).
 TEST_P(StreamTest, RunWaitsForItsStreamAndTheStreamForTheRun) {
   if (!openWithStream())
     return;
@@ -249,7 +269,7 @@ TEST_P(StreamTest, BackToBackCallsPipeline) {
 
 // A plain submission behind a held stream-ordered one waits for it (the
 // ring is in order), and both complete once the stream goes on.
-TEST_P(StreamTest, LaterSubmissionsWaitBehindTheGate) {
+TEST_P(StreamTest, LaterSubmissionsWaitBehindTheStreamEntry) {
   if (!openWithStream() || skipWithoutStream())
     return;
   Buffer x = alloc(kN * 4), y = alloc(kN * 4), u = alloc(kN * 4), v = alloc(kN * 4);
@@ -271,42 +291,58 @@ TEST_P(StreamTest, LaterSubmissionsWaitBehindTheGate) {
   expectAll(v, 1.0f, "v");
 }
 
-// submitBeforeStream: the run starts at once (no gate), and what the stream
-// does after the call waits for it. A 20 ms spin before the scale makes a
-// fill that did not wait land first (y would be 3 * 0 + 1).
-TEST_P(StreamTest, BeforeStreamRunsFirstAndTheStreamWaits) {
-  if (!openWithStream())
+// A kernel that idles (it would park only after 10 s) parks when it meets
+// a stream-ordered entry whose stream is held: on a GPU the stream's
+// earlier kernels need the SMs it holds. A launch before the entry must not
+// take it (y would be 3 * 0 + 1 before the fill).
+TEST_P(StreamTest, AHeldEntryParksTheKernel) {
+  if (!openWithStream(10'000'000) || skipWithoutStream())
     return;
-  Buffer x = alloc(kN * 4), y = alloc(kN * 4), stamps = alloc(64);
-  std::vector<float> five(kN, 5.0f);
-  ASSERT_OK(rt->copyToDevice(x.ptr, five.data(), kN * 4));
+  Buffer x = alloc(kN * 4), y = alloc(kN * 4);
+  zero(x);
   zero(y);
-  GraphSpec g;
-  g.tasks.push_back({"spin", {stamps.arg()}, {1, 20'000'000}, {}});
-  g.tasks.push_back({"scale4k", {x.arg(), y.arg()}, {}, {0}});
-  GraphId id = 0;
-  ASSERT_OK(rt->createGraph(g, id));
+  GraphId id = scaleGraph(x, y);
   Submission s;
-  if (!stream) {
-    Status st = rt->submitBeforeStream(id, Priority::Normal, 0, s);
-    EXPECT_EQ(st.code(), ErrorCode::Unsupported) << st.toString();
-    return;
-  }
-  // No gate: the run completes while the stream is held before the call.
-  stream->hold();
-  ASSERT_OK(rt->submitBeforeStream(id, Priority::Normal, stream->handle(), s));
+  ASSERT_OK(rt->submit(id, Priority::Normal, s)); // the kernel is up
   ASSERT_OK(rt->wait(s, kWaitUs));
-  expectAll(y, 16.0f, "y (stream held)");
+  Stats before;
+  ASSERT_OK(rt->stats(before));
+  stream->hold();
+  stream->fill(x.ptr, 5.0f, kN);
+  ASSERT_OK(rt->submitOnStream(id, Priority::Normal, stream->handle(), s));
+  bool parked = false;
+  for (auto start = Clock::now(); !parked && seconds(Clock::now() - start) < 5.0;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    Stats now;
+    ASSERT_OK(rt->stats(now));
+    parked = now.parks > before.parks;
+  }
+  EXPECT_TRUE(parked) << "the kernel did not park at the held entry";
+  EXPECT_EQ(rt->poll(s).code(), ErrorCode::NotReady);
   stream->release();
+  ASSERT_OK(rt->wait(s, kWaitUs));
   stream->synchronize();
-  // The stream's later work waits: the fill lands after the spin and scale.
-  zero(y);
-  ASSERT_OK(rt->submitBeforeStream(id, Priority::Normal, stream->handle(), s));
-  stream->fill(x.ptr, 0.0f, kN);
-  stream->synchronize(); // returns only after the run
-  EXPECT_OK(rt->poll(s));
   expectAll(y, 16.0f, "y");
-  expectAll(x, 0.0f, "x after the stream's fill");
+}
+
+// The launch that runs a stream-ordered run parks as soon as it is idle,
+// not after idleParkUs (10 s here): the stream's later work waits for it.
+TEST_P(StreamTest, TheStreamGoesOnWhenTheRunEnds) {
+  if (!openWithStream(10'000'000) || skipWithoutStream())
+    return;
+  Buffer x = alloc(kN * 4), y = alloc(kN * 4);
+  zero(y);
+  GraphId id = scaleGraph(x, y);
+  stream->fill(x.ptr, 1.0f, kN);
+  Submission s;
+  auto start = Clock::now();
+  ASSERT_OK(rt->submitOnStream(id, Priority::Normal, stream->handle(), s));
+  stream->fill(x.ptr, 2.0f, kN);
+  stream->synchronize();
+  EXPECT_LT(seconds(Clock::now() - start), 2.0) << "the launch idled before it parked";
+  EXPECT_OK(rt->poll(s));
+  expectAll(y, 4.0f, "y");
+  expectAll(x, 2.0f, "x after the stream's later fill");
 }
 
 // A caller far ahead of its stream waits in submitOnStream for a run slot
@@ -344,13 +380,16 @@ TEST_P(StreamTest, WaitingForASlotLeavesTheRuntimeToOthers) {
   expectAll(y, 7.0f, "y");
 }
 
-// Closing while a stream has not reached its gate neither hangs (the host
-// opens the gate so the kernel can drain and park; that run's outputs are
-// undefined) nor frees the memory the stream will still write and read.
+// Closing while a stream has not reached a run's launch neither hangs (the
+// host withdraws the entry: the launch, when the stream gets to it, parks
+// without running it, since its buffers may be gone by then) nor frees the
+// memory that launch will still read.
 TEST_P(StreamTest, CloseWithAStreamStillHeldDoesNotHang) {
   if (!openWithStream() || skipWithoutStream())
     return;
   Buffer x = alloc(kN * 4), y = alloc(kN * 4);
+  zero(x);
+  zero(y);
   GraphId id = scaleGraph(x, y);
   stream->hold();
   Submission s;
@@ -366,7 +405,9 @@ TEST_P(StreamTest, CloseWithAStreamStillHeldDoesNotHang) {
   if (returned)
     EXPECT_LT(seconds(Clock::now() - start), 5.0);
   rt.reset();
-  stream->synchronize(); // its gate write and completion wait still work
+  stream->synchronize(); // the queued launch ran and ended
+  std::vector<float> v = stream->read(y.ptr, kN); // leaked with the runtime's memory
+  EXPECT_EQ(std::count(v.begin(), v.end(), 0.0f), (long)kN) << "the withdrawn run ran: y[0] = " << v[0];
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, StreamTest, kBackends, backendName);

@@ -16,6 +16,7 @@
 #ifndef GPUOS_RUNTIME_BACKEND_H
 #define GPUOS_RUNTIME_BACKEND_H
 
+#include "gpuos/runtime/Protocol.h"
 #include "gpuos/runtime/Status.h"
 
 #include <cstddef>
@@ -95,45 +96,43 @@ public:
   /// backend (tearing it down would wait for the kernel): detach what
   /// would otherwise wait for it.
   virtual void abandon() {}
-  virtual Status launchResident(uint64_t control, const LaunchShape &shape) = 0;
-  /// running: the last launch has not finished. An error means it faulted.
+  /// Launches gpuos_resident on the kernel's stream (after its earlier
+  /// launches) with `ticket` (Protocol.h).
+  virtual Status launchResident(uint64_t control, const LaunchShape &shape,
+                                proto::LaunchTicket ticket) = 0;
+  /// running: the kernel's stream has launches that have not finished
+  /// (running or queued). An error means one faulted.
   virtual Status residentStatus(bool &running) = 0;
-  /// Waits until the last launch has finished.
+  /// Waits until every launch has finished.
   virtual Status waitResidentExit() = 0;
 
   /// Stream-ordered submissions (Runtime::submitOnStream). checkStream:
-  /// `stream` is a stream of this backend's context. enqueueStreamGate:
-  /// on that stream, after its earlier work, write `gateValue` to the
-  /// mapped word at `gateAddr` (the run's gate; none when 0), then wait until the mapped
-  /// word at `doneAddr` reaches `doneValue` (cyclic >=: the run's
-  /// completion), then record an event, returned in `event`, that tells
-  /// when the stream is past that wait. Backends that cannot (the default)
-  /// say so.
-  struct StreamGate {
-    uint64_t stream = 0;
-    uint64_t gateAddr = 0;
-    uint32_t gateValue = 0;
-    uint64_t doneAddr = 0;
-    uint32_t doneValue = 0;
-  };
+  /// `stream` is a stream of this backend's context.
+  /// launchResidentAfterStream: as launchResident, but the launch starts
+  /// only after the work enqueued on `stream` so far, and the work enqueued
+  /// on `stream` later starts only after the launch ends; `event` tells
+  /// when it has ended (streamEventDone). Backends that cannot (the
+  /// default) say so.
   virtual Status checkStream(uint64_t) {
     return Status::error(ErrorCode::Unsupported,
                          info().name + " has no streams to order submissions on");
   }
-  virtual Status enqueueStreamGate(const StreamGate &, uint64_t &) {
+  virtual Status launchResidentAfterStream(uint64_t, const LaunchShape &,
+                                           proto::LaunchTicket, uint64_t,
+                                           uint64_t &) {
     return Status::error(ErrorCode::Unsupported,
                          info().name + " has no streams to order submissions on");
   }
-  /// done: the stream is past the event (its wait returned).
+  /// done: that launch has ended.
   virtual Status streamEventDone(uint64_t, bool &done) {
     done = true;
     return Status::success();
   }
   /// The event is not needed any more (kept for reuse).
   virtual void releaseStreamEvent(uint64_t) {}
-  /// Mapped memory a stream may still write and read after the runtime is
-  /// closed (a stream-ordered submission whose stream had not reached its
-  /// gate): never freed, also not by the backend's destructor.
+  /// Mapped memory a queued launch may still read after the runtime is
+  /// closed (a stream-ordered submission whose stream had not reached it):
+  /// never freed, also not by the backend's destructor.
   virtual void leakMapped(void *) {}
 };
 
@@ -162,8 +161,8 @@ makeSimBackend(uint32_t workers, std::map<std::string, SimKernel> images);
 /// A CUDA stream for the simulator: a thread that runs what is enqueued on
 /// it, one operation after another. handle() is what
 /// Runtime::submitOnStream takes on a simulated runtime; the simulator
-/// enqueues the gate write and the completion wait on it as the GPU
-/// backend does on a CUstream.
+/// orders its kernel launches against it as the GPU backend does with
+/// events on a CUstream (its own launches run on another SimStream).
 class SimStream {
 public:
   SimStream();
@@ -173,6 +172,8 @@ public:
   void enqueue(std::function<void()> op);
   /// Returns once everything enqueued so far has run.
   void synchronize();
+  /// Everything enqueued so far has run.
+  bool idle() const;
   uint64_t handle() const { return reinterpret_cast<uint64_t>(this); }
 
 private:

@@ -40,7 +40,6 @@ constexpr unsigned kMemHostRegisterDeviceMap = 0x2;
 constexpr unsigned kStreamNonBlocking = 0x1;
 constexpr unsigned kEventDisableTiming = 0x2;
 constexpr unsigned kStreamWaitValueGeq = 0x0; // (int32)(*addr - value) >= 0
-constexpr unsigned kStreamWriteValueDefault = 0x0; // after a memory barrier
 constexpr int kFuncAttrSharedSizeBytes = 1; // static __shared__
 constexpr int kFuncAttrNumRegs = 4;
 constexpr int kFuncAttrMaxDynamicSharedBytes = 8;
@@ -115,21 +114,23 @@ struct DriverApi {
   CUresult (*cuGraphLaunch)(CUgraphExec exec, CUstream stream) = nullptr;
   CUresult (*cuGraphExecDestroy)(CUgraphExec exec) = nullptr;
   CUresult (*cuGraphDestroy)(CUgraph graph) = nullptr;
-  // Stream-ordered submissions (Runtime::submitOnStream): the caller's
-  // stream opens the run's gate and waits for its completion word.
+  // Stream-ordered submissions (Runtime::submitOnStream): the kernel's
+  // stream waits for an event of the caller's stream before the launch,
+  // the caller's stream for an event after it.
   CUresult (*cuStreamGetCtx)(CUstream stream, CUcontext *ctx) = nullptr;
-  CUresult (*cuStreamWriteValue32)(CUstream stream, CUdeviceptr addr,
-                                   unsigned value, unsigned flags) = nullptr;
-  CUresult (*cuStreamWaitValue32)(CUstream stream, CUdeviceptr addr,
-                                  unsigned value, unsigned flags) = nullptr;
+  CUresult (*cuStreamWaitEvent)(CUstream stream, CUevent event,
+                                unsigned flags) = nullptr;
   CUresult (*cuEventCreate)(CUevent *event, unsigned flags) = nullptr;
   CUresult (*cuEventDestroy)(CUevent event) = nullptr;
   CUresult (*cuEventRecord)(CUevent event, CUstream stream) = nullptr;
   CUresult (*cuEventQuery)(CUevent event) = nullptr;
-  bool hasStreamGates() const {
-    return cuStreamGetCtx && cuStreamWriteValue32 && cuStreamWaitValue32 &&
-           cuEventCreate && cuEventDestroy && cuEventRecord && cuEventQuery;
+  bool hasStreamOrdering() const {
+    return cuStreamGetCtx && cuStreamWaitEvent && cuEventCreate && cuEventDestroy &&
+           cuEventRecord && cuEventQuery;
   }
+  // Tests hold a stream at a point with it (a wait on a mapped word).
+  CUresult (*cuStreamWaitValue32)(CUstream stream, CUdeviceptr addr,
+                                  unsigned value, unsigned flags) = nullptr;
 };
 
 /// What loading the driver found: the API table when it loaded and

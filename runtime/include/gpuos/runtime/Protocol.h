@@ -42,7 +42,7 @@ namespace gpuos::runtime::proto {
 /// Bumped whenever a layout below or the meaning of a field changes. The
 /// device library exports it as `gpuos_runtime_protocol`; loading an image
 /// linked against another version is refused.
-constexpr uint32_t kProtocolVersion = 15;
+constexpr uint32_t kProtocolVersion = 16;
 
 /// Priority classes; lower goes first.
 constexpr uint32_t kNumPriorities = 3;
@@ -67,16 +67,25 @@ GPUOS_PROTO_HD uint32_t priorityOfQueue(uint32_t q) { return q / 2; }
 
 constexpr uint32_t kRingOpSubmit = 1; // start run slot `run` at `epoch`
 constexpr uint32_t kRingOpPark = 2;   // drain, then park
-/// Start run slot `run` at `epoch` once its gate word (gates[run], right
-/// after the completion words) holds gateOpenValue(epoch): a stream-ordered
-/// submission (Runtime::submitOnStream), whose CUDA stream writes the word
-/// when its earlier work is done. The poller does not pass the entry before
-/// then (the ring is in order), and does not park while it waits: a valid
-/// entry stands at its head. (Protocol 15.)
-constexpr uint32_t kRingOpGated = 3;
-GPUOS_PROTO_HD uint32_t gateOpenValue(uint32_t epoch) {
-  return (epoch & 0xFFFFu) | 0x80000000u;
-}
+/// Start run slot `run` at `epoch`, but only in a launch whose ticket
+/// releases the entry (LaunchTicket::released, cyclic >= its seq): a
+/// stream-ordered submission (Runtime::submitOnStream), whose launch the
+/// host enqueues on the kernel's stream behind an event of the caller's
+/// stream. A launch that meets an entry it does not release parks (the
+/// launch that releases it is queued behind this one); nothing behind the
+/// entry in the ring is taken before it. (Protocol 16.)
+constexpr uint32_t kRingOpStream = 3;
+
+/// What one launch of the resident kernel is given by value (its second
+/// parameter): the launches of a runtime are queued on one stream, and each
+/// may be allowed a different part of the ring.
+struct LaunchTicket {
+  /// The seq of the last kRingOpStream entry this launch may take.
+  uint32_t released;
+  /// Park as soon as nothing is in flight and the ring is empty, instead
+  /// of after idleNs: a stream waits for this launch to end.
+  uint32_t parkWhenIdle;
+};
 
 /// One 16-byte ring entry. The host writes run, epoch, ctl and then seq
 /// (x86 stores become visible in program order); the poller reads all 16
@@ -120,13 +129,17 @@ GPUOS_PROTO_HD bool ringEntryValid(const RingEntry &e, uint32_t expectedSeq) {
   uint32_t low = e.ctl & 0xFFu;
   uint32_t op = low & 0xFu;
   return e.seq == expectedSeq &&
-         (op == kRingOpSubmit || op == kRingOpPark || op == kRingOpGated) &&
+         (op == kRingOpSubmit || op == kRingOpPark || op == kRingOpStream) &&
          (e.ctl >> 24) == ringCheck(e.seq, e.run, e.epoch, low) &&
          ((e.ctl >> 8) & 0xFFFFu) == 0;
 }
 GPUOS_PROTO_HD uint32_t ringOp(const RingEntry &e) { return e.ctl & 0xFu; }
 GPUOS_PROTO_HD uint32_t ringPriority(const RingEntry &e) {
   return (e.ctl >> 4) & 0xFu;
+}
+/// A stream-ordered entry that launch `t` may not take yet.
+GPUOS_PROTO_HD bool ringEntryHeld(const RingEntry &e, const LaunchTicket &t) {
+  return ringOp(e) == kRingOpStream && (int32_t)(e.seq - t.released) > 0;
 }
 
 //===----------------------------------------------------------------------===//
@@ -386,7 +399,7 @@ struct DeviceControl {
   // Configuration: written by the host while the kernel is not running.
   uint64_t ring;       // RingEntry* (device view of pinned host memory)
   uint64_t hostShared; // HostShared* (device view)
-  uint64_t completion; // uint32_t[maxRuns] (device view)
+  uint64_t completion; // uint32_t[maxRuns] (device view of host memory)
   uint64_t runTable;   // RunRow[maxRuns]
   uint64_t queueSlots[kNumQueues];
   uint64_t blockStats; // BlockStats[numBlocks]

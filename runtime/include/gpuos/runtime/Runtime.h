@@ -311,28 +311,19 @@ public:
   /// `stream` (a CUstream of the runtime's context; 0 is the legacy default
   /// stream) before this call, and work enqueued on it after this call
   /// starts after the run completes, as with a kernel launched on that
-  /// stream; the host does not wait. The stream writes the run's gate word
-  /// and then waits for its completion word (stream memory operations); the
-  /// run's ring entry waits at the head of the ring for the gate, so
-  /// submissions behind it (from any thread) wait too. wait/poll/onComplete
-  /// work as for submit(). A failed run still releases the stream (its
-  /// outputs are undefined): the error is what wait/poll return. The GPU
-  /// backend only (Unsupported elsewhere). The stream's earlier work must
-  /// be able to run beside the resident kernel (copies, memsets, stream
-  /// memory operations, other gpuos runs): the kernel holds its SMs and does
-  /// not park while the gated entry waits, so a kernel that needs those SMs
-  /// never starts and the run never does (measured with PyTorch kernels on
-  /// the H200). docs/runtime.md, "Stream-ordered submissions".
+  /// stream; the host does not wait. The run's ring entry is taken only by
+  /// a launch of the resident kernel that the host enqueues on the kernel's
+  /// stream behind an event of `stream`; a launch before it parks when it
+  /// meets the entry, so the stream's earlier work (kernels too) gets the
+  /// SMs, and `stream` waits for an event after the launch, which parks as
+  /// soon as it is idle. Submissions behind the entry in the ring (from any
+  /// thread) wait for it. wait/poll/onComplete work as for submit(). A
+  /// failed run still lets the stream go on (its outputs are undefined):
+  /// the error is what wait/poll return. The GPU backend and the simulator
+  /// (a SimStream) only; Unsupported elsewhere. docs/runtime.md,
+  /// "Stream-ordered submissions".
   Status submitOnStream(GraphId graph, Priority priority, uint64_t stream,
                         Submission &out);
-  /// The run starts at once, as submit()'s does: the caller has made sure
-  /// that what it reads is ready (e.g. waited for the stream). Work enqueued
-  /// on `stream` after this call starts after the run completes, on the
-  /// device; the host does not wait. No gate: nothing waits for the stream,
-  /// so its earlier work may be anything (kernels too). What the PyTorch
-  /// front-end uses.
-  Status submitBeforeStream(GraphId graph, Priority priority, uint64_t stream,
-                            Submission &out);
   /// Ok when done; Timeout (still running), TaskFailed, Faulted, Closed.
   /// timeoutUs < 0: no limit.
   Status wait(Submission submission, int64_t timeoutUs = -1);

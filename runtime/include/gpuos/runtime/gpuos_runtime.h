@@ -157,16 +157,9 @@ gpuos_status gpuos_submit(gpuos_runtime *rt, gpuos_graph graph, int priority,
  * enqueued on `stream` (a CUstream of the runtime's context, NULL: the
  * legacy default stream) before this call, and the stream's later work
  * starts after the run completes; the host does not wait. wait/poll report
- * the run's status. GPU runtimes in this process only. The stream's earlier
- * work must not need the SMs the resident kernel holds (copies and memory
- * operations are fine, kernels are not): see Runtime::submitOnStream. */
+ * the run's status. GPU runtimes in this process only. */
 gpuos_status gpuos_submit_on_stream(gpuos_runtime *rt, gpuos_graph graph, int priority,
                                     void *stream, gpuos_submission *out);
-/* The run starts at once (the caller has waited for what it reads); work
- * enqueued on `stream` after this call waits for the run on the device;
- * the host does not wait (Runtime::submitBeforeStream). */
-gpuos_status gpuos_submit_before_stream(gpuos_runtime *rt, gpuos_graph graph, int priority,
-                                        void *stream, gpuos_submission *out);
 /* timeout_us < 0: no limit. */
 gpuos_status gpuos_wait(gpuos_runtime *rt, gpuos_submission submission,
                         int64_t timeout_us);
