@@ -41,7 +41,7 @@ def park() -> None:
 def synchronize() -> None:
     """Waits until every graph launched so far has run, and raises the first
     failure among them. With GPUOS_STREAM_ORDERED=1 (experimental) launches
-    return before their runs end, so a failed run is otherwise reported by a
+    return before their runs start, so a failed run is otherwise reported by a
     later launch; PyTorch's own synchronization (torch.cuda.synchronize,
     .item(), .cpu()) waits for the results but does not raise gpuos's
     errors. Without it every launch has already waited: nothing to do."""

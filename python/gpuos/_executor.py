@@ -72,11 +72,11 @@ def env_int(name: str, default: int, minimum: int) -> int:
 #: Most graphs in one device's image (GPUOS_UNION_GRAPHS, at least 1).
 UNION_GRAPHS = env_int("GPUOS_UNION_GRAPHS", 8, 1)
 
-#: GPUOS_STREAM_ORDERED=1 (experimental, off by default): a launch returns
-#: without waiting for its run, and the current PyTorch stream's later work
-#: waits for the run on the device (Runtime::submitBeforeStream;
-#: docs/python.md, "Stream-ordered launches"). 0: each launch returns
-#: finished tensors.
+#: GPUOS_STREAM_ORDERED=1 (experimental, off by default): a launch waits for
+#: nothing on the host; the run is ordered on the device after the current
+#: PyTorch stream's earlier work and before its later work
+#: (Runtime::submitOnStream; docs/python.md, "Stream-ordered launches").
+#: 0: each launch returns finished tensors.
 STREAM_ORDERED = env_int("GPUOS_STREAM_ORDERED", 0, 0) != 0
 
 
@@ -277,7 +277,7 @@ class _Device:
         """The launcher of `graph`: called with the input tensors then the
         output tensors and a raw stream, it waits for the stream, binds and
         submits in one native call, then waits for the run (or, with
-        STREAM_ORDERED, leaves the stream's later work to wait for it). The
+        STREAM_ORDERED, orders the run on the stream and waits for nothing). The
         image holding `graph` is installed here, and again on a call after
         the graph left the union."""
         key = (graph.key, priority)
@@ -420,6 +420,6 @@ def run_gpu(graph: CompiledGraph, tensors: Sequence[torch.Tensor],
     launch = device_for(index).launcher(graph, check_priority(priority), arch)
     # Inputs come from PyTorch kernels on the current stream; the resident
     # kernel is on no stream, so the launch waits for that stream first (on
-    # the host), and then for the run, or with STREAM_ORDERED leaves the
-    # stream's later work to wait for it on the device.
+    # the host), and then for the run, or with STREAM_ORDERED orders the run
+    # between the stream's earlier and later work on the device.
     launch(all_tensors, current_raw_stream(index))

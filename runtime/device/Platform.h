@@ -228,19 +228,6 @@ GPUOS_DEV void stRelaxedSys(uint64_t *p, uint64_t v) {
 #endif
 }
 
-/// ld.acquire.sys: a word a CUDA stream wrote into mapped host memory after
-/// its earlier work (a stream-ordered submission's gate); what that work
-/// wrote is visible to this thread's later loads.
-GPUOS_DEV uint32_t ldAcquireSys(const uint32_t *p) {
-#if defined(__CUDA_ARCH__)
-  uint32_t v;
-  asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
-#else
-  return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-#endif
-}
-
 /// st.release.sys: the completion signal. All writes of the graph (made
 /// visible to this thread through the counters' acquire chain) reach the
 /// system before the host can see this value. A plain store: no PCIe atomic.
