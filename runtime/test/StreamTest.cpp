@@ -164,17 +164,21 @@ protected:
     open(options);
     if (IsSkipped() || HasFatalFailure())
       return false;
-    if (GetParam() == "sim") {
-      stream = std::make_unique<SimTestStream>();
-    } else if (GetParam() == "gpu") {
-      std::string error;
-      stream = GpuTestStream::open(error);
-      if (!stream) {
-        ADD_FAILURE() << error;
-        return false;
-      }
-    }
-    return true;
+    stream = makeStream();
+    return !HasFailure();
+  }
+
+  /// A stream of this backend (null for process backends).
+  std::unique_ptr<TestStream> makeStream() {
+    if (GetParam() == "sim")
+      return std::make_unique<SimTestStream>();
+    if (GetParam() != "gpu")
+      return nullptr;
+    std::string error;
+    std::unique_ptr<TestStream> s = GpuTestStream::open(error);
+    if (!s)
+      ADD_FAILURE() << error;
+    return s;
   }
 
   /// Process backends have no streams: the two tests that call the
@@ -289,6 +293,46 @@ TEST_P(StreamTest, LaterSubmissionsWaitBehindTheStreamEntry) {
   ASSERT_OK(rt->wait(b, kWaitUs));
   expectAll(y, 4.0f, "y");
   expectAll(v, 1.0f, "v");
+}
+
+// Two streams take turns: a run on stream B behind a held run on stream A
+// waits for it (ring order), and B's later work waits for B's run; once A
+// goes on, both runs read what their streams wrote before them, and a
+// plain submission after them runs too (its launch follows theirs).
+TEST_P(StreamTest, TwoStreamsTakeTurns) {
+  if (!openWithStream() || skipWithoutStream())
+    return;
+  std::unique_ptr<TestStream> other = makeStream();
+  ASSERT_TRUE(other);
+  Buffer x = alloc(kN * 4), y = alloc(kN * 4), u = alloc(kN * 4), v = alloc(kN * 4);
+  Buffer p = alloc(kN * 4), q = alloc(kN * 4);
+  zero(y);
+  zero(v);
+  zero(q);
+  GraphId onA = scaleGraph(x, y), onB = scaleGraph(u, v), plain = scaleGraph(p, q);
+  stream->hold();
+  stream->fill(x.ptr, 5.0f, kN);
+  Submission a, b, c;
+  ASSERT_OK(rt->submitOnStream(onA, Priority::Normal, stream->handle(), a));
+  other->fill(u.ptr, 2.0f, kN);
+  ASSERT_OK(rt->submitOnStream(onB, Priority::Urgent, other->handle(), b));
+  other->fill(u.ptr, -1.0f, kN);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(rt->poll(b).code(), ErrorCode::NotReady);
+  expectAll(v, 0.0f, "v while the first stream is held");
+  stream->release();
+  ASSERT_OK(rt->wait(a, kWaitUs));
+  ASSERT_OK(rt->wait(b, kWaitUs));
+  stream->synchronize();
+  other->synchronize();
+  expectAll(y, 16.0f, "y");
+  expectAll(v, 7.0f, "v");
+  expectAll(u, -1.0f, "u after the second stream's later fill");
+  other->fill(p.ptr, 1.0f, kN);
+  other->synchronize();
+  ASSERT_OK(rt->submit(plain, Priority::Normal, c));
+  ASSERT_OK(rt->wait(c, kWaitUs));
+  expectAll(q, 4.0f, "q");
 }
 
 // A kernel that idles (it would park only after 10 s) parks when it meets
