@@ -1,0 +1,108 @@
+"""Where a gpuos.jit call's time goes (docs/python.md, "Per-call cost").
+
+    python3 bench/suite/call_cost.py [workload ...]
+
+On the GPU machine, with the gpuos package installed (scripts/setup-python.sh).
+For each workload (default: ew_chain rmsnorm_chain softmax_widths
+broadcast_views), times in one process, us per call, median of batches:
+
+  call      the whole gpuos.jit call, back to back (pipelined)
+  call+sync the same, each call followed by a stream synchronize
+  native    the extension's launch alone (bind, stream wait, submit and,
+            unless stream-ordered, the wait for the run) on outputs
+            allocated once
+  alloc     the runner's output allocations alone
+  stream    reading the current raw stream
+  rest      call - native - alloc - stream: the guard, the runner's Python
+            and the result
+
+Runs under whatever GPUOS_STREAM_ORDERED says; the table's first line says
+which. Checks each workload's result against float64 PyTorch first.
+"""
+
+import os
+import statistics
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import torch  # noqa: E402
+
+from common import make_inputs, reference, signature  # noqa: E402
+from workloads import BY_NAME  # noqa: E402
+
+DEFAULT = ["ew_chain", "rmsnorm_chain", "softmax_widths", "broadcast_views"]
+
+
+def per_call(fn, n=200, rounds=15, sync=None):
+    """Median over rounds of (time of n calls) / n, in us."""
+    for _ in range(20):
+        fn()
+    torch.cuda.synchronize()
+    out = []
+    for _ in range(rounds):
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+            if sync:
+                sync()
+        torch.cuda.synchronize()
+        out.append((time.perf_counter() - t0) * 1e6 / n)
+    return statistics.median(out)
+
+
+def measure(name):
+    import gpuos
+    w = BY_NAME[name]
+    sig = signature(w)
+    inputs = make_inputs(w, sig, 0, "cuda")
+    call = gpuos.jit(w.fn, priority="urgent")
+    outs = call(*inputs)
+    torch.cuda.synchronize()
+    refs = reference(w, inputs)
+    err = max(float(((o.double() - r).abs().max() / (r.abs().max() + 1e-30)).item())
+              for o, r in zip(outs, refs))
+    state = call.gpuos_jit
+    (runner,) = [r for r in state.variants.values() if r is not None]
+    env = runner.__globals__
+    native = env["launch"].native
+    alloc_lines = [ln.strip() for ln in runner.gpuos_source.splitlines()
+                   if "empty(" in ln or "stacked(" in ln]
+    alloc_code = compile("\n".join(alloc_lines) or "pass", "<alloc>", "exec")
+    tensors = tuple(inputs) + tuple(t.contiguous() for t in outs)
+    stream = torch.cuda.current_stream()
+    idx = torch.cuda.current_device()
+    raw = env["stream"]
+    row = {
+        "call": per_call(lambda: call(*inputs)),
+        "call+sync": per_call(lambda: call(*inputs), sync=stream.synchronize),
+        "native": per_call(lambda: native(tensors, raw(idx))),
+        "alloc": per_call(lambda: exec(alloc_code, env)),
+        "stream": per_call(lambda: raw(idx)),
+    }
+    row["rest"] = row["call"] - row["native"] - row["alloc"] - row["stream"]
+    return row, err, len(sig.outputs)
+
+
+def main():
+    names = sys.argv[1:] or DEFAULT
+    cols = ["call", "call+sync", "native", "alloc", "stream", "rest"]
+    mode = os.environ.get("GPUOS_STREAM_ORDERED", "0")
+    print("GPUOS_STREAM_ORDERED=%s, %s, torch %s" % (mode, torch.cuda.get_device_name(),
+                                                   torch.__version__))
+    print("| workload | outputs | " + " | ".join(cols) + " | max rel err |")
+    print("| --- | ---: | " + " | ".join("---:" for _ in cols) + " | ---: |")
+    failed = 0
+    for name in names:
+        row, err, nout = measure(name)
+        failed += err > 1e-3
+        print("| %s | %d | %s | %.1e |" % (name, nout, " | ".join("%.1f" % row[c] for c in cols),
+                                           err))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
