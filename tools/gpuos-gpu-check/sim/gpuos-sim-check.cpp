@@ -318,6 +318,21 @@ extern "C" float simShflF32(float value, uint32_t offset) {
   std::memcpy(&result, &bits, 4);
   return result;
 }
+
+/// f32 -> bf16, rounded to nearest even (a NaN stays a quiet NaN): the
+/// compiler-rt builtin the x86 backend calls for `fptrunc` to bfloat since
+/// LLVM 22.1.8; Debian 12's libgcc has none. The bfloat comes back in the
+/// low 16 bits of xmm0, as a float's bits do.
+extern "C" float simTruncSfBf2(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  uint32_t half = (bits & 0x7fffffffu) > 0x7f800000u
+                      ? (bits >> 16) | 0x40u
+                      : (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
+  float result;
+  std::memcpy(&result, &half, 4);
+  return result;
+}
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -558,6 +573,7 @@ int main(int argc, char **argv) {
     add("simCpAsyncWait", reinterpret_cast<void *>(&simCpAsyncWait));
     add("simSharedAccess", reinterpret_cast<void *>(&simSharedAccess));
     add("__gpuos_shared", sharedMemory);
+    add("__truncsfbf2", reinterpret_cast<void *>(&simTruncSfBf2));
     // libdevice names on the host's libm.
     add("__nv_expf", reinterpret_cast<void *>(static_cast<float (*)(float)>(&expf)));
     add("__nv_logf", reinterpret_cast<void *>(static_cast<float (*)(float)>(&logf)));
