@@ -62,6 +62,9 @@ private:
   unsigned straightChunks() const;
   /// Threads that share a row: the tuned block size, or 32 in warp mode.
   int64_t rowGroupSize() const;
+  /// Chunks per iteration of the loop path: 1 where the straight-line path
+  /// serves the tuned block size, else up to 4.
+  unsigned loopUnroll() const;
   mlir::LogicalResult emitRows(bool vectors);
   /// The row code with vector accesses behind an alignment check (and a
   /// scalar copy), as emitRows(true) / emitRows(false).
@@ -84,7 +87,8 @@ private:
   using ChunkStep = llvm::function_ref<mlir::FailureOr<llvm::SmallVector<mlir::Value>>(
       mlir::Value j, mlir::Value valid, mlir::ValueRange accs)>;
   /// A pass over this thread's chunks of the current row: a loop strided
-  /// by the block, or the straight-line chunks.
+  /// by the block (loopUnroll() chunks an iteration), or the straight-line
+  /// chunks.
   mlir::FailureOr<llvm::SmallVector<mlir::Value>>
   forEachChunk(mlir::ValueRange init, ChunkStep step);
   mlir::FailureOr<mlir::Value> rowReduce(mlir::Value identity, Term term,

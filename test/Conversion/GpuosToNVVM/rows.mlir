@@ -188,11 +188,16 @@ gpuos.graph @columns(%x : !gpuos.tensor<24x64xf32>) -> (s : !gpuos.tensor<64xf32
 }
 
 // Long rows, a row per warp or more in the tile: warps still take rows of
-// their own, each lane looping over the row strided by 32 lanes of 4.
+// their own, each lane looping over the row strided by 32 lanes of 4, four
+// chunks an iteration (their loads in flight together; the last three
+// masked past the row's end: clamped to its last chunk, 2044).
 // CHECK-LABEL: llvm.func @gpuos_task_sum_long_rows
 // CHECK-NOT:     nvvm.barrier0
 // CHECK:         scf.for %{{.+}} = %{{.+}} to %c16_i32 step %{{.+}} : i32 {
-// CHECK:           scf.for %{{.+}} = %{{.+}} to %c2048_i32 step %c128_i32 iter_args
+// CHECK:           scf.for %{{.+}} = %{{.+}} to %c2048_i32 step %c512_i32 iter_args
+// CHECK:             llvm.load %{{.+}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK:             arith.cmpi ule, %{{.+}}, %c2044_i32
+// CHECK:             arith.minui %{{.+}}, %c2044_i32
 // CHECK:             llvm.load %{{.+}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
 // CHECK:           nvvm.shfl.sync bfly
 // CHECK-NOT:     nvvm.barrier0
