@@ -11,6 +11,9 @@ broadcast_views), times in one process, us per call, median of batches:
   native    the extension's launch alone (bind, stream wait, submit and,
             unless stream-ordered, the wait for the run) on outputs
             allocated once
+  no-sync   the same without the wait for the PyTorch stream (stream -1)
+  normal    native, with the graph submitted at normal priority (the C++
+            driver's; the others are urgent, as the suite's Python modes)
   alloc     the runner's output allocations alone
   stream    reading the current raw stream
   rest      call - native - alloc - stream: the guard, the runner's Python
@@ -54,21 +57,29 @@ def per_call(fn, n=200, rounds=15, sync=None):
     return statistics.median(out)
 
 
+def native_of(call):
+    """The extension's launcher behind a gpuos.jit function's one variant,
+    and the variant's generated runner."""
+    (runner,) = [r for r in call.gpuos_jit.variants.values() if r is not None]
+    return runner.__globals__["launch"].native, runner
+
+
 def measure(name):
     import gpuos
     w = BY_NAME[name]
     sig = signature(w)
     inputs = make_inputs(w, sig, 0, "cuda")
     call = gpuos.jit(w.fn, priority="urgent")
+    normal = gpuos.jit(w.fn, priority="normal")
     outs = call(*inputs)
+    normal(*inputs)
     torch.cuda.synchronize()
     refs = reference(w, inputs)
     err = max(float(((o.double() - r).abs().max() / (r.abs().max() + 1e-30)).item())
               for o, r in zip(outs, refs))
-    state = call.gpuos_jit
-    (runner,) = [r for r in state.variants.values() if r is not None]
+    native, runner = native_of(call)
+    native_normal = native_of(normal)[0]
     env = runner.__globals__
-    native = env["launch"].native
     alloc_lines = [ln.strip() for ln in runner.gpuos_source.splitlines()
                    if "empty(" in ln or "stacked(" in ln]
     alloc_code = compile("\n".join(alloc_lines) or "pass", "<alloc>", "exec")
@@ -80,6 +91,8 @@ def measure(name):
         "call": per_call(lambda: call(*inputs)),
         "call+sync": per_call(lambda: call(*inputs), sync=stream.synchronize),
         "native": per_call(lambda: native(tensors, raw(idx))),
+        "no-sync": per_call(lambda: native(tensors, -1)),
+        "normal": per_call(lambda: native_normal(tensors, raw(idx))),
         "alloc": per_call(lambda: exec(alloc_code, env)),
         "stream": per_call(lambda: raw(idx)),
     }
@@ -89,7 +102,7 @@ def measure(name):
 
 def main():
     names = sys.argv[1:] or DEFAULT
-    cols = ["call", "call+sync", "native", "alloc", "stream", "rest"]
+    cols = ["call", "call+sync", "native", "no-sync", "normal", "alloc", "stream", "rest"]
     mode = os.environ.get("GPUOS_STREAM_ORDERED", "0")
     print("GPUOS_STREAM_ORDERED=%s, %s, torch %s" % (mode, torch.cuda.get_device_name(),
                                                    torch.__version__))
