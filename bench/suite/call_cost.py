@@ -12,8 +12,6 @@ broadcast_views), times in one process, us per call, median of batches:
             unless stream-ordered, the wait for the run) on outputs
             allocated once
   no-sync   the same without the wait for the PyTorch stream (stream -1)
-  normal    native, with the graph submitted at normal priority (the C++
-            driver's; the others are urgent, as the suite's Python modes)
   alloc     the runner's output allocations alone
   stream    reading the current raw stream
   rest      call - native - alloc - stream: the guard, the runner's Python
@@ -70,15 +68,12 @@ def measure(name):
     sig = signature(w)
     inputs = make_inputs(w, sig, 0, "cuda")
     call = gpuos.jit(w.fn, priority="urgent")
-    normal = gpuos.jit(w.fn, priority="normal")
     outs = call(*inputs)
-    normal(*inputs)
     torch.cuda.synchronize()
     refs = reference(w, inputs)
     err = max(float(((o.double() - r).abs().max() / (r.abs().max() + 1e-30)).item())
               for o, r in zip(outs, refs))
     native, runner = native_of(call)
-    native_normal = native_of(normal)[0]
     env = runner.__globals__
     alloc_lines = [ln.strip() for ln in runner.gpuos_source.splitlines()
                    if "empty(" in ln or "stacked(" in ln]
@@ -92,7 +87,6 @@ def measure(name):
         "call+sync": per_call(lambda: call(*inputs), sync=stream.synchronize),
         "native": per_call(lambda: native(tensors, raw(idx))),
         "no-sync": per_call(lambda: native(tensors, -1)),
-        "normal": per_call(lambda: native_normal(tensors, raw(idx))),
         "alloc": per_call(lambda: exec(alloc_code, env)),
         "stream": per_call(lambda: raw(idx)),
     }
@@ -102,7 +96,7 @@ def measure(name):
 
 def main():
     names = sys.argv[1:] or DEFAULT
-    cols = ["call", "call+sync", "native", "no-sync", "normal", "alloc", "stream", "rest"]
+    cols = ["call", "call+sync", "native", "no-sync", "alloc", "stream", "rest"]
     mode = os.environ.get("GPUOS_STREAM_ORDERED", "0")
     print("GPUOS_STREAM_ORDERED=%s, %s, torch %s" % (mode, torch.cuda.get_device_name(),
                                                    torch.__version__))
