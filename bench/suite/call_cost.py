@@ -22,6 +22,7 @@ which. Checks each workload's result against float64 PyTorch first.
 """
 
 import os
+import re
 import statistics
 import sys
 import time
@@ -75,8 +76,9 @@ def measure(name):
               for o, r in zip(outs, refs))
     native, runner = native_of(call)
     env = runner.__globals__
+    # The runner's output lines: o<j> = ... (and what they cut from).
     alloc_lines = [ln.strip() for ln in runner.gpuos_source.splitlines()
-                   if "empty(" in ln or "stacked(" in ln]
+                   if re.match(r"\s+(o\d+|cut)\b.*=", ln)]
     alloc_code = compile("\n".join(alloc_lines) or "pass", "<alloc>", "exec")
     tensors = tuple(inputs) + tuple(t.contiguous() for t in outs)
     stream = torch.cuda.current_stream()

@@ -167,55 +167,29 @@ def dense_strides(shape) -> Tuple[int, ...]:
 def output_allocation(metas: Sequence[Tuple[tuple, tuple, torch.dtype]],
                       env: Dict[str, object]) -> List[str]:
     """Lines of a generated runner that allocate outputs o0, o1, ... from
-    (shape, strides, dtype), as few PyTorch calls as pays off. Measured on
-    the H200 (2026-12-01, per call from Python, docs/python.md): one
-    torch.empty_strided costs 3.8-4.1 us; a [k, ...] allocation unbound
-    into k views 16.7 us for eight but 9.9 for two; one flat allocation cut
-    by as_strided 4 us plus 2.4 us a view. So four or more dense outputs of
-    one shape and dtype come from one [k, ...] allocation (unbind); the
-    other dense outputs of a dtype, when there are three or more, from one
-    flat allocation cut at 256-byte boundaries (as_strided); the rest from
-    their own. Views of one allocation share its storage, as torch.split's
-    results do, which lives until the last of them is freed. Needs
-    env["DEV"]."""
+    (shape, strides, dtype). Two or more dense outputs of one shape and
+    dtype share one allocation, cut by unbind: on the H200 one
+    torch.empty_strided costs 4.1 us from Python, eight of them 32.1 us, one
+    [8, ...] allocation unbound into eight 16.1 us (docs/python.md). They are
+    views of one storage, as torch.split's results are; the storage lives
+    until the last of them is freed. Needs env["DEV"]."""
     env["empty"], env["stacked"] = torch.empty_strided, torch.empty
-    same: Dict[tuple, List[int]] = {}
-    own: List[int] = []
+    groups: Dict[tuple, List[int]] = {}
     for j, (shape, stride, dtype) in enumerate(metas):
         shape = tuple(int(d) for d in shape)
-        if tuple(stride) == dense_strides(shape):
-            same.setdefault((shape, dtype), []).append(j)
+        key = (shape, dtype) if tuple(stride) == dense_strides(shape) else (j,)
+        groups.setdefault(key, []).append(j)
+    lines = []
+    for g, members in enumerate(groups.values()):
+        shape, stride, dtype = metas[members[0]]
+        if len(members) == 1:
+            j = members[0]
+            env[f"Z{j}"], env[f"Q{j}"], env[f"E{j}"] = tuple(shape), tuple(stride), dtype
+            lines.append(f"    o{j} = empty(Z{j}, Q{j}, dtype=E{j}, device=DEV)")
         else:
-            own.append(j)
-    lines: List[str] = []
-    flat: Dict[torch.dtype, List[int]] = {}
-    for g, ((shape, dtype), members) in enumerate(same.items()):
-        if len(members) < 4:
-            flat.setdefault(dtype, []).extend(members)
-            continue
-        env[f"GZ{g}"], env[f"GE{g}"] = (len(members),) + shape, dtype
-        names = "".join(f"o{j}, " for j in members)
-        lines.append(f"    {names}= stacked(GZ{g}, dtype=GE{g}, device=DEV).unbind(0)")
-    for g, (dtype, members) in enumerate(flat.items()):
-        if len(members) < 3:
-            own.extend(members)
-            continue
-        align = max(1, 256 // torch.empty((), dtype=dtype).element_size())
-        offset = 0
-        lines.append(f"    cut = stacked(FN{g}, dtype=FE{g}, device=DEV).as_strided")
-        for j in members:
-            shape, stride, _ = metas[j]
-            env[f"Z{j}"], env[f"Q{j}"], env[f"K{j}"] = tuple(shape), tuple(stride), offset
-            lines.append(f"    o{j} = cut(Z{j}, Q{j}, K{j})")
-            numel = 1
-            for d in shape:
-                numel *= int(d)
-            offset += -(-numel // align) * align
-        env[f"FN{g}"], env[f"FE{g}"] = (max(offset, 1),), dtype
-    for j in sorted(own):
-        shape, stride, dtype = metas[j]
-        env[f"Z{j}"], env[f"Q{j}"], env[f"E{j}"] = tuple(shape), tuple(stride), dtype
-        lines.append(f"    o{j} = empty(Z{j}, Q{j}, dtype=E{j}, device=DEV)")
+            env[f"GZ{g}"], env[f"GE{g}"] = (len(members),) + tuple(shape), dtype
+            names = "".join(f"o{j}, " for j in members)
+            lines.append(f"    {names}= stacked(GZ{g}, dtype=GE{g}, device=DEV).unbind(0)")
     return lines
 
 
