@@ -732,8 +732,7 @@ SmallVector<int64_t> gpuos::fusion::chooseTile(TaskOp task) {
   // Elements per tile (docs/passes.md, "The tile rule"): at most
   // kTileMaxWork / (work per element) and kTileMaxElements, so a tile stays
   // a few microseconds long; within that, small enough that the task spreads
-  // over kTileSpread tiles, but not below a block's worth of input: a
-  // reduction's result reads `factor` elements, so fewer results fill it.
+  // over kTileSpread tiles, but not below kTileMinElements.
   int64_t ops = computeOpCount(task.getBodyBlock());
   int64_t work = std::min(kTileMaxWork, std::max<int64_t>(ops, 1) * factor);
   int64_t budget = std::max<int64_t>(
@@ -743,8 +742,7 @@ SmallVector<int64_t> gpuos::fusion::chooseTile(TaskOp task) {
     for (int64_t size : space)
       elements *= std::max<int64_t>(size, 1);
     int64_t spread = llvm::divideCeil(elements, kTileSpread);
-    int64_t floor = std::max<int64_t>(1, kTileMinElements / factor);
-    budget = std::min(budget, std::max(floor, spread));
+    budget = std::min(budget, std::max(kTileMinElements, spread));
   }
   // Whole axes first, then the innermost dimensions while the tile stays
   // within the budget.

@@ -234,11 +234,9 @@ constexpr int64_t kTileMaxElements = 8192;
 /// A task large enough is cut into at least this many tiles: twice the
 /// H200's 132 SMs, so every SM gets work and uneven tiles balance out.
 constexpr int64_t kTileSpread = 2 * 132;
-/// ... but a tile keeps at least this many elements (a 256-thread block's
-/// worth) when the work budget allows: smaller tiles leave the block idle
-/// and pay the per-tile overhead for nothing. For a reduction these are
-/// the elements its results read (256 results of a row-sum over 32 are
-/// 8192 elements, read by few blocks one row at a time per warp).
+/// ... but a tile keeps at least this many result elements (a 256-thread
+/// block's worth) when the work budget allows: smaller tiles leave the
+/// block idle and pay the per-tile overhead for nothing.
 constexpr int64_t kTileMinElements = 256;
 /// Matmul tiles: at most this many output elements.
 constexpr int64_t kTileWorkElements = 4096;

@@ -67,12 +67,10 @@ gpuos.graph @existing_task(%x : !gpuos.tensor<2x8xf32>) -> (y : !gpuos.tensor<8x
 }
 
 // The tile rule (docs/passes.md). These tensors are small, so the spread
-// term decides: ceil(elements / 264) per tile, but at least 256 elements
-// read. Elementwise 32x1024: 256 elements, [1, 256] (128 tiles). Softmax
-// over axis 0: that axis whole (64), leaving 256 / 64 = 4 columns. A sum
-// over 512 elements per result: 65536 / 512 = 128 results allowed, but one
-// result already reads 256 elements and 16 / 264 rounds up to 1: [1], a
-// row per tile (16 tiles, not one tile doing all 16 rows).
+// term decides: ceil(elements / 264) per tile, but at least 256 elements.
+// Elementwise 32x1024: 256 elements, [1, 256] (128 tiles). Softmax over
+// axis 0: that axis whole (64), leaving 256 / 64 = 4 columns. A sum over 512
+// elements per result: 65536 / 512 = 128 results allowed, all 16 fit.
 // Matmul: 64 x 64 output blocks. Concat: like elementwise. A rank-0 result:
 // the empty tile. A dynamic dimension takes what the budget leaves
 // (8192 / 8 = 1024; no spread term without a static size); a dynamic axis
@@ -81,7 +79,7 @@ gpuos.graph @existing_task(%x : !gpuos.tensor<2x8xf32>) -> (y : !gpuos.tensor<8x
 // CHECK-LABEL: gpuos.graph @tiles
 // CHECK: gpuos.task "tiles_t0_exp" {{.+}} tile [1, 256] -> (!gpuos.tensor<32x1024xf32>)
 // CHECK: gpuos.task "tiles_t1_softmax" {{.+}} tile [64, 4] -> (!gpuos.tensor<64x8xf32>)
-// CHECK: gpuos.task "tiles_t2_reduce" {{.+}} tile [1] -> (!gpuos.tensor<16xf32>)
+// CHECK: gpuos.task "tiles_t2_reduce" {{.+}} tile [16] -> (!gpuos.tensor<16xf32>)
 // CHECK: gpuos.task "tiles_t3_matmul" {{.+}} tile [64, 64] -> (!gpuos.tensor<128x256xf32>)
 // CHECK: gpuos.task "tiles_t7_concat" {{.+}} tile [1, 256] -> (!gpuos.tensor<2x2048xf32>)
 // CHECK: gpuos.task "tiles_t4_reduce" {{.+}} tile [] -> (!gpuos.tensor<f32>)
@@ -109,27 +107,16 @@ gpuos.graph @tiles(%a : !gpuos.tensor<32x1024xf32>, %b : !gpuos.tensor<64x8xf32>
 
 // Large tensors: the work budget decides. One op over 1024x4096: 8192
 // elements ([2, 4096], 512 tiles, each ~64 KB of traffic). A sum over 4096
-// elements per result: 65536 / 4096 = 16 results allowed, the spread term
-// asks for 256 / 264 -> 1: a row per tile, 256 tiles. (Fused chains, whose
-// op count shrinks the tile: pipeline.mlir.)
+// elements per result: 65536 / 4096 = 16 results per tile. (Fused chains,
+// whose op count shrinks the tile: pipeline.mlir.)
 // CHECK-LABEL: gpuos.graph @tile_budget
 // CHECK: gpuos.task "tile_budget_t0_exp" {{.+}} tile [2, 4096] -> (!gpuos.tensor<1024x4096xf32>)
-// CHECK: gpuos.task "tile_budget_t1_reduce" {{.+}} tile [1] -> (!gpuos.tensor<256xf32>)
+// CHECK: gpuos.task "tile_budget_t1_reduce" {{.+}} tile [16] -> (!gpuos.tensor<256xf32>)
 gpuos.graph @tile_budget(%a : !gpuos.tensor<1024x4096xf32>, %c : !gpuos.tensor<256x4096xf32>)
     -> (ya : !gpuos.tensor<1024x4096xf32>, yc : !gpuos.tensor<256xf32>) {
   %ya = gpuos.exp %a : !gpuos.tensor<1024x4096xf32>
   %yc = gpuos.reduce sum %c axes [1] : !gpuos.tensor<256x4096xf32>
   gpuos.yield %ya, %yc : !gpuos.tensor<1024x4096xf32>, !gpuos.tensor<256xf32>
-}
-
-// The floor counts what a reduction's results read: the row sums of
-// 1024x32 keep 256 / 32 = 8 results a tile (128 tiles, a row per warp),
-// not 256 (4 tiles: on the H200 each ran ~10 us, a warp walking 32 rows).
-// CHECK-LABEL: gpuos.graph @tile_reduction_floor
-// CHECK: gpuos.task "tile_reduction_floor_t0_reduce" {{.+}} tile [8] -> (!gpuos.tensor<1024xf32>)
-gpuos.graph @tile_reduction_floor(%a : !gpuos.tensor<1024x32xf32>) -> (y : !gpuos.tensor<1024xf32>) {
-  %y = gpuos.reduce sum %a axes [1] : !gpuos.tensor<1024x32xf32>
-  gpuos.yield %y : !gpuos.tensor<1024xf32>
 }
 
 // A body of tasks only is left as it is.
