@@ -58,7 +58,6 @@ struct Cuda {
   int (*ctxGetCurrent)(Ctx *) = nullptr;
   int (*ctxSetCurrent)(Ctx) = nullptr;
   int (*streamSynchronize)(void *) = nullptr;
-  int (*streamQuery)(void *) = nullptr; // optional: a cheaper check of an idle stream
   int (*getErrorString)(int, const char **) = nullptr;
   bool ok = false;
 
@@ -87,7 +86,6 @@ private:
            sym(c.ctxSetCurrent, "cuCtxSetCurrent") &&
            sym(c.streamSynchronize, "cuStreamSynchronize");
     sym(c.getErrorString, "cuGetErrorString");
-    sym(c.streamQuery, "cuStreamQuery");
     return c;
   }
 };
@@ -139,12 +137,9 @@ public:
     if (!makeCurrent(f))
       return false;
     const Cuda &cu = Cuda::get();
-    constexpr int kNotReady = 600; // CUDA_ERROR_NOT_READY
-    int rc = cu.streamQuery ? cu.streamQuery(reinterpret_cast<void *>(stream)) : kNotReady;
-    if (rc == kNotReady) // work pending (or no query): wait for it
-      rc = cu.streamSynchronize(reinterpret_cast<void *>(stream));
+    int rc = cu.streamSynchronize(reinterpret_cast<void *>(stream));
     if (rc != 0) {
-      f.set(cudaError(cu, rc, "waiting for the PyTorch stream (cuStreamQuery, cuStreamSynchronize)"));
+      f.set(cudaError(cu, rc, "cuStreamSynchronize (the PyTorch stream)"));
       return false;
     }
     return true;
