@@ -74,6 +74,7 @@ public:
       return;
     }
     kernelStream_.reset();
+    dropEvents();
     std::lock_guard<std::mutex> lock(mutex_);
     for (void *p : allocations_)
       std::free(p);
@@ -184,6 +185,7 @@ public:
     for (void *p : allocations_)
       std::free(p);
     allocations_.clear();
+    dropEvents(); // the runtime forgets the launches' events with the context
     control_ = 0;
     faulted_.store(false);
     killed_.store(false);
@@ -253,7 +255,9 @@ public:
       while (!ended->load(std::memory_order_acquire))
         std::this_thread::yield();
     });
-    event = reinterpret_cast<uint64_t>(new Event(ended));
+    auto *held = new Event(ended);
+    liveEvents_.insert(held);
+    event = reinterpret_cast<uint64_t>(held);
     return Status::success();
   }
 
@@ -263,7 +267,9 @@ public:
   }
 
   void releaseStreamEvent(uint64_t event) override {
-    delete reinterpret_cast<Event *>(event);
+    auto *held = reinterpret_cast<Event *>(event);
+    liveEvents_.erase(held);
+    delete held;
   }
 
   void leakMapped(void *host) override { allocations_.erase(host); }
@@ -282,6 +288,14 @@ private:
   std::unique_ptr<SimStream> kernelStream_ = std::make_unique<SimStream>();
   uint64_t control_ = 0; // the last launch's (host threads only)
   using Event = std::shared_ptr<std::atomic<bool>>;
+  /// Events handed to the runtime and not released (host threads only).
+  std::set<Event *> liveEvents_;
+
+  void dropEvents() {
+    for (Event *held : liveEvents_)
+      delete held;
+    liveEvents_.clear();
+  }
 
   /// One launch, on the kernel's stream: the grid's threads, run to the end.
   void runGrid(uint64_t control, const LaunchShape &shape, LaunchTicket ticket) {
