@@ -2,12 +2,8 @@
 //
 // Two non-blocking streams: the resident kernel's, and one for copies, so a
 // copy never waits behind the kernel that never ends (non-blocking streams
-// do not synchronize with the legacy default stream either). A launch for a
-// stream-ordered submission goes on the caller's stream instead, behind an
-// event of the launch before it when that one went elsewhere: launches stay
-// one after another, and back-to-back submissions on one stream cost a
-// launch and an event record each. Every method binds the context to the
-// calling thread first: callers may be any thread.
+// do not synchronize with the legacy default stream either). Every method
+// binds the context to the calling thread first: callers may be any thread.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,17 +22,14 @@ public:
     if (!api)
       return;
     api->cuCtxSetCurrent(ctx);
-    bool running = false;
-    if (kernelStream && residentStatus(running).ok() && running)
+    if (kernelStream && api->cuStreamQuery(kernelStream) == cu::kErrorNotReady)
       return; // a kernel still runs: unloading would block; leave it to exit
     for (Image &im : images)
       api->cuModuleUnload(im.module);
-    if (lastEnd && lastEndReleased)
-      spareEvents.push_back(lastEnd);
     for (CUevent e : spareEvents)
       api->cuEventDestroy(e);
-    if (handoff)
-      api->cuEventDestroy(handoff);
+    if (before)
+      api->cuEventDestroy(before);
     if (kernelStream)
       api->cuStreamDestroy(kernelStream);
     if (copyStream)
@@ -229,9 +222,7 @@ public:
     current = staged = nullptr;
     kernelStream = copyStream = nullptr;
     spareEvents.clear();
-    handoff = lastEnd = nullptr;
-    lastStream = nullptr;
-    lastEndReleased = false;
+    before = nullptr;
     if (ownContext) {
       if (api->cuCtxDestroy)
         api->cuCtxDestroy(ctx);
@@ -287,20 +278,12 @@ public:
   Status launchResident(uint64_t control, const LaunchShape &shape,
                         proto::LaunchTicket ticket) override {
     GPUOS_RETURN_IF_ERROR(makeCurrent());
-    if (lastStream && lastStream != kernelStream)
-      GPUOS_RETURN_IF_ERROR(check(api->cuStreamWaitEvent(kernelStream, lastEnd, 0),
-                                  "cuStreamWaitEvent (after the launch on a caller's stream)"));
-    GPUOS_RETURN_IF_ERROR(launch(control, shape, ticket, kernelStream));
-    moveLast(kernelStream, nullptr);
-    return Status::success();
+    return launch(control, shape, ticket);
   }
 
-  // Launches end in order, so the last one's end is everyone's.
   Status residentStatus(bool &running) override {
     GPUOS_RETURN_IF_ERROR(makeCurrent());
     CUresult r = api->cuStreamQuery(kernelStream);
-    if (r == cu::kSuccess && lastEnd)
-      r = api->cuEventQuery(lastEnd);
     running = r == cu::kErrorNotReady;
     if (r == cu::kSuccess || running)
       return Status::success();
@@ -309,8 +292,6 @@ public:
 
   Status waitResidentExit() override {
     GPUOS_RETURN_IF_ERROR(makeCurrent());
-    if (lastEnd)
-      GPUOS_RETURN_IF_ERROR(check(api->cuEventSynchronize(lastEnd), "cuEventSynchronize"));
     return check(api->cuStreamSynchronize(kernelStream), "cuStreamSynchronize");
   }
 
@@ -330,17 +311,19 @@ public:
     return Status::success();
   }
 
-  // The launch goes on the caller's stream, so it starts after the
-  // stream's earlier work and its later work starts after it, with no
-  // event in between. When the launch before it went on another stream,
-  // the caller's stream first waits for that one's end: one kernel at a
-  // time. Each wait is on work enqueued before it, so no order of hardware
-  // queues can make two waits wait on each other.
+  // The kernel's stream waits for an event of the caller's stream, the
+  // launch follows, and the caller's stream waits for an event after it:
+  // both waits are on work enqueued before them, so no order of hardware
+  // queues can make them wait on each other. A wait takes the event's
+  // state when it is enqueued, so `before` serves every call.
   Status launchResidentAfterStream(uint64_t control, const LaunchShape &shape,
                                    proto::LaunchTicket ticket, uint64_t streamHandle,
                                    uint64_t &event) override {
     GPUOS_RETURN_IF_ERROR(makeCurrent());
     CUstream stream = reinterpret_cast<CUstream>(streamHandle);
+    if (!before)
+      GPUOS_RETURN_IF_ERROR(
+          check(api->cuEventCreate(&before, cu::kEventDisableTiming), "cuEventCreate"));
     CUevent after = nullptr;
     if (!spareEvents.empty()) {
       after = spareEvents.back();
@@ -349,19 +332,25 @@ public:
       GPUOS_RETURN_IF_ERROR(
           check(api->cuEventCreate(&after, cu::kEventDisableTiming), "cuEventCreate"));
     }
-    Status st = orderAfterLast(stream);
+    Status st = check(api->cuEventRecord(before, stream), "cuEventRecord (the caller's stream)");
     if (st.ok())
-      st = launch(control, shape, ticket, stream);
-    if (!st.ok()) { // nothing launched: the caller launches plainly
+      st = check(api->cuStreamWaitEvent(kernelStream, before, 0),
+                 "cuStreamWaitEvent (the kernel's stream)");
+    if (!st.ok()) { // nothing enqueued that waits: the caller launches plainly
       spareEvents.push_back(after);
       return st;
     }
-    // Launched: from here on `after` is what tells when it has ended (what
-    // a later launch on another stream waits for). If the record fails the
-    // context has failed, and so has every later call.
-    GPUOS_RETURN_IF_ERROR(
-        check(api->cuEventRecord(after, stream), "cuEventRecord (after the launch)"));
-    moveLast(stream, after);
+    // From here on the kernel's stream waits for the caller's: a failure
+    // still launches, so that what is queued behind it runs.
+    st = launch(control, shape, ticket);
+    Status record = check(api->cuEventRecord(after, kernelStream), "cuEventRecord (the kernel's stream)");
+    if (record.ok())
+      record = check(api->cuStreamWaitEvent(stream, after, 0),
+                     "cuStreamWaitEvent (the caller's stream)");
+    if (!st.ok() || !record.ok()) {
+      spareEvents.push_back(after);
+      return st.ok() ? record : st;
+    }
     event = reinterpret_cast<uint64_t>(after);
     return Status::success();
   }
@@ -376,24 +365,14 @@ public:
   }
 
   void releaseStreamEvent(uint64_t event) override {
-    CUevent e = reinterpret_cast<CUevent>(event);
-    if (e == lastEnd)
-      lastEndReleased = true; // still the last launch's end: kept until moveLast
-    else
-      spareEvents.push_back(e);
+    spareEvents.push_back(reinterpret_cast<CUevent>(event));
   }
 
 private:
   const DriverApi *api = nullptr;
   BackendInfo info_;
   std::vector<CUevent> spareEvents; // recorded ones whose launch has ended
-  // Where the last launch went (null: none yet) and, when that was a
-  // caller's stream, the event recorded after it (the runtime holds it
-  // until it sees it done; lastEndReleased: it has let go of it).
-  CUstream lastStream = nullptr;
-  CUevent lastEnd = nullptr;
-  bool lastEndReleased = false;
-  CUevent handoff = nullptr; // recorded on the kernel's stream for a caller's
+  CUevent before = nullptr; // recorded on a caller's stream before a launch
   CUdevice device = 0;
   CUcontext ctx = nullptr;
   bool ownContext = false;
@@ -438,43 +417,14 @@ private:
     return Status::success();
   }
 
-  Status launch(uint64_t control, const LaunchShape &shape, proto::LaunchTicket ticket,
-                CUstream stream) {
+  Status launch(uint64_t control, const LaunchShape &shape, proto::LaunchTicket ticket) {
     if (!current)
       return Status::error(ErrorCode::BadImage, "no image is loaded");
     CUdeviceptr arg = control;
     void *params[] = {&arg, &ticket};
     return check(api->cuLaunchKernel(current->resident, shape.blocks, 1, 1, shape.threads,
-                                     1, 1, shape.sharedBytes, stream, params, nullptr),
+                                     1, 1, shape.sharedBytes, kernelStream, params, nullptr),
                  "cuLaunchKernel(gpuos_resident)");
-  }
-
-  /// `stream` waits for the last launch to end, unless that went on it.
-  Status orderAfterLast(CUstream stream) {
-    if (!lastStream || lastStream == stream)
-      return Status::success();
-    CUevent end = lastEnd;
-    if (lastStream == kernelStream) {
-      if (!handoff)
-        GPUOS_RETURN_IF_ERROR(
-            check(api->cuEventCreate(&handoff, cu::kEventDisableTiming), "cuEventCreate"));
-      GPUOS_RETURN_IF_ERROR(check(api->cuEventRecord(handoff, kernelStream),
-                                  "cuEventRecord (the kernel's stream)"));
-      end = handoff; // a wait takes the event's state when it is enqueued
-    }
-    return check(api->cuStreamWaitEvent(stream, end, 0),
-                 "cuStreamWaitEvent (after the launch before it)");
-  }
-
-  /// The last launch went on `stream`; `end` is its event (null on the
-  /// kernel's stream). The previous end goes back to the pool if the
-  /// runtime has let go of it.
-  void moveLast(CUstream stream, CUevent end) {
-    if (lastEnd && lastEndReleased)
-      spareEvents.push_back(lastEnd);
-    lastStream = stream;
-    lastEnd = end;
-    lastEndReleased = false;
   }
 
   Status check(CUresult r, const char *what) const { return check(*api, r, what); }

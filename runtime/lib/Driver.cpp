@@ -85,7 +85,6 @@ void resolveOptionalEntryPoints(void *library, DriverApi &api) {
   resolveOptional(library, "cuEventDestroy_v2", api.cuEventDestroy);
   resolveOptional(library, "cuEventRecord", api.cuEventRecord);
   resolveOptional(library, "cuEventQuery", api.cuEventQuery);
-  resolveOptional(library, "cuEventSynchronize", api.cuEventSynchronize);
 }
 
 } // namespace

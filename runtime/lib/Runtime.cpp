@@ -515,8 +515,8 @@ Status Runtime::Impl::submit(GraphId id, Priority priority, const uint64_t *stre
 
 Status Runtime::Impl::postOnStream(uint32_t index, uint32_t queue, uint64_t stream) {
   RunSlot &rs = runs[index];
-  // The entry, then the launch that may take it: on the caller's stream,
-  // behind the launch before it (CudaBackend.cpp). A launch running or queued
+  // The entry, then the launch that may take it: on the kernel's stream,
+  // behind an event of the caller's stream. A launch running or queued
   // before it parks when it meets the entry (Park.h), so the stream's
   // earlier work, kernels too, gets the SMs; the stream's later work waits
   // for this launch to end, and it parks as soon as it is idle. The phase

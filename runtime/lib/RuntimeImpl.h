@@ -452,9 +452,9 @@ struct Runtime::Impl {
           break; // an error: reported by the wait below
         if (Clock::now() - start > std::chrono::seconds(60))
           return Status::error(ErrorCode::Timeout,
-                               "a stream-ordered launch still waits, after 60 s, for "
-                               "the work before it on its stream (is that stream "
-                               "held, or blocked?)");
+                               "the resident kernel's stream still waits, after 60 s, "
+                               "for the stream of a stream-ordered submission (is "
+                               "that stream held, or blocked?)");
         std::this_thread::sleep_for(std::chrono::microseconds(50));
       }
     }

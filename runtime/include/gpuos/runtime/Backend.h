@@ -96,11 +96,12 @@ public:
   /// backend (tearing it down would wait for the kernel): detach what
   /// would otherwise wait for it.
   virtual void abandon() {}
-  /// Launches gpuos_resident with `ticket` (Protocol.h), after every
-  /// earlier launch (on the kernel's stream or a caller's) has ended.
+  /// Launches gpuos_resident on the kernel's stream (after its earlier
+  /// launches) with `ticket` (Protocol.h).
   virtual Status launchResident(uint64_t control, const LaunchShape &shape,
                                 proto::LaunchTicket ticket) = 0;
-  /// running: some launch has not finished (running or queued). An error means one faulted.
+  /// running: the kernel's stream has launches that have not finished
+  /// (running or queued). An error means one faulted.
   virtual Status residentStatus(bool &running) = 0;
   /// Waits until every launch has finished.
   virtual Status waitResidentExit() = 0;

@@ -114,9 +114,9 @@ struct DriverApi {
   CUresult (*cuGraphLaunch)(CUgraphExec exec, CUstream stream) = nullptr;
   CUresult (*cuGraphExecDestroy)(CUgraphExec exec) = nullptr;
   CUresult (*cuGraphDestroy)(CUgraph graph) = nullptr;
-  // Stream-ordered submissions (Runtime::submitOnStream): the launch goes
-  // on the caller's stream; events order it after the launch before it
-  // when that was on another stream, and tell when it has ended.
+  // Stream-ordered submissions (Runtime::submitOnStream): the kernel's
+  // stream waits for an event of the caller's stream before the launch,
+  // the caller's stream for an event after it.
   CUresult (*cuStreamGetCtx)(CUstream stream, CUcontext *ctx) = nullptr;
   CUresult (*cuStreamWaitEvent)(CUstream stream, CUevent event,
                                 unsigned flags) = nullptr;
@@ -124,10 +124,9 @@ struct DriverApi {
   CUresult (*cuEventDestroy)(CUevent event) = nullptr;
   CUresult (*cuEventRecord)(CUevent event, CUstream stream) = nullptr;
   CUresult (*cuEventQuery)(CUevent event) = nullptr;
-  CUresult (*cuEventSynchronize)(CUevent event) = nullptr;
   bool hasStreamOrdering() const {
     return cuStreamGetCtx && cuStreamWaitEvent && cuEventCreate && cuEventDestroy &&
-           cuEventRecord && cuEventQuery && cuEventSynchronize;
+           cuEventRecord && cuEventQuery;
   }
   // Tests hold a stream at a point with it (a wait on a mapped word).
   CUresult (*cuStreamWaitValue32)(CUstream stream, CUdeviceptr addr,

@@ -13,6 +13,8 @@
 //     HostShared                     device writes (plain/st.release.sys
 //                                    stores, never atomics), host reads
 //     uint32_t completion[maxRuns]   device writes, host reads
+//     uint32_t gates[maxRuns]        a CUDA stream writes (stream-ordered
+//                                    submissions), the poller reads
 //   device memory:
 //     DeviceControl                  queue counters, flags, configuration
 //     QueueEntry slots[kNumQueues][queueCapacity]
@@ -68,9 +70,9 @@ constexpr uint32_t kRingOpPark = 2;   // drain, then park
 /// Start run slot `run` at `epoch`, but only in a launch whose ticket
 /// releases the entry (LaunchTicket::released, cyclic >= its seq): a
 /// stream-ordered submission (Runtime::submitOnStream), whose launch the
-/// host enqueues on the caller's stream, behind the launch before it. A
-/// launch that meets an entry it does not release parks (the launch that
-/// releases it is queued behind this one); nothing behind the
+/// host enqueues on the kernel's stream behind an event of the caller's
+/// stream. A launch that meets an entry it does not release parks (the
+/// launch that releases it is queued behind this one); nothing behind the
 /// entry in the ring is taken before it. (Protocol 16.)
 constexpr uint32_t kRingOpStream = 3;
 
