@@ -11,7 +11,8 @@ broadcast_views), times in one process, us per call, median of batches:
   native    the extension's launch alone (bind, stream wait, submit and,
             unless stream-ordered, the wait for the run) on outputs
             allocated once
-  no-sync   the same without the wait for the PyTorch stream (stream -1)
+  no-sync   the same without the wait for the PyTorch stream (stream -1;
+            with GPUOS_STREAM_ORDERED=1 that is a plain submit and wait)
   alloc     the runner's output allocations alone
   stream    reading the current raw stream
   rest      call - native - alloc - stream: the guard, the runner's Python
@@ -76,9 +77,9 @@ def measure(name):
               for o, r in zip(outs, refs))
     native, runner = native_of(call)
     env = runner.__globals__
-    # The runner's output lines: o<j> = ... (and what they cut from).
+    # The runner's output lines: o<j> = ... (singles and unbound groups).
     alloc_lines = [ln.strip() for ln in runner.gpuos_source.splitlines()
-                   if re.match(r"\s+(o\d+|cut)\b.*=", ln)]
+                   if re.match(r"\s+o\d+\b.*=", ln)]
     alloc_code = compile("\n".join(alloc_lines) or "pass", "<alloc>", "exec")
     tensors = tuple(inputs) + tuple(t.contiguous() for t in outs)
     stream = torch.cuda.current_stream()

@@ -275,9 +275,10 @@ class _Device:
 
     def launcher(self, graph: CompiledGraph, priority: str, arch: str):
         """The launcher of `graph`: called with the input tensors then the
-        output tensors and a raw stream, it waits for the stream, binds and
-        submits in one native call, then waits for the run (or, with
-        STREAM_ORDERED, orders the run on the stream and waits for nothing). The
+        output tensors and a raw stream, it binds and submits in one native
+        call, waiting on the host for the stream before and for the run after
+        (or, with STREAM_ORDERED, ordering the run on the stream without a
+        host wait). The
         image holding `graph` is installed here, and again on a call after
         the graph left the union."""
         key = (graph.key, priority)

@@ -280,11 +280,11 @@ TEST_P(StreamTest, LaterSubmissionsWaitBehindTheStreamEntry) {
   zero(y);
   zero(u);
   zero(v);
-  GraphId gated = scaleGraph(x, y), plain = scaleGraph(u, v);
+  GraphId ordered = scaleGraph(x, y), plain = scaleGraph(u, v);
   stream->hold();
   stream->fill(x.ptr, 1.0f, kN);
   Submission a, b;
-  ASSERT_OK(rt->submitOnStream(gated, Priority::Background, stream->handle(), a));
+  ASSERT_OK(rt->submitOnStream(ordered, Priority::Background, stream->handle(), a));
   ASSERT_OK(rt->submit(plain, Priority::Urgent, b));
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_EQ(rt->poll(b).code(), ErrorCode::NotReady);
@@ -298,7 +298,7 @@ TEST_P(StreamTest, LaterSubmissionsWaitBehindTheStreamEntry) {
 // Two streams take turns: a run on stream B behind a held run on stream A
 // waits for it (ring order), and B's later work waits for B's run; once A
 // goes on, both runs read what their streams wrote before them, and a
-// plain submission after them runs too (its launch follows theirs).
+// plain submission afterwards runs too.
 TEST_P(StreamTest, TwoStreamsTakeTurns) {
   if (!openWithStream() || skipWithoutStream())
     return;

@@ -320,9 +320,10 @@ extern "C" float simShflF32(float value, uint32_t offset) {
 }
 
 /// f32 -> bf16, rounded to nearest even (a NaN stays a quiet NaN): the
-/// compiler-rt builtin the x86 backend calls for `fptrunc` to bfloat since
-/// LLVM 22.1.8; Debian 12's libgcc has none. The bfloat comes back in the
-/// low 16 bits of xmm0, as a float's bits do.
+/// compiler-rt builtin LLVM's x86 backend calls for `fptrunc` to bfloat;
+/// Debian 12's libgcc has none (with LLVM 22.1.8 the JIT failed to resolve
+/// it). The bfloat comes back in the low 16 bits of xmm0, as a float's bits
+/// do.
 extern "C" float simTruncSfBf2(float value) {
   uint32_t bits;
   std::memcpy(&bits, &value, 4);
