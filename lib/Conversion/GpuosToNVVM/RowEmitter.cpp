@@ -705,23 +705,27 @@ LogicalResult RowEmitter::emit() {
   } else if (straightChunks() == 0) {
     result = emitAligned();
   } else {
-    // The straight-line copy at the tuned block size, the loop at others.
+    // The straight-line copy at the tuned block size with aligned buffers
+    // (vector accesses), the loop otherwise: at other block sizes, and for
+    // misaligned buffers, which PyTorch's allocations rarely make (a scalar
+    // straight-line copy of its own made ptxas compile row chains' code
+    // three times instead of twice).
     Value tuned = arith::CmpIOp::create(
         b, arith::CmpIPredicate::eq, NVVM::BlockDimXOp::create(b, i32),
         intConstant(b, i32, t.options.blockSize));
-    auto ifOp = scf::IfOp::create(b, tuned, /*withElseRegion=*/true);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
     Value warps = numWarps;
-    numWarps = intConstant(b, i32, t.options.blockSize / 32); // unrolls
-    straight = true;
-    result = emitAligned();
-    straight = false;
-    numWarps = warps;
-    if (succeeded(result)) {
-      b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
-      result = emitRows(/*vectors=*/false);
-    }
+    result = t.emitVectorOrScalar(
+        [&](bool vectors) {
+          if (!vectors)
+            return emitRows(/*vectors=*/false);
+          numWarps = intConstant(b, i32, t.options.blockSize / 32); // unrolls
+          straight = true;
+          LogicalResult emitted = emitRows(/*vectors=*/rowLanes > 1);
+          straight = false;
+          numWarps = warps;
+          return emitted;
+        },
+        tuned);
   }
   // Shared memory is free again when the function returns.
   if (!warpRows)

@@ -136,7 +136,8 @@ LogicalResult TaskEmitter::chooseLanes() {
 }
 
 LogicalResult
-TaskEmitter::emitVectorOrScalar(function_ref<LogicalResult(bool)> emit) {
+TaskEmitter::emitVectorOrScalar(function_ref<LogicalResult(bool)> emit,
+                                Value also) {
   // The vector version first: it tells which buffers need alignment.
   Block *body = b.getInsertionBlock();
   Block::iterator before = b.getInsertionPoint();
@@ -148,7 +149,8 @@ TaskEmitter::emitVectorOrScalar(function_ref<LogicalResult(bool)> emit) {
   popScope();
   if (failed(vectorCopy))
     return failure();
-  if (!llvm::is_contained(vectorized, true))
+  bool vectors = llvm::is_contained(vectorized, true);
+  if (!vectors && !also)
     return success();
   // Move what it made into the then-branch of the alignment check.
   SmallVector<Operation *> emitted;
@@ -156,7 +158,10 @@ TaskEmitter::emitVectorOrScalar(function_ref<LogicalResult(bool)> emit) {
            previous ? std::next(previous->getIterator()) : body->begin(),
            b.getInsertionPoint()))
     emitted.push_back(&op);
-  auto ifOp = scf::IfOp::create(b, alignmentCheck(), /*withElseRegion=*/true);
+  Value condition = vectors ? alignmentCheck() : also;
+  if (vectors && also)
+    condition = arith::AndIOp::create(b, also, condition);
+  auto ifOp = scf::IfOp::create(b, condition, /*withElseRegion=*/true);
   for (Operation *op : emitted)
     op->moveBefore(ifOp.thenBlock()->getTerminator());
   OpBuilder::InsertionGuard guard(b);

@@ -84,9 +84,12 @@ private:
   mlir::Value alignmentCheck();
   /// emit(true) (vector accesses), then, if it made any, moves what it
   /// emitted under `if (alignmentCheck())` and emits emit(false) (scalar
-  /// accesses, any element-aligned address) in the else branch.
+  /// accesses, any element-aligned address) in the else branch. With
+  /// `also`, the then-branch needs it too (and exists even without vector
+  /// accesses).
   mlir::LogicalResult
-  emitVectorOrScalar(llvm::function_ref<mlir::LogicalResult(bool)> emit);
+  emitVectorOrScalar(llvm::function_ref<mlir::LogicalResult(bool)> emit,
+                     mlir::Value also = {});
 
   // --- Evaluation of values at an index (Evaluate.cpp) -------------------
   mlir::FailureOr<Lanes> eval(mlir::Value value, const Index &index);

@@ -50,14 +50,15 @@ gpuos.graph @softmax(%x : !gpuos.tensor<8x8192xf32>) -> (p : !gpuos.tensor<8x819
 // norm's pass), the residual %c and the first norm's weight %b (the second
 // norm's pass reads both); before the second: the second norm's weight %e
 // (the stores read it). No global load follows the second barrier. Other
-// block sizes take the loop.
+// block sizes, and misaligned buffers, take the loop.
 // CHECK-LABEL: llvm.func @gpuos_task_norm_chain
 // CHECK:         %[[A:.+]] = llvm.inttoptr
 // CHECK:         %[[B:.+]] = llvm.inttoptr
 // CHECK:         %[[C:.+]] = llvm.inttoptr
 // CHECK:         %[[E:.+]] = llvm.inttoptr
 // CHECK:         %[[TUNED:.+]] = arith.cmpi eq, %{{.+}}, %c256_i32 : i32
-// CHECK:         scf.if %[[TUNED]] {
+// CHECK:         %[[BOTH:.+]] = arith.andi %[[TUNED]], %{{.+}} : i1
+// CHECK:         scf.if %[[BOTH]] {
 // CHECK-NOT:       scf.for
 // CHECK:           llvm.getelementptr %[[B]][
 // CHECK-NEXT:      llvm.load %{{.+}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
