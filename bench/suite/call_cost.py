@@ -60,8 +60,11 @@ def per_call(fn, n=200, rounds=15, sync=None):
 def native_of(call):
     """The extension's launcher behind a gpuos.jit function's one variant,
     and the variant's generated runner."""
-    (runner,) = [r for r in call.gpuos_jit.variants.values() if r is not None]
-    return runner.__globals__["launch"].native, runner
+    runners = [r for r in call.gpuos_jit.variants.values() if r is not None]
+    if len(runners) != 1 or "launch" not in runners[0].__globals__:
+        raise SystemExit("call_cost.py: %s did not record one gpuos graph (%d variants on "
+                         "the runtime): nothing to split" % (call.__name__, len(runners)))
+    return runners[0].__globals__["launch"].native, runners[0]
 
 
 def measure(name):
@@ -99,6 +102,11 @@ def measure(name):
 
 def main():
     names = sys.argv[1:] or DEFAULT
+    unknown = [n for n in names if n not in BY_NAME]
+    if unknown:
+        print("call_cost.py: no workload %s (there: %s)" % (", ".join(map(repr, unknown)),
+                                                           " ".join(BY_NAME)), file=sys.stderr)
+        return 2
     cols = ["call", "call+sync", "native", "no-sync", "alloc", "stream", "rest"]
     mode = os.environ.get("GPUOS_STREAM_ORDERED", "0")
     print("GPUOS_STREAM_ORDERED=%s, %s, torch %s" % (mode, torch.cuda.get_device_name(),

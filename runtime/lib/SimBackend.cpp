@@ -24,6 +24,7 @@
 #include <deque>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -255,22 +256,18 @@ public:
       while (!ended->load(std::memory_order_acquire))
         std::this_thread::yield();
     });
-    auto *held = new Event(ended);
-    liveEvents_.insert(held);
-    event = reinterpret_cast<uint64_t>(held);
+    event = ++lastEvent_;
+    events_.emplace(event, std::move(ended));
     return Status::success();
   }
 
   Status streamEventDone(uint64_t event, bool &done) override {
-    done = (*reinterpret_cast<Event *>(event))->load(std::memory_order_acquire);
+    auto it = events_.find(event);
+    done = it == events_.end() || it->second->load(std::memory_order_acquire);
     return Status::success();
   }
 
-  void releaseStreamEvent(uint64_t event) override {
-    auto *held = reinterpret_cast<Event *>(event);
-    liveEvents_.erase(held);
-    delete held;
-  }
+  void releaseStreamEvent(uint64_t event) override { events_.erase(event); }
 
   void leakMapped(void *host) override { allocations_.erase(host); }
 
@@ -287,15 +284,13 @@ private:
   std::set<void *> allocations_;
   std::unique_ptr<SimStream> kernelStream_ = std::make_unique<SimStream>();
   uint64_t control_ = 0; // the last launch's (host threads only)
+  /// A launch's end, raised by the kernel's stream: the events handed to
+  /// the runtime and not released, by handle (host threads only).
   using Event = std::shared_ptr<std::atomic<bool>>;
-  /// Events handed to the runtime and not released (host threads only).
-  std::set<Event *> liveEvents_;
+  std::map<uint64_t, Event> events_;
+  uint64_t lastEvent_ = 0;
 
-  void dropEvents() {
-    for (Event *held : liveEvents_)
-      delete held;
-    liveEvents_.clear();
-  }
+  void dropEvents() { events_.clear(); }
 
   /// One launch, on the kernel's stream: the grid's threads, run to the end.
   void runGrid(uint64_t control, const LaunchShape &shape, LaunchTicket ticket) {

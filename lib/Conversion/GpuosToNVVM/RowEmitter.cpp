@@ -267,7 +267,7 @@ FailureOr<SmallVector<Value>> RowEmitter::forEachChunk(ValueRange init,
   }
   // The loop: each iteration takes loopUnroll() chunks, `stride` apart, so
   // their loads are in flight together (a one-chunk body waited a memory
-  // latency per chunk: a 16384-wide row took 10 us a pass on the H200).
+  // latency per chunk; docs/codegen.md has the H200 figures).
   // Chunks past the row read its last chunk and are masked, as on the
   // straight-line path.
   unsigned unroll = loopUnroll();

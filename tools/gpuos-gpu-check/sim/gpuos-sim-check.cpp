@@ -46,6 +46,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -319,17 +320,16 @@ extern "C" float simShflF32(float value, uint32_t offset) {
   return result;
 }
 
-/// f32 -> bf16, rounded to nearest even (a NaN stays a quiet NaN): the
-/// compiler-rt builtin LLVM's x86 backend calls for `fptrunc` to bfloat;
-/// Debian 12's libgcc has none (with LLVM 22.1.8 the JIT failed to resolve
-/// it). The bfloat comes back in the low 16 bits of xmm0, as a float's bits
-/// do.
+/// f32 -> bf16, rounded to nearest even by APFloat: the compiler-rt
+/// builtin LLVM's x86 backend calls for `fptrunc` to bfloat; Debian 12's
+/// libgcc has none (with LLVM 22.1.8 the JIT failed to resolve it). The
+/// bfloat comes back in the low 16 bits of xmm0, as a float's bits do.
 extern "C" float simTruncSfBf2(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, 4);
-  uint32_t half = (bits & 0x7fffffffu) > 0x7f800000u
-                      ? (bits >> 16) | 0x40u
-                      : (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
+  llvm::APFloat converted(value);
+  bool losesInfo = false;
+  converted.convert(llvm::APFloat::BFloat(), llvm::APFloat::rmNearestTiesToEven,
+                    &losesInfo);
+  auto half = static_cast<uint32_t>(converted.bitcastToAPInt().getZExtValue());
   float result;
   std::memcpy(&result, &half, 4);
   return result;
