@@ -322,7 +322,7 @@ FailureOr<Lanes> TaskEmitter::evalLayerNorm(LayerNormOp op,
     Value eps = floatConstant(b, type, op.getEpsilon().convertToDouble());
     for (unsigned lane = 0; lane < lanes; ++lane) {
       Value variance = arith::DivFOp::create(b, (*squares)[lane], n);
-      inverse[lane] = emitRsqrt(b, arith::AddFOp::create(b, variance, eps));
+      inverse[lane] = emitNormScale(b, arith::AddFOp::create(b, variance, eps));
     }
   }
   FailureOr<Lanes> x = eval(op.getInput(), index);
@@ -374,7 +374,7 @@ FailureOr<Lanes> TaskEmitter::evalRmsNorm(RmsNormOp op, const Index &index) {
     Value n = floatConstant(b, type, double(size));
     Value eps = floatConstant(b, type, op.getEpsilon().convertToDouble());
     for (unsigned lane = 0; lane < lanes; ++lane)
-      inverse[lane] = emitRsqrt(
+      inverse[lane] = emitNormScale(
           b, arith::AddFOp::create(
                  b, arith::DivFOp::create(b, (*squares)[lane], n), eps));
   }

@@ -422,7 +422,7 @@ LogicalResult RowEmitter::computeStats(Operation *op) {
     if (failed(squares))
       return failure();
     Value eps = floatConstant(b, type, epsilon.convertToDouble());
-    return emitRsqrt(
+    return emitNormScale(
         b, arith::AddFOp::create(b, arith::DivFOp::create(b, *squares, n), eps));
   };
   if (auto norm = dyn_cast<LayerNormOp>(op)) {

@@ -107,6 +107,18 @@ Value codegen::emitRsqrt(ImplicitLocOpBuilder &b, Value x) {
   return arith::DivFOp::create(b, floatConstant(b, x.getType(), 1.0), root);
 }
 
+/// sqrt.rn and div.rn are each a subroutine with a slow-path branch; in a
+/// row chain they sit on every link's critical path, behind the block
+/// reduction and before the scale of the next link's values.
+Value codegen::emitNormScale(ImplicitLocOpBuilder &b, Value x) {
+  if (!x.getType().isF32())
+    return emitRsqrt(b, x);
+  return LLVM::CallIntrinsicOp::create(b, x.getType(),
+                                       b.getStringAttr("llvm.nvvm.rsqrt.approx.f"),
+                                       ValueRange{x})
+      .getResult(0);
+}
+
 //===----------------------------------------------------------------------===//
 // Elementwise ops
 //===----------------------------------------------------------------------===//

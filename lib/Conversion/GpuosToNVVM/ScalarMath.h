@@ -71,6 +71,10 @@ mlir::Value emitArgmaxTakes(mlir::ImplicitLocOpBuilder &b, mlir::Value value,
 mlir::Value emitExp(mlir::ImplicitLocOpBuilder &b, mlir::Value x);
 /// 1 / sqrt(x), correctly rounded sqrt and division (not rsqrt.approx).
 mlir::Value emitRsqrt(mlir::ImplicitLocOpBuilder &b, mlir::Value x);
+/// The norms' scale rsqrt(mean + eps): in f32 PTX rsqrt.approx.f32 (one MUFU
+/// op, relative error at most 2^-22.9, subnormals kept), as PyTorch's own
+/// norms use rsqrtf; other types emitRsqrt.
+mlir::Value emitNormScale(mlir::ImplicitLocOpBuilder &b, mlir::Value x);
 
 } // namespace gpuos::codegen
 

@@ -404,6 +404,17 @@ static OwningOpRef<ModuleOp> hostModule(gpu::GPUModuleOp gpuModule) {
       op->getResult(0).replaceAllUsesWith(LLVM::FDivOp::create(
           builder, op->getLoc(), op->getOperand(0), op->getOperand(1)));
       toErase.push_back(op);
+    } else if (auto intrinsic = dyn_cast<LLVM::CallIntrinsicOp>(op);
+               intrinsic && intrinsic.getIntrin() == "llvm.nvvm.rsqrt.approx.f") {
+      // The device's approximation (relative error <= 2^-22.9) as the
+      // correctly rounded 1 / sqrt(x) here; the tolerance covers both.
+      Location loc = op->getLoc();
+      Value x = op->getOperand(0);
+      Value one = LLVM::ConstantOp::create(builder, loc, x.getType(),
+                                           builder.getF32FloatAttr(1.0f));
+      op->getResult(0).replaceAllUsesWith(LLVM::FDivOp::create(
+          builder, loc, one, LLVM::SqrtOp::create(builder, loc, x)));
+      toErase.push_back(op);
     } else if (auto shfl = dyn_cast<NVVM::ShflOp>(op))
       call(shfl.getVal().getType().isF32() ? "simShflF32" : "simShflI32",
            shfl.getVal().getType(), {shfl.getVal(), shfl.getOffset()});
