@@ -106,12 +106,13 @@ GPUOS_DEV void prefetchL1(uint64_t addr) {
 /// in one round of loads, then either the root tiles into the priority's
 /// root queue, or, for an urgent run that finds no other in flight, its
 /// gang members (gangPolicy), or, for an urgent run of one task with one
-/// tile when inlineUrgent is set, the job into `sh` for block 0 to run
-/// itself (true). All lanes of the warp call it with the same entry.
+/// tile when inlineUrgent is set and `lastSeen` (no entry the poller has
+/// read waits behind it), the job into `sh` for block 0 to run itself
+/// (true). All lanes of the warp call it with the same entry.
 template <typename Warp>
 GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w,
-                        const RingEntry &e, PollerState &ps, PollerShared &sh,
-                        uint64_t *steps) {
+                        const RingEntry &e, bool lastSeen, PollerState &ps,
+                        PollerShared &sh, uint64_t *steps) {
   const RunRow *row = cfg.runTable + e.run;
   uint32_t prio = ringPriority(e);
   if (prio >= kNumPriorities)
@@ -141,7 +142,12 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
     steps[0] = cycles();
   uint64_t p0 = ps.next[prio];
   bool gang = gangTiles != 0 && busy == 0u;
-  bool inlined = n == 1 && prio == kPriorityUrgent && numTasks == 1 && cfg.inlineUrgent;
+  // Only the last entry of the ring read runs inline: the poller stops
+  // reading while its tile runs, so an entry behind it in the same read
+  // would wait for that tile, and back-to-back calls of one graph would run
+  // one at a time on block 0 instead of on every worker.
+  bool inlined = n == 1 && prio == kPriorityUrgent && numTasks == 1 &&
+                 cfg.inlineUrgent && lastSeen;
   // A non-urgent run of more ranges than one round of the lanes: one
   // entry, and a worker publishes the ranges (Protocol.h, kExpandKind), so
   // that an urgent entry behind it in the ring does not wait for them (on a
@@ -355,7 +361,8 @@ GPUOS_DEV void pollStep(DeviceControl *c, const Warp &w, PollerLoop &L,
     ++L.i;
     ++L.head;
     if (ringOp(e) != kRingOpPark) { // a submission, stream-ordered or not
-      if (startRun(c, L.cfg, w, e, L.ps, sh, L.cfg.trace ? L.tSteps : nullptr)) {
+      if (startRun(c, L.cfg, w, e, L.i == L.n, L.ps, sh,
+                   L.cfg.trace ? L.tSteps : nullptr)) {
         if (L.cfg.trace)
           L.tRow = cycles();
         break; // run it now; the rest of the batch next step

@@ -302,6 +302,39 @@ TEST_P(RuntimeTest, TracesInlineUrgentSingletons) {
   }
 }
 
+// Only the last urgent singleton of a ring read runs inline on block 0: a
+// burst that arrives while block 0 runs a long inline tile is read at once,
+// and all but its last go to the workers instead of waiting for each other
+// on block 0.
+TEST_P(RuntimeTest, BurstOfUrgentSingletonsRunsOnWorkers) {
+  GraphId hold = spinGraph(alloc(8), 1, gpu() ? 20'000'000 : 200'000'000);
+  Buffer out = alloc(256 * 4);
+  GraphId tiny = oneTaskGraph("tiny", out);
+  Stats before;
+  ASSERT_OK(rt->stats(before));
+  Submission held;
+  ASSERT_OK(rt->submit(hold, Priority::Urgent, held));
+  // Block 0 takes the hold (alone in its read) within a tenth of its tile.
+  std::this_thread::sleep_for(std::chrono::milliseconds(gpu() ? 2 : 20));
+  ASSERT_EQ(rt->poll(held).code(), ErrorCode::NotReady) << "the hold ended early";
+  const int burst = 8;
+  std::vector<Submission> subs(burst);
+  for (Submission &s : subs)
+    ASSERT_OK(rt->submit(tiny, Priority::Urgent, s));
+  for (Submission &s : subs)
+    ASSERT_OK(rt->wait(s, kWaitUs));
+  ASSERT_OK(rt->wait(held, kWaitUs));
+  Stats after;
+  ASSERT_OK(rt->stats(after));
+  EXPECT_EQ(after.completed - before.completed, uint64_t(burst + 1));
+  EXPECT_EQ(after.tilesRun - before.tilesRun, uint64_t(burst + 1));
+  // The hold and the burst's last entry on block 0, the rest on workers.
+  // The simulator's poller is a warp of one lane: a ring read holds one
+  // entry, the last of its read, so there every entry runs inline.
+  EXPECT_EQ(after.tilesPerBlock.at(0) - before.tilesPerBlock.at(0),
+            gpu() ? 2u : uint64_t(burst + 1));
+}
+
 // Park and relaunch: the kernel parks after idleParkUs without work and on
 // park(); each next submission relaunches it and completes.
 TEST_P(RuntimeTest, ParksWhenIdleAndRelaunches) {
