@@ -189,10 +189,10 @@ gpuos.graph @norm_chain(%x : !gpuos.tensor<4x64xf32>, %d : !gpuos.tensor<4x64xf3
   gpuos.yield %h1, %y : !gpuos.tensor<4x64xf32>, !gpuos.tensor<4x64xf32>
 }
 
-// A chain holds at most 16 row ops: the seventeenth norm starts a new task.
+// A chain holds at most 32 row ops: the thirty-third norm starts a new task.
 // CHECK-LABEL: gpuos.graph @long_chain
 // CHECK: gpuos.task "long_chain_t0_rms_norm"
-// CHECK-COUNT-16: gpuos.rms_norm
+// CHECK-COUNT-32: gpuos.rms_norm
 // CHECK-NEXT: gpuos.yield
 // CHECK-NEXT: }
 // CHECK-NEXT: gpuos.rms_norm
@@ -215,7 +215,23 @@ gpuos.graph @long_chain(%x : !gpuos.tensor<2x32xf32>) -> (y : !gpuos.tensor<2x32
   %14 = gpuos.rms_norm %13 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
   %15 = gpuos.rms_norm %14 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
   %16 = gpuos.rms_norm %15 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
-  gpuos.yield %16 : !gpuos.tensor<2x32xf32>
+  %17 = gpuos.rms_norm %16 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
+  %18 = gpuos.rms_norm %17 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
+  %19 = gpuos.rms_norm %18 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
+  %20 = gpuos.rms_norm %19 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
+  %21 = gpuos.rms_norm %20 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
+  %22 = gpuos.rms_norm %21 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
+  %23 = gpuos.rms_norm %22 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
+  %24 = gpuos.rms_norm %23 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
+  %25 = gpuos.rms_norm %24 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
+  %26 = gpuos.rms_norm %25 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
+  %27 = gpuos.rms_norm %26 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
+  %28 = gpuos.rms_norm %27 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
+  %29 = gpuos.rms_norm %28 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
+  %30 = gpuos.rms_norm %29 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
+  %31 = gpuos.rms_norm %30 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
+  %32 = gpuos.rms_norm %31 eps 1.0e-6 : !gpuos.tensor<2x32xf32>
+  gpuos.yield %32 : !gpuos.tensor<2x32xf32>
 }
 
 // Must not chain: a softmax over the leading axis needs whole columns, and
