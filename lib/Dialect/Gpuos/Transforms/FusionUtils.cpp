@@ -648,6 +648,51 @@ static int64_t reductionFactor(Operation *op) {
   return 1;
 }
 
+/// Transposed reads (docs/passes.md, "The tile rule"): an operand of the
+/// iteration's shape that is contiguous along an outer axis, as a transpose
+/// view makes it, is read one element per 32-byte sector by a tile one
+/// element tall on that axis; the neighbouring tiles read the rest of each
+/// sector. The tile then spans up to a sector's worth of that axis (8 f32,
+/// 16 f16), doubling while at least one tile per SM is left.
+static void coverTransposedSectors(TaskOp task, ArrayRef<int64_t> space,
+                                   MutableArrayRef<int64_t> tile) {
+  int64_t rank = space.size();
+  if (rank < 2 || llvm::is_contained(space, kDynamic))
+    return;
+  int64_t axis = -1, sector = 1;
+  for (Operation &op : task.getBodyBlock().without_terminator()) {
+    if (isViewOrConstant(&op))
+      continue;
+    for (Value operand : op.getOperands()) {
+      auto type = dyn_cast<StridedTensorType>(operand.getType());
+      if (!type || type.isContiguous() || type.getShape() != space)
+        continue;
+      ArrayRef<int64_t> strides = type.getStrides();
+      if (strides[rank - 1] == 1)
+        continue;
+      for (int64_t a = 0; a < rank - 1; ++a) {
+        if (strides[a] != 1 || (axis >= 0 && axis != a))
+          continue;
+        int64_t bytes = std::max<int64_t>(
+            1, type.getElementType().getIntOrFloatBitWidth() / 8);
+        axis = a;
+        sector = std::max(sector, 32 / bytes);
+      }
+    }
+  }
+  if (axis < 0)
+    return;
+  auto tiles = [&] {
+    int64_t n = 1;
+    for (int64_t i = 0; i < rank; ++i)
+      n *= llvm::divideCeil(std::max<int64_t>(space[i], 1), tile[i]);
+    return n;
+  };
+  while (tile[axis] * 2 <= std::min(sector, space[axis]) &&
+         tiles() / 2 >= kTileSpread / 2)
+    tile[axis] *= 2;
+}
+
 SmallVector<int64_t> gpuos::fusion::chooseTile(TaskOp task) {
   ArrayRef<int64_t> space = shapeOf(task.getResult(0));
   int64_t rank = space.size();
@@ -769,6 +814,8 @@ SmallVector<int64_t> gpuos::fusion::chooseTile(TaskOp task) {
       budget = 1;
     }
   }
+  if (whole.empty() && factor == 1)
+    coverTransposedSectors(task, space, tile);
   return tile;
 }
 
