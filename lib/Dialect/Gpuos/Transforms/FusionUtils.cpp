@@ -653,8 +653,11 @@ static int64_t reductionFactor(Operation *op) {
 /// view makes it, is read one element per 32-byte sector by a tile one
 /// element tall on that axis; the neighbouring tiles read the rest of each
 /// sector. The tile then spans up to a sector's worth of that axis (8 f32,
-/// 16 f16), doubling while at least one tile per SM is left.
+/// 16 f16), doubling while at least one tile per SM is left and the tile
+/// keeps within `maxElements` (the short-tile budget). A broadcast (a zero
+/// stride) is no transposed read.
 static void coverTransposedSectors(TaskOp task, ArrayRef<int64_t> space,
+                                   int64_t maxElements,
                                    MutableArrayRef<int64_t> tile) {
   int64_t rank = space.size();
   if (rank < 2 || llvm::is_contained(space, kDynamic))
@@ -668,7 +671,7 @@ static void coverTransposedSectors(TaskOp task, ArrayRef<int64_t> space,
       if (!type || type.isContiguous() || type.getShape() != space)
         continue;
       ArrayRef<int64_t> strides = type.getStrides();
-      if (strides[rank - 1] == 1)
+      if (strides[rank - 1] <= 1) // contiguous rows, a broadcast, or dynamic
         continue;
       for (int64_t a = 0; a < rank - 1; ++a) {
         if (strides[a] != 1 || (axis >= 0 && axis != a))
@@ -688,8 +691,14 @@ static void coverTransposedSectors(TaskOp task, ArrayRef<int64_t> space,
       n *= llvm::divideCeil(std::max<int64_t>(space[i], 1), tile[i]);
     return n;
   };
+  auto elements = [&] {
+    int64_t n = 1;
+    for (int64_t size : tile)
+      n *= size;
+    return n;
+  };
   while (tile[axis] * 2 <= std::min(sector, space[axis]) &&
-         tiles() / 2 >= kTileSpread / 2)
+         tiles() / 2 >= kTileSpread / 2 && elements() * 2 <= maxElements)
     tile[axis] *= 2;
 }
 
@@ -782,6 +791,7 @@ SmallVector<int64_t> gpuos::fusion::chooseTile(TaskOp task) {
   int64_t work = std::min(kTileMaxWork, std::max<int64_t>(ops, 1) * factor);
   int64_t budget = std::max<int64_t>(
       1, std::min(kTileMaxElements, kTileMaxWork / work));
+  const int64_t shortTile = budget;
   if (llvm::none_of(space, [](int64_t size) { return size == kDynamic; })) {
     int64_t elements = 1;
     for (int64_t size : space)
@@ -815,7 +825,7 @@ SmallVector<int64_t> gpuos::fusion::chooseTile(TaskOp task) {
     }
   }
   if (whole.empty() && factor == 1)
-    coverTransposedSectors(task, space, tile);
+    coverTransposedSectors(task, space, shortTile, tile);
   return tile;
 }
 

@@ -107,30 +107,41 @@ gpuos.graph @tiles(%a : !gpuos.tensor<32x1024xf32>, %b : !gpuos.tensor<64x8xf32>
 
 // Transposed reads: an operand contiguous along the outer axis (a
 // transpose view) takes up to a 32-byte sector of that axis per tile (8
-// f32), doubling while at least 132 tiles (one per SM) are left. 512x1024:
-// [1, 1024] (512 tiles) -> [2, 1024] (256; 128 would be too few).
-// 2048x8192: [1, 8192] -> [8, 8192] (256 tiles, the sector). A stride-2
-// column slice has no contiguous axis and a broadcast row is read along
-// the innermost axis: both keep the rule's tile.
+// f32, 16 f16), doubling while at least 132 tiles (one per SM) are left and
+// the tile stays within the short-tile budget (8192 elements here).
+// 512x1024 f32: [1, 1024] (512 tiles) -> [2, 1024] (256; 128 would be too
+// few). 4096x512 f16: [8, 512] -> [16, 512], the sector. 2048x8192 f32:
+// [1, 8192] is the budget already. A stride-2 column slice has no
+// contiguous axis, a broadcast row is read along the innermost axis and a
+// broadcast column (strides [1, 0]) reads one element a row: all keep the
+// rule's tile.
 // CHECK-LABEL: gpuos.graph @transposed_reads
 // CHECK: gpuos.task "transposed_reads_t0_exp" {{.+}} tile [2, 1024] -> (!gpuos.tensor<512x1024xf32>)
-// CHECK: gpuos.task "transposed_reads_t1_exp" {{.+}} tile [8, 8192] -> (!gpuos.tensor<2048x8192xf32>)
-// CHECK: gpuos.task "transposed_reads_t2_exp" {{.+}} tile [1, 1024] -> (!gpuos.tensor<512x1024xf32>)
-// CHECK: gpuos.task "transposed_reads_t3_mul" {{.+}} tile [1, 1024] -> (!gpuos.tensor<512x1024xf32>)
-gpuos.graph @transposed_reads(%x : !gpuos.tensor<1024x512xf32>, %w : !gpuos.tensor<8192x2048xf32>,
-                              %z : !gpuos.tensor<512x2048xf32>, %row : !gpuos.tensor<1024xf32>)
-    -> (a : !gpuos.tensor<512x1024xf32>, b : !gpuos.tensor<2048x8192xf32>,
-        c : !gpuos.tensor<512x1024xf32>, d : !gpuos.tensor<512x1024xf32>) {
+// CHECK: gpuos.task "transposed_reads_t1_exp" {{.+}} tile [16, 512] -> (!gpuos.tensor<4096x512xf16>)
+// CHECK: gpuos.task "transposed_reads_t2_exp" {{.+}} tile [1, 8192] -> (!gpuos.tensor<2048x8192xf32>)
+// CHECK: gpuos.task "transposed_reads_t3_exp" {{.+}} tile [1, 1024] -> (!gpuos.tensor<512x1024xf32>)
+// CHECK: gpuos.task "transposed_reads_t4_mul" {{.+}} tile [1, 1024] -> (!gpuos.tensor<512x1024xf32>)
+// CHECK: gpuos.task "transposed_reads_t5_add" {{.+}} tile [1, 1024] -> (!gpuos.tensor<512x1024xf32>)
+gpuos.graph @transposed_reads(%x : !gpuos.tensor<1024x512xf32>, %h : !gpuos.tensor<512x4096xf16>,
+                              %w : !gpuos.tensor<8192x2048xf32>, %z : !gpuos.tensor<512x2048xf32>,
+                              %row : !gpuos.tensor<1024xf32>, %col : !gpuos.tensor<512x1xf32>)
+    -> (a : !gpuos.tensor<512x1024xf32>, e : !gpuos.tensor<4096x512xf16>, b : !gpuos.tensor<2048x8192xf32>,
+        c : !gpuos.tensor<512x1024xf32>, d : !gpuos.tensor<512x1024xf32>, f : !gpuos.tensor<512x1024xf32>) {
   %t = gpuos.transpose %x [1, 0] : !gpuos.tensor<1024x512xf32>
   %a = gpuos.exp %t : !gpuos.tensor<512x1024xf32, strides = [1, 512]>
+  %th = gpuos.transpose %h [1, 0] : !gpuos.tensor<512x4096xf16>
+  %e = gpuos.exp %th : !gpuos.tensor<4096x512xf16, strides = [1, 4096]>
   %tw = gpuos.transpose %w [1, 0] : !gpuos.tensor<8192x2048xf32>
   %b = gpuos.exp %tw : !gpuos.tensor<2048x8192xf32, strides = [1, 2048]>
   %s = gpuos.slice %z starts [0, 0] sizes [512, 1024] steps [1, 2] : !gpuos.tensor<512x2048xf32>
   %c = gpuos.exp %s : !gpuos.tensor<512x1024xf32, strides = [2048, 2]>
   %r = gpuos.broadcast %row to [512, 1024] : !gpuos.tensor<1024xf32>
   %d = gpuos.mul %r, %c : !gpuos.tensor<512x1024xf32, strides = [0, 1]>, !gpuos.tensor<512x1024xf32>
-  gpuos.yield %a, %b, %c, %d : !gpuos.tensor<512x1024xf32>, !gpuos.tensor<2048x8192xf32>,
-      !gpuos.tensor<512x1024xf32>, !gpuos.tensor<512x1024xf32>
+  %cb = gpuos.broadcast %col to [512, 1024] : !gpuos.tensor<512x1xf32>
+  %f = gpuos.add %d, %cb : !gpuos.tensor<512x1024xf32>, !gpuos.tensor<512x1024xf32, strides = [1, 0]>
+  gpuos.yield %a, %e, %b, %c, %d, %f : !gpuos.tensor<512x1024xf32>, !gpuos.tensor<4096x512xf16>,
+      !gpuos.tensor<2048x8192xf32>, !gpuos.tensor<512x1024xf32>, !gpuos.tensor<512x1024xf32>,
+      !gpuos.tensor<512x1024xf32>
 }
 
 // Large tensors: the work budget decides. One op over 1024x4096: 8192
