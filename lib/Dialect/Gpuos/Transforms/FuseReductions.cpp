@@ -30,12 +30,25 @@ using namespace gpuos::fusion;
 /// registers, but the loop copy evaluates link k from the task's inputs
 /// again, so its work grows with the square of the chain. The loop copy is
 /// what block sizes other than the tuned one run, and also the tuned size
-/// for rows longer than the straight-line limit (16 elements per thread;
-/// warp-shared rows above 512): such chains pay the square too. 32, not 16:
-/// the bench's 32-norm rmsnorm_chain as one task runs 37 -> 24.4 us sync on
-/// the H200 (no hop, and one urgent singleton the poller runs itself) and
-/// compiles in 7.8-9 s instead of 4.6 (docs/passes.md).
+/// for rows longer than the straight-line limit (16 elements per thread,
+/// 4096 at 256 threads): such chains run the square, so they keep 16 links.
+/// Rows within the limit take 32: the bench's 32-norm rmsnorm_chain (rows of
+/// 4096) as one task runs 34.9-35.8 -> 24.3-25.7 us sync on the H200 (no
+/// hop, and one urgent singleton the poller runs itself) and compiles in
+/// 7.8-9 s instead of 4.6 (docs/passes.md).
 static constexpr unsigned kMaxRowOpsPerTask = 32;
+static constexpr unsigned kMaxLongRowOpsPerTask = 16;
+static constexpr int64_t kStraightLineRow = 16 * 256;
+
+/// The most links a chain over `op`'s rows may hold.
+static unsigned maxRowOpsPerTask(Operation *op) {
+  ArrayRef<int64_t> shape =
+      cast<StridedTensorType>(op->getOperand(0).getType()).getShape();
+  int64_t row = shape.empty() ? 1 : shape.back();
+  return row != ShapedType::kDynamic && row <= kStraightLineRow
+             ? kMaxRowOpsPerTask
+             : kMaxLongRowOpsPerTask;
+}
 
 /// A row op whose result has its input's shape: links of a row chain.
 static bool isRowChainLink(Operation *op) {
@@ -104,7 +117,7 @@ struct FuseReductions
   /// Merges the group `leader` of the row op `anchor` into the group of the
   /// row op that produces its data operand, when both are row chain links
   /// over the same rows with the same priority, the chain stays within
-  /// kMaxRowOpsPerTask, and the merge keeps the graph acyclic and the task
+  /// maxRowOpsPerTask, and the merge keeps the graph acyclic and the task
   /// within kMaxTaskResults. Returns the representative of anchor's group.
   static unsigned tryRowChain(FusionGraph &fg, ArrayRef<UnitInfo> units,
                               ArrayRef<int> anchorOf,
@@ -123,7 +136,7 @@ struct FuseReductions
     if (!isRowChainLink(link) ||
         link->getOperand(0).getType() != op->getOperand(0).getType() ||
         units[anchorOf[other]].priority != units[anchor].priority ||
-        anchorsIn[other] + anchorsIn[leader] > kMaxRowOpsPerTask ||
+        anchorsIn[other] + anchorsIn[leader] > maxRowOpsPerTask(op) ||
         !fg.readsDirectly(leader, other) ||
         fg.resultsIfMerged(other, leader) > kMaxTaskResults ||
         fg.wouldCreateCycle({other, leader}))

@@ -234,6 +234,36 @@ gpuos.graph @long_chain(%x : !gpuos.tensor<2x32xf32>) -> (y : !gpuos.tensor<2x32
   gpuos.yield %32 : !gpuos.tensor<2x32xf32>
 }
 
+// Rows longer than the straight-line limit (4096 elements) run the loop
+// copy, whose work grows with the square of the chain: 16 links a task.
+// CHECK-LABEL: gpuos.graph @long_rows_chain
+// CHECK: gpuos.task "long_rows_chain_t0_rms_norm"
+// CHECK-COUNT-16: gpuos.rms_norm
+// CHECK-NEXT: gpuos.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: gpuos.rms_norm
+// CHECK-NEXT: gpuos.yield
+gpuos.graph @long_rows_chain(%x : !gpuos.tensor<1x8192xf32>) -> (y : !gpuos.tensor<1x8192xf32>) {
+  %0 = gpuos.rms_norm %x eps 1.0e-6 : !gpuos.tensor<1x8192xf32>
+  %1 = gpuos.rms_norm %0 eps 1.0e-6 : !gpuos.tensor<1x8192xf32>
+  %2 = gpuos.rms_norm %1 eps 1.0e-6 : !gpuos.tensor<1x8192xf32>
+  %3 = gpuos.rms_norm %2 eps 1.0e-6 : !gpuos.tensor<1x8192xf32>
+  %4 = gpuos.rms_norm %3 eps 1.0e-6 : !gpuos.tensor<1x8192xf32>
+  %5 = gpuos.rms_norm %4 eps 1.0e-6 : !gpuos.tensor<1x8192xf32>
+  %6 = gpuos.rms_norm %5 eps 1.0e-6 : !gpuos.tensor<1x8192xf32>
+  %7 = gpuos.rms_norm %6 eps 1.0e-6 : !gpuos.tensor<1x8192xf32>
+  %8 = gpuos.rms_norm %7 eps 1.0e-6 : !gpuos.tensor<1x8192xf32>
+  %9 = gpuos.rms_norm %8 eps 1.0e-6 : !gpuos.tensor<1x8192xf32>
+  %10 = gpuos.rms_norm %9 eps 1.0e-6 : !gpuos.tensor<1x8192xf32>
+  %11 = gpuos.rms_norm %10 eps 1.0e-6 : !gpuos.tensor<1x8192xf32>
+  %12 = gpuos.rms_norm %11 eps 1.0e-6 : !gpuos.tensor<1x8192xf32>
+  %13 = gpuos.rms_norm %12 eps 1.0e-6 : !gpuos.tensor<1x8192xf32>
+  %14 = gpuos.rms_norm %13 eps 1.0e-6 : !gpuos.tensor<1x8192xf32>
+  %15 = gpuos.rms_norm %14 eps 1.0e-6 : !gpuos.tensor<1x8192xf32>
+  %16 = gpuos.rms_norm %15 eps 1.0e-6 : !gpuos.tensor<1x8192xf32>
+  gpuos.yield %16 : !gpuos.tensor<1x8192xf32>
+}
+
 // Must not chain: a softmax over the leading axis needs whole columns, and
 // rows of other shapes are other rows.
 // CHECK-LABEL: gpuos.graph @not_a_chain
