@@ -365,7 +365,7 @@ GPUOS_DEV void pollStep(DeviceControl *c, const Warp &w, PollerLoop &L,
                    L.cfg.trace ? L.tSteps : nullptr)) {
         if (L.cfg.trace)
           L.tRow = cycles();
-        break; // run it now; the rest of the batch next step
+        break; // run it now (the last entry of its read)
       }
       if (L.cfg.trace && w.lane() == 0)
         traceQueued(L, e);

@@ -4,7 +4,9 @@
 // division by zero gives 0 and MIN / -1 wraps, float max/min propagate NaN,
 // float-to-int casts truncate and saturate with NaN giving 0, anything to i1
 // tests != 0. Transcendentals call libdevice (linked from the CUDA toolkit
-// by the NVVM target serializer); sqrt and division stay correctly rounded.
+// by the NVVM target serializer); sqrt and division stay correctly rounded,
+// except the divisions of sigmoid and silu (div.full) and the norms' scale
+// (rsqrt.approx), docs/codegen.md "Numerics".
 //
 //===----------------------------------------------------------------------===//
 

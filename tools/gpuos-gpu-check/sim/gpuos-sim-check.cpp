@@ -398,22 +398,22 @@ static OwningOpRef<ModuleOp> hostModule(gpu::GPUModuleOp gpuModule) {
                                                builder.getI32IntegerAttr(wait.getN()));
       call("simCpAsyncWait", voidType, {pending});
     } else if (auto intrinsic = dyn_cast<LLVM::CallIntrinsicOp>(op);
-             intrinsic && intrinsic.getIntrin() == "llvm.nvvm.div.full") {
-      // The device's 2-ulp division; the host's is exact (the tolerance
-      // covers both).
-      op->getResult(0).replaceAllUsesWith(LLVM::FDivOp::create(
-          builder, op->getLoc(), op->getOperand(0), op->getOperand(1)));
-      toErase.push_back(op);
-    } else if (auto intrinsic = dyn_cast<LLVM::CallIntrinsicOp>(op);
-               intrinsic && intrinsic.getIntrin() == "llvm.nvvm.rsqrt.approx.f") {
-      // The device's approximation (relative error <= 2^-22.9) as the
-      // correctly rounded 1 / sqrt(x) here; the tolerance covers both.
+               intrinsic && (intrinsic.getIntrin() == "llvm.nvvm.div.full" ||
+                             intrinsic.getIntrin() == "llvm.nvvm.rsqrt.approx.f")) {
+      // The device's 2-ulp division and its rsqrt approximation (relative
+      // error <= 2^-22.9) as the correctly rounded x / y and 1 / sqrt(x)
+      // here; the tolerance covers both.
       Location loc = op->getLoc();
       Value x = op->getOperand(0);
-      Value one = LLVM::ConstantOp::create(builder, loc, x.getType(),
-                                           builder.getF32FloatAttr(1.0f));
-      op->getResult(0).replaceAllUsesWith(LLVM::FDivOp::create(
-          builder, loc, one, LLVM::SqrtOp::create(builder, loc, x)));
+      Value result;
+      if (intrinsic.getIntrin() == "llvm.nvvm.div.full") {
+        result = LLVM::FDivOp::create(builder, loc, x, op->getOperand(1));
+      } else {
+        Value one = LLVM::ConstantOp::create(builder, loc, x.getType(),
+                                             builder.getFloatAttr(x.getType(), 1.0));
+        result = LLVM::FDivOp::create(builder, loc, one, LLVM::SqrtOp::create(builder, loc, x));
+      }
+      op->getResult(0).replaceAllUsesWith(result);
       toErase.push_back(op);
     } else if (auto shfl = dyn_cast<NVVM::ShflOp>(op))
       call(shfl.getVal().getType().isF32() ? "simShflF32" : "simShflI32",

@@ -76,8 +76,8 @@ struct RuntimeOptions {
   /// Block 0 (the poller's) runs urgent graphs of one task with one tile
   /// itself instead of queueing them: the lowest latency, but ring polling
   /// pauses while such a tile runs, so keep urgent singletons short. Only
-  /// the last entry of a ring read runs inline; those before it in the
-  /// same read go to the queues (back-to-back calls run on every worker).
+  /// the last entry of a ring read (up to 32 entries) runs inline; those
+  /// before it in the same read go to the queues and the workers.
   bool inlineUrgentSingletons = true;
   /// A worker that makes a one-tile successor ready runs it next itself
   /// (after checking that no higher-priority work waits) instead of
