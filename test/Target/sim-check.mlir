@@ -50,6 +50,12 @@
 // RUN: gpuos-check-gen %S/gpu-check/row_chains.mlir --manifest=%t/rc.manifest.json -o %t/rc.d
 // RUN: gpuos-sim-check %S/gpu-check/row_chains.mlir %t/rc.d/check.txt --block=256 | FileCheck %s --check-prefix=RC
 // RUN: gpuos-sim-check %S/gpu-check/row_chains.mlir %t/rc.d/check.txt --block=256 --misalign | FileCheck %s --check-prefix=RC
+// Staged links (the loop path): another block size, misaligned at 256.
+// RUN: gpuos-jit %S/gpu-check/staged_links.mlir --no-cache -o %t/sl
+// RUN: gpuos-check-gen %S/gpu-check/staged_links.mlir --manifest=%t/sl.manifest.json -o %t/sl.d
+// RUN: gpuos-sim-check %S/gpu-check/staged_links.mlir %t/sl.d/check.txt --block=96 | FileCheck %s --check-prefix=SL
+// RUN: gpuos-sim-check %S/gpu-check/staged_links.mlir %t/sl.d/check.txt --block=256 | FileCheck %s --check-prefix=SL
+// RUN: gpuos-sim-check %S/gpu-check/staged_links.mlir %t/sl.d/check.txt --block=256 --misalign | FileCheck %s --check-prefix=SL
 
 // CHECK-NOT: FAIL
 // CHECK: sim-check: {{[1-9][0-9]*}} passed, 0 failed
@@ -59,3 +65,5 @@
 // LC: sim-check: 6 passed, 0 failed
 // RC-NOT: FAIL
 // RC: sim-check: 8 passed, 0 failed
+// SL-NOT: FAIL
+// SL: sim-check: 5 passed, 0 failed

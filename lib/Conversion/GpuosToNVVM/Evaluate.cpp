@@ -106,7 +106,10 @@ FailureOr<Lanes> TaskEmitter::eval(Value value, const Index &index) {
       return it->second;
 
   FailureOr<Lanes> result = failure();
-  if (auto arg = dyn_cast<BlockArgument>(value)) {
+  Lanes staged = stagedValue ? stagedValue(value, index) : Lanes();
+  if (!staged.empty()) {
+    result = std::move(staged);
+  } else if (auto arg = dyn_cast<BlockArgument>(value)) {
     result = load(buffers[arg.getArgNumber()], index);
   } else {
     result = evalOp(value.getDefiningOp(), index);

@@ -17,6 +17,14 @@ static constexpr int64_t kEntryBytes = 16;
 /// Elements of a row a thread may hold on the straight-line path: a few
 /// rows' worth of registers (each live row value takes this many).
 static constexpr int64_t kMaxStraightElements = 16;
+/// Shared memory a staged link's row may take (docs/codegen.md, "Staged
+/// links"); longer rows evaluate each link from the task's inputs.
+static constexpr int64_t kMaxStageBytes = 32 * 1024;
+
+/// Row ops whose result is a full row a later link can read.
+static bool isLink(Operation *op) {
+  return isa<SoftmaxOp, LayerNormOp, RmsNormOp>(op);
+}
 
 /// The operand a row op reduces along its innermost axis, or null.
 static Value rowOperand(Operation *op) {
@@ -306,8 +314,8 @@ FailureOr<SmallVector<Value>> RowEmitter::forEachChunk(ValueRange init,
 
 unsigned RowEmitter::loopUnroll() const {
   // Rows short enough for the straight-line path take the loop only at
-  // other block sizes: one chunk an iteration keeps that copy small (a row
-  // chain's loop body grows with the square of the chain). Longer rows:
+  // other block sizes and for misaligned buffers: one chunk an iteration
+  // keeps that copy small. Longer rows:
   // chunks per thread at the tuned block size, up to 4 (16 f32 in flight
   // per thread and pass).
   if (straightChunks() != 0)
@@ -529,6 +537,7 @@ LogicalResult RowEmitter::emitRow(ArrayRef<Value> row) {
   }
   t.statRow.assign(row.begin(), row.end());
   t.stats.clear();
+  staged = Value();
   for (auto [k, op] : llvm::enumerate(rowOps)) {
     // Straight-line: the next stage's loads go out before this one's block
     // reduction, so their latency hides behind its barrier (docs/codegen.md,
@@ -536,6 +545,13 @@ LogicalResult RowEmitter::emitRow(ArrayRef<Value> row) {
     if (straight && failed(preloadStage(k + 1)))
       return failure();
     if (failed(computeStats(op)))
+      return failure();
+    // Loop path: a link that a later row op reads goes to shared memory.
+    if (!straight && stageLinks && isLink(op) && k + 1 < rowOps.size() &&
+        llvm::any_of(ArrayRef(rowOps).drop_front(k + 1), [&](Operation *later) {
+          return rowDependent.contains(rowOperand(later));
+        }) &&
+        failed(stageLink(op)))
       return failure();
   }
 
@@ -601,7 +617,70 @@ LogicalResult RowEmitter::emitRow(ArrayRef<Value> row) {
     t.lanes = savedLanes;
   }
   t.stats.clear();
+  staged = Value();
   return result;
+}
+
+Value RowEmitter::stagedSlot(Value j, unsigned lane) {
+  Type i32 = b.getI32Type();
+  Value at = j.getType().isInteger(32) ? j : Value(arith::TruncIOp::create(b, i32, j));
+  if (lane)
+    at = arith::AddIOp::create(b, at, intConstant(b, i32, lane));
+  int64_t bytes = storageBytes(stagedType);
+  Value byte = arith::AddIOp::create(b, intConstant(b, i32, kRowSharedBytes),
+                                     arith::MulIOp::create(b, at, intConstant(b, i32, bytes)));
+  return LLVM::GEPOp::create(b, sharedBase.getType(), b.getI8Type(), sharedBase,
+                             ValueRange{byte});
+}
+
+LogicalResult RowEmitter::stageLink(Operation *op) {
+  Value value = op->getResult(0);
+  Type element = cast<StridedTensorType>(value.getType()).getElementType();
+  Type type = computeType(element);
+  unsigned alignment = unsigned(storageBytes(type));
+  // Evaluated from the link before it (still staged), written over it:
+  // each thread at its own chunks, which every pass visits alike.
+  FailureOr<SmallVector<Value>> done = forEachChunk(
+      ValueRange{},
+      [&](Value j, Value valid, ValueRange) -> FailureOr<SmallVector<Value>> {
+        FailureOr<Lanes> lanes = t.eval(value, rowIndex(j));
+        if (failed(lanes))
+          return failure();
+        OpBuilder::InsertionGuard guard(b);
+        if (valid) // a chunk past the row's end is another thread's: no store
+          b.setInsertionPointToStart(
+              scf::IfOp::create(b, valid, /*withElseRegion=*/false).thenBlock());
+        Type saved = stagedType;
+        stagedType = type;
+        for (auto [lane, lv] : llvm::enumerate(*lanes))
+          LLVM::StoreOp::create(b, lv, stagedSlot(j, lane), alignment);
+        stagedType = saved;
+        return SmallVector<Value>();
+      });
+  if (failed(done))
+    return failure();
+  staged = value;
+  stagedType = type;
+  return success();
+}
+
+Lanes RowEmitter::loadStaged(Value value, const Index &index) {
+  if (straight || !staged || value != staged ||
+      index.size() != currentRow.size() + 1)
+    return {};
+  for (auto [dim, row] : llvm::zip(ArrayRef(index).drop_back(), currentRow))
+    if (!dim.isAffine() || dim.base != row || dim.coef != 0)
+      return {};
+  // A chunk of the row (rowIndex): element j + lane at lane `lane`.
+  const DimIndex &last = index.back();
+  if (!last.isAffine() || last.coef != 1 || last.divisor % rowLanes != 0)
+    return {};
+  Lanes lanes;
+  unsigned alignment = unsigned(storageBytes(stagedType));
+  for (unsigned lane = 0; lane < t.lanes; ++lane)
+    lanes.push_back(LLVM::LoadOp::create(b, stagedType, stagedSlot(last.base, lane),
+                                         alignment));
+  return lanes;
 }
 
 LogicalResult RowEmitter::emitRows(bool vectors) {
@@ -670,6 +749,19 @@ LogicalResult RowEmitter::emit() {
   t.info.sharedBytes = kRowSharedBytes;
   t.info.strategy = "rows";
   t.maxLanes = rowLanes;
+  // Staged links: block rows of a chain whose link rows fit the budget.
+  Type element =
+      cast<StridedTensorType>(rowOperand(rowOps.front()).getType()).getElementType();
+  Type compute = computeType(element);
+  int64_t stageBytes = isa<FloatType>(compute) ? rowLength * storageBytes(compute) : 0;
+  stageLinks = !warpRows && stageBytes > 0 && stageBytes <= kMaxStageBytes &&
+               llvm::count_if(rowOps, isLink) >= 2;
+  if (stageLinks) {
+    t.info.sharedBytes += stageBytes;
+    t.stagedValue = [this](Value value, const Index &index) {
+      return loadStaged(value, index);
+    };
+  }
   auto module = t.func->getParentOfType<gpu::GPUModuleOp>();
   auto sharedPtr = LLVM::LLVMPointerType::get(b.getContext(), 3);
   if (!module.lookupSymbol(kSharedName)) {
@@ -730,5 +822,6 @@ LogicalResult RowEmitter::emit() {
   // Shared memory is free again when the function returns.
   if (!warpRows)
     barrier();
+  t.stagedValue = nullptr;
   return result;
 }

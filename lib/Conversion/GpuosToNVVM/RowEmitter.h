@@ -17,6 +17,13 @@
 // consecutive statistics so one barrier per statistic suffices (1 KiB,
 // declared as the task's shared_bytes). See docs/codegen.md.
 //
+// Staged links: on the loop path a chain of row ops (block rows) keeps each
+// link's row in shared memory after its statistics, in the compute type,
+// each thread at its own chunks (every pass walks the row with the same
+// chunks, so no barrier is needed); the next link reads it there instead
+// of evaluating the chain from the task's inputs again, which made the
+// loop copy's code grow with the square of the chain.
+//
 // Rows of at most 32 * 16 elements, and the rows of tiles that hold at
 // least one row per warp, are instead shared by a warp, not the block: warp
 // w takes rows w, w + numWarps, ... of the tile, its lanes fold their
@@ -70,6 +77,14 @@ private:
   /// scalar copy), as emitRows(true) / emitRows(false).
   mlir::LogicalResult emitAligned();
   mlir::LogicalResult emitRow(llvm::ArrayRef<mlir::Value> row);
+  /// Loop path: writes row op `op`'s result at this thread's chunks of the
+  /// current row into the staging buffer, which later passes then read
+  /// instead of evaluating the chain up to it again.
+  mlir::LogicalResult stageLink(mlir::Operation *op);
+  /// The staged value's lanes at `index`, or none when `index` is not a
+  /// chunk of the current row.
+  Lanes loadStaged(mlir::Value value, const Index &index);
+  mlir::Value stagedSlot(mlir::Value j, unsigned lane);
   mlir::LogicalResult computeStats(mlir::Operation *op);
   /// Straight-line path: evaluates, at this thread's chunks, what stage
   /// `stage` (row op `stage`, or the full-row stores after the last) reads
@@ -130,6 +145,11 @@ private:
   /// the block's warp count, in the index type.
   mlir::Value rowThread, rowWarp, rowWarps;
   llvm::SmallVector<std::pair<mlir::Value, mlir::Value>> chunks;
+  /// Staged links (block rows with a chain of row ops): the row value in
+  /// the staging buffer (after the statistics slots), its element type.
+  bool stageLinks = false;
+  mlir::Value staged;
+  mlir::Type stagedType;
 };
 
 } // namespace gpuos::codegen

@@ -197,6 +197,10 @@ private:
   /// the lanes, or nothing to evaluate the matmul serially.
   Index currentIteration;
   std::function<Lanes(MatmulOp, const Index &)> precomputedMatmul;
+  /// A row value the row strategy's loop copy keeps in shared memory
+  /// (RowEmitter, "staged links"): its lanes at `index` loaded from there,
+  /// or nothing to evaluate it as usual.
+  std::function<Lanes(mlir::Value, const Index &)> stagedValue;
 };
 
 } // namespace gpuos::codegen

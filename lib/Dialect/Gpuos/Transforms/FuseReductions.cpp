@@ -27,15 +27,14 @@ using namespace gpuos;
 using namespace gpuos::fusion;
 
 /// Row ops one task may chain. The straight-line row code keeps a link in
-/// registers, but the loop copy evaluates link k from the task's inputs
-/// again, so its work grows with the square of the chain. The loop copy is
-/// what block sizes other than the tuned one run, and also the tuned size
-/// for rows longer than the straight-line limit (16 elements per thread,
-/// 4096 at 256 threads): such chains run the square, so they keep 16 links.
-/// Rows within the limit take 32: the bench's 32-norm rmsnorm_chain (rows of
-/// 4096) as one task runs 34.9-35.8 -> 24.3-25.7 us sync on the H200 (no
-/// hop, and one urgent singleton the poller runs itself) and compiles in
-/// 7.8-9 s instead of 4.6 (docs/passes.md).
+/// registers; the loop copy (block sizes other than the tuned one,
+/// misaligned buffers, and rows longer than the straight-line limit, 16
+/// elements per thread or 4096 at 256 threads) keeps it in shared memory
+/// (RowEmitter, staged links). Rows within the limit take 32: the bench's
+/// 32-norm rmsnorm_chain (rows of 4096) as one task runs 34.9-35.8 ->
+/// 24.3-25.7 us sync on the H200 (no hop, and one urgent singleton the
+/// poller runs itself; docs/passes.md). Longer or dynamic rows keep 16,
+/// not measured at 32.
 static constexpr unsigned kMaxRowOpsPerTask = 32;
 static constexpr unsigned kMaxLongRowOpsPerTask = 16;
 static constexpr int64_t kStraightLineRow = 16 * 256;
