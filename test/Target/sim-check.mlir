@@ -66,4 +66,4 @@
 // RC-NOT: FAIL
 // RC: sim-check: 8 passed, 0 failed
 // SL-NOT: FAIL
-// SL: sim-check: 5 passed, 0 failed
+// SL: sim-check: 7 passed, 0 failed

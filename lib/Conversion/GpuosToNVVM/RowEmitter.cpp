@@ -298,8 +298,9 @@ FailureOr<SmallVector<Value>> RowEmitter::forEachChunk(ValueRange init,
       j = t.idxAdd(j, stride);
       valid = arith::CmpIOp::create(b, arith::CmpIPredicate::ule, j, last);
     }
-    FailureOr<SmallVector<Value>> next =
-        step(valid ? Value(arith::MinUIOp::create(b, j, last)) : j, valid, accs);
+    Value at = valid ? Value(arith::MinUIOp::create(b, j, last)) : j;
+    chunkStarts.insert(at); // this thread's chunks (staged links)
+    FailureOr<SmallVector<Value>> next = step(at, valid, accs);
     if (failed(next)) {
       t.popScope();
       return failure();
@@ -547,10 +548,7 @@ LogicalResult RowEmitter::emitRow(ArrayRef<Value> row) {
     if (failed(computeStats(op)))
       return failure();
     // Loop path: a link that a later row op reads goes to shared memory.
-    if (!straight && stageLinks && isLink(op) && k + 1 < rowOps.size() &&
-        llvm::any_of(ArrayRef(rowOps).drop_front(k + 1), [&](Operation *later) {
-          return rowDependent.contains(rowOperand(later));
-        }) &&
+    if (!straight && stageLinks && isLink(op) && readLater(k) &&
         failed(stageLink(op)))
       return failure();
   }
@@ -621,6 +619,17 @@ LogicalResult RowEmitter::emitRow(ArrayRef<Value> row) {
   return result;
 }
 
+bool RowEmitter::readLater(unsigned k) const {
+  // The values computed from row op k's result, in body order.
+  llvm::DenseSet<Value> from{rowOps[k]->getResult(0)};
+  for (Operation *op = rowOps[k]->getNextNode(); op; op = op->getNextNode())
+    if (llvm::any_of(op->getOperands(), [&](Value v) { return from.contains(v); }))
+      from.insert(op->getResults().begin(), op->getResults().end());
+  return llvm::any_of(ArrayRef(rowOps).drop_front(k + 1), [&](Operation *later) {
+    return from.contains(rowOperand(later));
+  });
+}
+
 Value RowEmitter::stagedSlot(Value j, unsigned lane) {
   Type i32 = b.getI32Type();
   Value at = j.getType().isInteger(32) ? j : Value(arith::TruncIOp::create(b, i32, j));
@@ -647,7 +656,10 @@ LogicalResult RowEmitter::stageLink(Operation *op) {
         if (failed(lanes))
           return failure();
         OpBuilder::InsertionGuard guard(b);
-        if (valid) // a chunk past the row's end is another thread's: no store
+        // A chunk past the row's end is another thread's (the row's last):
+        // no store. Its loads of that position race with the owner's
+        // store, but its values are discarded wherever it is masked.
+        if (valid)
           b.setInsertionPointToStart(
               scf::IfOp::create(b, valid, /*withElseRegion=*/false).thenBlock());
         Type saved = stagedType;
@@ -671,9 +683,11 @@ Lanes RowEmitter::loadStaged(Value value, const Index &index) {
   for (auto [dim, row] : llvm::zip(ArrayRef(index).drop_back(), currentRow))
     if (!dim.isAffine() || dim.base != row || dim.coef != 0)
       return {};
-  // A chunk of the row (rowIndex): element j + lane at lane `lane`.
+  // One of this thread's chunks (rowIndex(j) in a pass): element j + lane
+  // at lane `lane`. Another position of the row (a view that shifts it)
+  // may be another thread's part, written without a barrier between.
   const DimIndex &last = index.back();
-  if (!last.isAffine() || last.coef != 1 || last.divisor % rowLanes != 0)
+  if (!last.isAffine() || last.coef != 1 || !chunkStarts.contains(last.base))
     return {};
   Lanes lanes;
   unsigned alignment = unsigned(storageBytes(stagedType));
@@ -754,8 +768,16 @@ LogicalResult RowEmitter::emit() {
       cast<StridedTensorType>(rowOperand(rowOps.front()).getType()).getElementType();
   Type compute = computeType(element);
   int64_t stageBytes = isa<FloatType>(compute) ? rowLength * storageBytes(compute) : 0;
+  // One slot width for the buffer: every link of the compute type it is
+  // sized by (a hand-written task may chain f64 and f32 rows).
+  auto sameCompute = [&](Operation *op) {
+    return !isLink(op) ||
+           computeType(cast<StridedTensorType>(op->getResult(0).getType())
+                           .getElementType()) == compute;
+  };
   stageLinks = !warpRows && stageBytes > 0 && stageBytes <= kMaxStageBytes &&
-               llvm::count_if(rowOps, isLink) >= 2;
+               llvm::count_if(rowOps, isLink) >= 2 &&
+               llvm::all_of(rowOps, sameCompute);
   if (stageLinks) {
     t.info.sharedBytes += stageBytes;
     t.stagedValue = [this](Value value, const Index &index) {

@@ -85,6 +85,8 @@ private:
   /// chunk of the current row.
   Lanes loadStaged(mlir::Value value, const Index &index);
   mlir::Value stagedSlot(mlir::Value j, unsigned lane);
+  /// Whether a later row op reads row op `k`'s result (through any ops).
+  bool readLater(unsigned k) const;
   mlir::LogicalResult computeStats(mlir::Operation *op);
   /// Straight-line path: evaluates, at this thread's chunks, what stage
   /// `stage` (row op `stage`, or the full-row stores after the last) reads
@@ -150,6 +152,9 @@ private:
   bool stageLinks = false;
   mlir::Value staged;
   mlir::Type stagedType;
+  /// The first elements of this thread's chunks in the loop path's passes:
+  /// the only positions of the buffer it wrote.
+  llvm::DenseSet<mlir::Value> chunkStarts;
 };
 
 } // namespace gpuos::codegen

@@ -8,7 +8,11 @@
 // guard this case fails); two rows a tile share the buffer in turn (also
 // bf16); a link that is also a
 // result, a link read again after later links replaced it in the buffer
-// (evaluated from the inputs), bf16 rows (staged in f32) and f64 rows.
+// (evaluated from the inputs), bf16 rows (staged in f32), f64 rows, a
+// link read rolled by 4 (slices and a concat: other threads' positions,
+// evaluated from the inputs, not loaded from the buffer), and an f64 link
+// before f32 ones (links of two compute types are not staged: one slot
+// width; staged, this case failed).
 // test/Target/sim-check.mlir runs them on the CPU simulation;
 // scripts/gpu-check.sh on a GPU.
 // REQUIRES: libdevice
@@ -18,6 +22,8 @@
 // CHECK-DAG: .visible .func gpuos_task_sl_skip(
 // CHECK-DAG: .visible .func gpuos_task_sl_bf16(
 // CHECK-DAG: .visible .func gpuos_task_sl_f64(
+// CHECK-DAG: .visible .func gpuos_task_sl_rolled(
+// CHECK-DAG: .visible .func gpuos_task_sl_mixed(
 
 // Four links on 2 rows of 6000 a tile (the loop at every block size).
 gpuos.graph @long_rows(%x : !gpuos.tensor<4x6000xf32>, %w : !gpuos.tensor<4x6000xf32>, %d : !gpuos.tensor<4x6000xf32>)
@@ -143,4 +149,32 @@ gpuos.graph @f64(%x : !gpuos.tensor<1x1024xf64>, %w : !gpuos.tensor<3x1024xf64>,
     gpuos.yield %n2 : !gpuos.tensor<1x1024xf64>
   }
   gpuos.yield %r : !gpuos.tensor<1x1024xf64>
+}
+
+// Link 0 rolled by 4 along the row feeds link 1.
+gpuos.graph @rolled(%x : !gpuos.tensor<2x2048xf32>, %d : !gpuos.tensor<2x2048xf32>) -> (y : !gpuos.tensor<2x2048xf32>) {
+  %r = gpuos.task "sl_rolled" ins(%a0 = %x : !gpuos.tensor<2x2048xf32>, %a1 = %d : !gpuos.tensor<2x2048xf32>) tile [1, 2048] -> (!gpuos.tensor<2x2048xf32>) {
+    %n0 = gpuos.rms_norm %a0 eps 1.0e-6 : !gpuos.tensor<2x2048xf32>
+    %hi = gpuos.slice %n0 starts [0, 4] sizes [2, 2044] steps [1, 1] : !gpuos.tensor<2x2048xf32>
+    %lo = gpuos.slice %n0 starts [0, 0] sizes [2, 4] steps [1, 1] : !gpuos.tensor<2x2048xf32>
+    %rl = gpuos.concat %hi, %lo axis 1 : !gpuos.tensor<2x2044xf32, strides = [2048, 1]>, !gpuos.tensor<2x4xf32, strides = [2048, 1]>
+    %k1 = gpuos.add %rl, %a1 : !gpuos.tensor<2x2048xf32>, !gpuos.tensor<2x2048xf32>
+    %n1 = gpuos.rms_norm %k1 eps 1.0e-6 : !gpuos.tensor<2x2048xf32>
+    %n2 = gpuos.rms_norm %n1 eps 1.0e-6 : !gpuos.tensor<2x2048xf32>
+    gpuos.yield %n2 : !gpuos.tensor<2x2048xf32>
+  }
+  gpuos.yield %r : !gpuos.tensor<2x2048xf32>
+}
+
+// An f64 link, then f32 links.
+gpuos.graph @mixed(%x : !gpuos.tensor<1x3000xf64>, %d : !gpuos.tensor<1x3000xf32>) -> (y : !gpuos.tensor<1x3000xf32>) {
+  %r = gpuos.task "sl_mixed" ins(%a0 = %x : !gpuos.tensor<1x3000xf64>, %a1 = %d : !gpuos.tensor<1x3000xf32>) tile [1, 3000] -> (!gpuos.tensor<1x3000xf32>) {
+    %n0 = gpuos.rms_norm %a0 eps 1.0e-6 : !gpuos.tensor<1x3000xf64>
+    %c0 = gpuos.cast %n0 : !gpuos.tensor<1x3000xf64> to f32
+    %k1 = gpuos.add %c0, %a1 : !gpuos.tensor<1x3000xf32>, !gpuos.tensor<1x3000xf32>
+    %n1 = gpuos.rms_norm %k1 eps 1.0e-6 : !gpuos.tensor<1x3000xf32>
+    %n2 = gpuos.rms_norm %n1 eps 1.0e-6 : !gpuos.tensor<1x3000xf32>
+    gpuos.yield %n2 : !gpuos.tensor<1x3000xf32>
+  }
+  gpuos.yield %r : !gpuos.tensor<1x3000xf32>
 }
