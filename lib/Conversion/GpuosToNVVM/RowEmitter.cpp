@@ -539,6 +539,7 @@ LogicalResult RowEmitter::emitRow(ArrayRef<Value> row) {
   t.statRow.assign(row.begin(), row.end());
   t.stats.clear();
   staged = Value();
+  chunkStarts.clear();
   for (auto [k, op] : llvm::enumerate(rowOps)) {
     // Straight-line: the next stage's loads go out before this one's block
     // reduction, so their latency hides behind its barrier (docs/codegen.md,
@@ -635,7 +636,7 @@ Value RowEmitter::stagedSlot(Value j, unsigned lane) {
   Value at = j.getType().isInteger(32) ? j : Value(arith::TruncIOp::create(b, i32, j));
   if (lane)
     at = arith::AddIOp::create(b, at, intConstant(b, i32, lane));
-  int64_t bytes = storageBytes(stagedType);
+  int64_t bytes = storageBytes(stageType);
   Value byte = arith::AddIOp::create(b, intConstant(b, i32, kRowSharedBytes),
                                      arith::MulIOp::create(b, at, intConstant(b, i32, bytes)));
   return LLVM::GEPOp::create(b, sharedBase.getType(), b.getI8Type(), sharedBase,
@@ -644,9 +645,7 @@ Value RowEmitter::stagedSlot(Value j, unsigned lane) {
 
 LogicalResult RowEmitter::stageLink(Operation *op) {
   Value value = op->getResult(0);
-  Type element = cast<StridedTensorType>(value.getType()).getElementType();
-  Type type = computeType(element);
-  unsigned alignment = unsigned(storageBytes(type));
+  unsigned alignment = unsigned(storageBytes(stageType));
   // Evaluated from the link before it (still staged), written over it:
   // each thread at its own chunks, which every pass visits alike.
   FailureOr<SmallVector<Value>> done = forEachChunk(
@@ -662,23 +661,18 @@ LogicalResult RowEmitter::stageLink(Operation *op) {
         if (valid)
           b.setInsertionPointToStart(
               scf::IfOp::create(b, valid, /*withElseRegion=*/false).thenBlock());
-        Type saved = stagedType;
-        stagedType = type;
         for (auto [lane, lv] : llvm::enumerate(*lanes))
           LLVM::StoreOp::create(b, lv, stagedSlot(j, lane), alignment);
-        stagedType = saved;
         return SmallVector<Value>();
       });
   if (failed(done))
     return failure();
   staged = value;
-  stagedType = type;
   return success();
 }
 
 Lanes RowEmitter::loadStaged(Value value, const Index &index) {
-  if (straight || !staged || value != staged ||
-      index.size() != currentRow.size() + 1)
+  if (!staged || value != staged || index.size() != currentRow.size() + 1)
     return {};
   for (auto [dim, row] : llvm::zip(ArrayRef(index).drop_back(), currentRow))
     if (!dim.isAffine() || dim.base != row || dim.coef != 0)
@@ -690,9 +684,9 @@ Lanes RowEmitter::loadStaged(Value value, const Index &index) {
   if (!last.isAffine() || last.coef != 1 || !chunkStarts.contains(last.base))
     return {};
   Lanes lanes;
-  unsigned alignment = unsigned(storageBytes(stagedType));
+  unsigned alignment = unsigned(storageBytes(stageType));
   for (unsigned lane = 0; lane < t.lanes; ++lane)
-    lanes.push_back(LLVM::LoadOp::create(b, stagedType, stagedSlot(last.base, lane),
+    lanes.push_back(LLVM::LoadOp::create(b, stageType, stagedSlot(last.base, lane),
                                          alignment));
   return lanes;
 }
@@ -779,6 +773,7 @@ LogicalResult RowEmitter::emit() {
                llvm::count_if(rowOps, isLink) >= 2 &&
                llvm::all_of(rowOps, sameCompute);
   if (stageLinks) {
+    stageType = compute;
     t.info.sharedBytes += stageBytes;
     t.stagedValue = [this](Value value, const Index &index) {
       return loadStaged(value, index);

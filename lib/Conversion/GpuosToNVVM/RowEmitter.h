@@ -147,11 +147,12 @@ private:
   /// the block's warp count, in the index type.
   mlir::Value rowThread, rowWarp, rowWarps;
   llvm::SmallVector<std::pair<mlir::Value, mlir::Value>> chunks;
-  /// Staged links (block rows with a chain of row ops): the row value in
-  /// the staging buffer (after the statistics slots), its element type.
+  /// Staged links (block rows with a chain of row ops): the buffer's
+  /// element type (after the statistics slots; every link's compute type),
+  /// and the row value in it (only on the loop path; reset for each row).
   bool stageLinks = false;
+  mlir::Type stageType;
   mlir::Value staged;
-  mlir::Type stagedType;
   /// The first elements of this thread's chunks in the loop path's passes:
   /// the only positions of the buffer it wrote.
   llvm::DenseSet<mlir::Value> chunkStarts;
