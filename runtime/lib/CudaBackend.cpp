@@ -308,6 +308,20 @@ public:
                            "the stream belongs to another CUDA context than the "
                            "runtime's (open the runtime on the primary context "
                            "of the stream's device)");
+    // A run is submitted to the resident kernel when it is called, not
+    // recorded: under capture, the launch and its events would become graph
+    // nodes while the run's entry is already in the ring.
+    int capture = cu::kStreamCaptureStatusNone;
+    if (api->cuStreamIsCapturing)
+      GPUOS_RETURN_IF_ERROR(
+          check(api->cuStreamIsCapturing(reinterpret_cast<CUstream>(stream), &capture),
+                "cuStreamIsCapturing (the submission's stream)"));
+    if (capture != cu::kStreamCaptureStatusNone)
+      return Status::error(ErrorCode::InvalidArgument,
+                           "the stream is capturing a CUDA graph: a stream-ordered "
+                           "submission runs on the resident kernel when it is made "
+                           "and cannot be recorded into a graph (submit it outside "
+                           "the capture)");
     return Status::success();
   }
 

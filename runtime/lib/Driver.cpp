@@ -79,6 +79,7 @@ void resolveOptionalEntryPoints(void *library, DriverApi &api) {
   resolveOptional(library, "cuGraphExecDestroy", api.cuGraphExecDestroy);
   resolveOptional(library, "cuGraphDestroy", api.cuGraphDestroy);
   resolveOptional(library, "cuStreamGetCtx", api.cuStreamGetCtx);
+  resolveOptional(library, "cuStreamIsCapturing", api.cuStreamIsCapturing);
   resolveOptional(library, "cuStreamWaitEvent", api.cuStreamWaitEvent);
   resolveOptional(library, "cuStreamWaitValue32_v2", api.cuStreamWaitValue32);
   resolveOptional(library, "cuEventCreate", api.cuEventCreate);

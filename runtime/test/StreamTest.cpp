@@ -42,6 +42,10 @@ public:
   virtual void synchronize() = 0;
   /// `n` floats at `src`, read now (also after the runtime has closed).
   virtual std::vector<float> read(uint64_t src, size_t n) = 0;
+  /// Starts capturing a CUDA graph on the stream; false where streams
+  /// cannot capture. endCapture() ends it and drops the graph.
+  virtual bool beginCapture() { return false; }
+  virtual void endCapture() {}
 };
 
 class SimTestStream final : public TestStream {
@@ -139,6 +143,21 @@ public:
     std::memcpy(v.data(), host, n * 4);
     a_.cuMemFreeHost(host);
     return v;
+  }
+
+  bool beginCapture() override {
+    if (!a_.cuStreamBeginCapture || !a_.cuStreamEndCapture || !a_.cuGraphDestroy)
+      return false;
+    a_.cuCtxSetCurrent(ctx_);
+    EXPECT_EQ(a_.cuStreamBeginCapture(stream_, cu::kStreamCaptureModeThreadLocal), 0);
+    return true;
+  }
+  void endCapture() override {
+    a_.cuCtxSetCurrent(ctx_);
+    CUgraph graph = nullptr;
+    EXPECT_EQ(a_.cuStreamEndCapture(stream_, &graph), 0);
+    if (graph)
+      a_.cuGraphDestroy(graph);
   }
 
 private:
@@ -452,6 +471,36 @@ TEST_P(StreamTest, CloseWithAStreamStillHeldDoesNotHang) {
   stream->synchronize(); // the queued launch ran and ended
   std::vector<float> v = stream->read(y.ptr, kN); // leaked with the runtime's memory
   EXPECT_EQ(std::count(v.begin(), v.end(), 0.0f), (long)kN) << "the withdrawn run ran: y[0] = " << v[0];
+}
+
+// A stream that is capturing a CUDA graph is refused with an error that
+// says so (the run would go to the resident kernel at once while its
+// launch became a graph node), and nothing is lost: once the capture has
+// ended, a submission on the same stream runs and reads what the stream
+// wrote before it.
+TEST_P(StreamTest, ACapturingStreamIsRefused) {
+  if (!openWithStream() || skipWithoutStream())
+    return;
+  Buffer x = alloc(kN * 4), y = alloc(kN * 4);
+  zero(x);
+  zero(y);
+  GraphId id = scaleGraph(x, y);
+  if (!stream->beginCapture())
+    GTEST_SKIP() << GetParam() << " streams do not capture CUDA graphs";
+  Submission s;
+  Status st = rt->submitOnStream(id, Priority::Normal, stream->handle(), s);
+  stream->endCapture();
+  EXPECT_EQ(st.code(), ErrorCode::InvalidArgument) << st.toString();
+  EXPECT_NE(st.message().find("capturing a CUDA graph"), std::string::npos)
+      << st.toString();
+  stream->fill(x.ptr, 2.0f, kN);
+  ASSERT_OK(rt->submitOnStream(id, Priority::Normal, stream->handle(), s));
+  ASSERT_OK(rt->wait(s, kWaitUs));
+  stream->synchronize();
+  expectAll(y, 7.0f, "y");
+  Stats stats;
+  ASSERT_OK(rt->stats(stats));
+  EXPECT_EQ(stats.completed, 1u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, StreamTest, kBackends, backendName);

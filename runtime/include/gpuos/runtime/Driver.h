@@ -44,6 +44,7 @@ constexpr int kFuncAttrSharedSizeBytes = 1; // static __shared__
 constexpr int kFuncAttrNumRegs = 4;
 constexpr int kFuncAttrMaxDynamicSharedBytes = 8;
 constexpr int kStreamCaptureModeThreadLocal = 1;
+constexpr int kStreamCaptureStatusNone = 0;
 constexpr int kAttrCanMapHostMemory = 19;
 constexpr int kAttrUnifiedAddressing = 41;
 constexpr int kAttrMaxSharedPerBlockOptin = 97;
@@ -118,6 +119,8 @@ struct DriverApi {
   // stream waits for an event of the caller's stream before the launch,
   // the caller's stream for an event after it.
   CUresult (*cuStreamGetCtx)(CUstream stream, CUcontext *ctx) = nullptr;
+  // status: kStreamCaptureStatusNone unless the stream is capturing a graph.
+  CUresult (*cuStreamIsCapturing)(CUstream stream, int *status) = nullptr;
   CUresult (*cuStreamWaitEvent)(CUstream stream, CUevent event,
                                 unsigned flags) = nullptr;
   CUresult (*cuEventCreate)(CUevent *event, unsigned flags) = nullptr;
