@@ -176,10 +176,8 @@ gpuos::buildManifest(ModuleOp module, ArrayRef<TaskCodegenInfo> infos,
                 json.attribute("dtype", dtypeName(type.getElementType()));
                 writeDims(json, "shape", type.getShape());
                 writeDims(json, "strides", type.getEffectiveStrides());
-                // i1 is stored one byte per element.
                 json.attribute("elem_bytes",
-                               int64_t(std::max(
-                                   8u, type.getElementType().getIntOrFloatBitWidth()) / 8));
+                               int64_t(elementStorageBytes(type.getElementType())));
                 bool vector = index < info->vectorBuffers.size() &&
                               info->vectorBuffers[index];
                 json.attribute("vector_align", vector ? 16 : 0);

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ScalarMath.h"
+#include "gpuos/Dialect/Gpuos/IR/Shapes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -37,7 +38,7 @@ Type codegen::storageType(Type elementType) {
 }
 
 unsigned codegen::storageBytes(Type elementType) {
-  return storageType(elementType).getIntOrFloatBitWidth() / 8;
+  return elementStorageBytes(elementType);
 }
 
 Value codegen::storageToCompute(ImplicitLocOpBuilder &b, Value stored,

@@ -2,6 +2,7 @@
 
 #include "gpuos/Dialect/Gpuos/IR/GpuosDialect.h"
 #include "llvm/Support/MathExtras.h"
+#include <algorithm>
 
 using namespace mlir;
 using namespace gpuos;
@@ -33,6 +34,10 @@ bool gpuos::isInClass(Type type, DTypeClass cls) {
     return isSupportedElementType(type);
   }
   llvm_unreachable("unknown DTypeClass");
+}
+
+unsigned gpuos::elementStorageBytes(Type type) {
+  return std::max(8u, type.getIntOrFloatBitWidth()) / 8;
 }
 
 StringRef gpuos::describeClass(DTypeClass cls) {

@@ -676,10 +676,9 @@ static void coverTransposedSectors(TaskOp task, ArrayRef<int64_t> space,
       for (int64_t a = 0; a < rank - 1; ++a) {
         if (strides[a] != 1 || (axis >= 0 && axis != a))
           continue;
-        int64_t bytes = std::max<int64_t>(
-            1, type.getElementType().getIntOrFloatBitWidth() / 8);
         axis = a;
-        sector = std::max(sector, 32 / bytes);
+        sector = std::max<int64_t>(
+            sector, 32 / elementStorageBytes(type.getElementType()));
       }
     }
   }
