@@ -272,6 +272,13 @@ GPUOS_DEV uint32_t *depsLeftOf(RunCounters *r) {
 GPUOS_DEV uint32_t *tilesDoneOf(RunCounters *r, uint32_t numTasks) {
   return depsLeftOf(r) + numTasks;
 }
+/// A gang's dependency counters (Protocol.h, RunCounters).
+GPUOS_DEV uint32_t *gangLeftOf(RunCounters *r, uint32_t numTasks) {
+  return depsLeftOf(r) + 2 * numTasks;
+}
+GPUOS_DEV const uint32_t *gangRestOf(RunCounters *r, uint32_t numTasks) {
+  return depsLeftOf(r) + 3 * numTasks;
+}
 
 /// A tile's dispatch returned non-zero (an unknown kind, or a task's own
 /// error): flag the run failed and record the run's first such error.
@@ -844,7 +851,7 @@ GPUOS_DEV void gangSeek(DeviceControl *c, WorkerShared &sh, const Warp &w,
   const uint32_t numTasks = g.member.numTasks;
   const TaskDesc *tasks = reinterpret_cast<const TaskDesc *>(g.member.graph);
   RunCounters *r = reinterpret_cast<RunCounters *>(g.member.counters);
-  uint32_t *depsLeft = depsLeftOf(r);
+  uint32_t *gangLeft = gangLeftOf(r, numTasks);
   uint32_t t = g.task + 1, base = g.base;
   w.sync(); // every lane has read the state before the hit's lane writes it
   bool found = false;
@@ -854,7 +861,7 @@ GPUOS_DEV void gangSeek(DeviceControl *c, WorkerShared &sh, const Warp &w,
     uint32_t left = 0;
     if (i < numTasks) {
       d = ldcgTask(tasks + i);
-      left = ldObserve(depsLeft + i); // with the descriptor: one round
+      left = ldObserve(gangLeft + i); // with the descriptor: one round
     }
     uint32_t before = w.exclusiveSum(d.numTiles);
     uint32_t j = gangFirstTile(k, size, base + before);
@@ -887,7 +894,7 @@ GPUOS_DEV void gangSeek(DeviceControl *c, WorkerShared &sh, const Warp &w,
   // next tile, as for a kept successor, so it waits for no counter.
   // (A search lane that saw the count at 0 has acquired already.)
   if (g.desc.numDeps && g.member.numTiles > 1 && g.depsSeen != 0u) {
-    const uint32_t *left = depsLeft + g.task;
+    const uint32_t *left = gangLeft + g.task;
     stJobRecord(record, 0u, 0u, 0u, 0u); // waiting, not running a tile
     for (uint32_t spin = 1; ldObserve(left) != 0u; ++spin) {
       if ((spin & 63) == 0) {
@@ -924,9 +931,13 @@ GPUOS_DEV bool gangNextTile(WorkerShared &sh) {
 }
 
 /// Thread 0, after a member's tile (header, "Gangs"): after its last tile
-/// of the task, count them; the member that completes the task resets its
-/// counters for the slot's next run and releases its successors (its
-/// tasksLeft decrement waits for the member's end, gangEnd).
+/// of the task, the member releases its tiles to the successors itself
+/// (a fence, then their gangLeft counters go down by its tile count: the
+/// last of the task's members to do so lets them start). Then it counts
+/// its tiles in tilesDone, and the member that completes the task puts the
+/// counters back at rest for the slot's next run, off the successors' path
+/// (its tasksLeft decrement waits for the member's end, gangEnd, whose
+/// fence also acquires the other members' tiles before it).
 GPUOS_DEV void gangFinishTile(WorkerShared &sh, int rc) {
   GangState &g = sh.gang;
   const QueueEntry &job = sh.pick.job;
@@ -947,33 +958,32 @@ GPUOS_DEV void gangFinishTile(WorkerShared &sh, int rc) {
       reinterpret_cast<const TaskDesc *>(job.graph) + job.numTasks + d.succOffset;
   uint32_t s0 = d.numSucc > 0 ? ldcg(&succ[0].index) : 0u;
   uint32_t s1 = d.numSucc > 1 ? ldcg(&succ[1].index) : 0u;
-  uint32_t *depsLeft = depsLeftOf(r);
-  if (d.numTiles == 1 && d.numDeps)
-    stRelaxed(depsLeft + g.task, d.numDeps); // only this member waited
+  uint32_t *gangLeft = gangLeftOf(r, job.numTasks);
+  const uint32_t mine = (d.numTiles - g.first + size - 1) / size;
   fenceGpu(); // release: the tiles' writes (the first time, the slot reads)
+  // Releases: the waiting members acquire them (gangSeek).
+  if (d.numSucc > 0)
+    atomicAddOrdered(gangLeft + s0, 0u - mine);
+  if (d.numSucc > 1)
+    atomicAddOrdered(gangLeft + s1, 0u - mine);
+  for (uint32_t i = 2; i < d.numSucc; ++i)
+    atomicAddOrdered(gangLeft + ldcg(&succ[i].index), 0u - mine);
   if (g.mustFree) {
     freeSlot(g.queue, g.pos);
     g.mustFree = 0;
   }
+  const uint32_t *rest = gangRestOf(r, job.numTasks) + g.task;
   if (d.numTiles > 1) {
-    uint32_t mine = (d.numTiles - g.first + size - 1) / size;
     uint32_t *done = tilesDoneOf(r, job.numTasks) + g.task;
     if (atomicAddOrdered(done, mine) + mine != d.numTiles)
       return;
     // Every member with tiles of it has counted them, so none waits for
-    // its depsLeft any more: both counters go back to rest.
+    // its gangLeft any more: both counters go back to rest.
     stRelaxed(done, 0u);
-    if (d.numDeps)
-      stRelaxed(depsLeft + g.task, d.numDeps);
-    fenceGpu(); // acquire: the other members' tiles
   }
-  // Releases (after the fence above): the waiting members acquire them.
-  if (d.numSucc > 0)
-    atomicAddOrdered(depsLeft + s0, ~0u);
-  if (d.numSucc > 1)
-    atomicAddOrdered(depsLeft + s1, ~0u);
-  for (uint32_t i = 2; i < d.numSucc; ++i)
-    atomicAddOrdered(depsLeft + ldcg(&succ[i].index), ~0u);
+  // (A one-tile task: only this member waited for it.)
+  if (d.numDeps)
+    stRelaxed(gangLeft + g.task, ldcg(rest));
   ++g.finished;
 }
 

@@ -117,9 +117,17 @@ std::vector<uint8_t> GraphLayout::runCounters() const {
   header.errorClaim = 0;
   header.numTasks = numTasks();
   std::memcpy(out.data(), &header, sizeof(header));
+  uint32_t n = numTasks();
   uint32_t *depsLeft = reinterpret_cast<uint32_t *>(out.data() + sizeof(header));
-  for (uint32_t i = 0; i < numTasks(); ++i)
+  uint32_t *gangLeft = depsLeft + 2 * n, *gangRest = depsLeft + 3 * n;
+  for (uint32_t i = 0; i < n; ++i)
     depsLeft[i] = tasks[i].numDeps; // tilesDone[] stays 0
+  // A gang waits for its predecessors' tiles (a uint32_t: a graph has at
+  // most LayoutLimits::maxTilesPerGraph tiles).
+  for (uint32_t p = 0; p < n; ++p)
+    for (uint32_t j = 0; j < tasks[p].numSucc; ++j)
+      gangLeft[successors[tasks[p].succOffset + j]] += tasks[p].numTiles;
+  std::memcpy(gangRest, gangLeft, n * sizeof(uint32_t));
   return out;
 }
 

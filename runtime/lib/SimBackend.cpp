@@ -101,6 +101,8 @@ public:
     std::lock_guard<std::mutex> lock(mutex_);
     if (!allocations_.erase(p))
       return Status::error(ErrorCode::InvalidArgument, "freeDevice: unknown address");
+    if (addr == control_)
+      control_ = 0; // the destructor's stopAll must not write it any more
     std::free(p);
     return Status::success();
   }

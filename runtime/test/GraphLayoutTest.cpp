@@ -119,6 +119,17 @@ TEST_F(GraphLayoutTest, LaysOutAChain) {
   EXPECT_EQ(deps[1], 1u);
   EXPECT_EQ(deps[2], 2u);
   EXPECT_EQ(done[0] + done[1] + done[2], 0u);
+  // A gang counts its predecessors' tiles (16 each), and keeps the initial
+  // values beside them for its resets.
+  ASSERT_EQ(counters.size(), sizeof(rc) + 4 * sizeof(deps));
+  uint32_t gangLeft[3], gangRest[3];
+  std::memcpy(gangLeft, counters.data() + sizeof(rc) + 2 * sizeof(deps), sizeof(gangLeft));
+  std::memcpy(gangRest, counters.data() + sizeof(rc) + 3 * sizeof(deps), sizeof(gangRest));
+  EXPECT_EQ(gangLeft[0], 0u);
+  EXPECT_EQ(gangLeft[1], 16u);
+  EXPECT_EQ(gangLeft[2], 32u);
+  EXPECT_EQ(std::vector<uint32_t>(gangRest, gangRest + 3),
+            std::vector<uint32_t>(gangLeft, gangLeft + 3));
 
   std::vector<QueueEntry> roots = L.rootEntries(base, 5, 0x9000);
   ASSERT_EQ(roots.size(), 16u);

@@ -42,7 +42,7 @@ TEST(Protocol, LayoutsArePinned) {
   EXPECT_EQ(sizeof(TaskDesc), 32u);
   EXPECT_EQ(sizeof(RunRow), 128u);
   EXPECT_EQ(sizeof(RunCounters), 128u);
-  EXPECT_EQ(runCountersBytes(10), 128u + 80u);
+  EXPECT_EQ(runCountersBytes(10), 128u + 160u);
   EXPECT_EQ(sizeof(QueueState), 256u);
   EXPECT_EQ(kNumQueues, 6u);
   EXPECT_EQ(rootQueue(kPriorityNormal), 2u);

@@ -78,7 +78,8 @@ struct GraphLayout {
   /// TaskDesc successors[] (copies) | argument blocks (16-byte aligned).
   std::vector<uint8_t> blob(uint64_t deviceBase) const;
 
-  /// RunCounters + depsLeft[] + tilesDone[] at rest.
+  /// RunCounters + depsLeft[] + tilesDone[] + gangLeft[] + gangRest[] at
+  /// rest.
   std::vector<uint8_t> runCounters() const;
   /// The run table row of a run slot whose root templates `entries` (from
   /// rootEntries) are at `entriesDevice` (0 when there is only one).

@@ -42,7 +42,7 @@ namespace gpuos::runtime::proto {
 /// Bumped whenever a layout below or the meaning of a field changes. The
 /// device library exports it as `gpuos_runtime_protocol`; loading an image
 /// linked against another version is refused.
-constexpr uint32_t kProtocolVersion = 16;
+constexpr uint32_t kProtocolVersion = 17;
 
 /// Priority classes; lower goes first.
 constexpr uint32_t kNumPriorities = 3;
@@ -270,7 +270,10 @@ struct alignas(32) TaskDesc {
 static_assert(sizeof(TaskDesc) == 32, "TaskDesc layout");
 
 /// Per run slot: the counters one run of a graph consumes. Followed by
-/// uint32_t depsLeft[numTasks] and uint32_t tilesDone[numTasks]. All are
+/// uint32_t depsLeft[numTasks] (dependencies not done, through the queues),
+/// tilesDone[numTasks], gangLeft[numTasks] (the predecessors' tiles not
+/// done, in a gang: each member subtracts its own) and gangRest[numTasks]
+/// (gangLeft's initial value, never written by the device). All are
 /// self-resetting: whoever drives a counter to its final value restores its
 /// initial value, so a run slot needs no re-initialization between runs
 /// (the host reuses a slot only after it saw the previous run complete).
@@ -298,7 +301,7 @@ struct alignas(128) RunCounters {
 static_assert(sizeof(RunCounters) == 128, "RunCounters layout");
 
 GPUOS_PROTO_HD size_t runCountersBytes(uint32_t numTasks) {
-  return sizeof(RunCounters) + 2 * sizeof(uint32_t) * (size_t)numTasks;
+  return sizeof(RunCounters) + 4 * sizeof(uint32_t) * (size_t)numTasks;
 }
 
 /// One row of the run table: what the poller needs to start a run. The
