@@ -212,6 +212,15 @@ protected:
     return true;
   }
 
+  /// x and y of kN floats, both zero, and the graph y = 3 x + 1 over them.
+  GraphId zeroedScaleGraph(Buffer &x, Buffer &y) {
+    x = alloc(kN * 4);
+    y = alloc(kN * 4);
+    zero(x);
+    zero(y);
+    return scaleGraph(x, y);
+  }
+
   GraphId scaleGraph(const Buffer &x, const Buffer &y) {
     GraphSpec g;
     g.tasks.push_back({"scale4k", {x.arg(), y.arg()}, {}, {}});
@@ -239,10 +248,8 @@ protected:
 TEST_P(StreamTest, RunWaitsForItsStreamAndTheStreamForTheRun) {
   if (!openWithStream())
     return;
-  Buffer x = alloc(kN * 4), y = alloc(kN * 4);
-  zero(x);
-  zero(y);
-  GraphId id = scaleGraph(x, y);
+  Buffer x, y;
+  GraphId id = zeroedScaleGraph(x, y);
   Submission s;
   if (!stream) {
     Status st = rt->submitOnStream(id, Priority::Normal, 0, s);
@@ -361,10 +368,8 @@ TEST_P(StreamTest, TwoStreamsTakeTurns) {
 TEST_P(StreamTest, AHeldEntryParksTheKernel) {
   if (!openWithStream(10'000'000) || skipWithoutStream())
     return;
-  Buffer x = alloc(kN * 4), y = alloc(kN * 4);
-  zero(x);
-  zero(y);
-  GraphId id = scaleGraph(x, y);
+  Buffer x, y;
+  GraphId id = zeroedScaleGraph(x, y);
   Submission s;
   ASSERT_OK(rt->submit(id, Priority::Normal, s)); // the kernel is up
   ASSERT_OK(rt->wait(s, kWaitUs));
@@ -450,10 +455,8 @@ TEST_P(StreamTest, WaitingForASlotLeavesTheRuntimeToOthers) {
 TEST_P(StreamTest, CloseWithAStreamStillHeldDoesNotHang) {
   if (!openWithStream() || skipWithoutStream())
     return;
-  Buffer x = alloc(kN * 4), y = alloc(kN * 4);
-  zero(x);
-  zero(y);
-  GraphId id = scaleGraph(x, y);
+  Buffer x, y;
+  GraphId id = zeroedScaleGraph(x, y);
   stream->hold();
   Submission s;
   ASSERT_OK(rt->submitOnStream(id, Priority::Normal, stream->handle(), s));
@@ -481,10 +484,8 @@ TEST_P(StreamTest, CloseWithAStreamStillHeldDoesNotHang) {
 TEST_P(StreamTest, ACapturingStreamIsRefused) {
   if (!openWithStream() || skipWithoutStream())
     return;
-  Buffer x = alloc(kN * 4), y = alloc(kN * 4);
-  zero(x);
-  zero(y);
-  GraphId id = scaleGraph(x, y);
+  Buffer x, y;
+  GraphId id = zeroedScaleGraph(x, y);
   if (!stream->beginCapture())
     GTEST_SKIP() << GetParam() << " streams do not capture CUDA graphs";
   Submission s;
