@@ -55,13 +55,14 @@
 // task goes to member (b + j) mod G, b the graph-wide index of the task's
 // first tile, so independent tasks of one tile land on different members.
 // Before its first tile of a task with dependencies, the member waits until
-// depsLeft[task] is 0 (then fences: acquire); after its last tile of a
-// task it counts its tiles in tilesDone, and the member that completes the
-// task resets the task's counters and counts down depsLeft of every
-// successor (release); each member subtracts the tasks it completed from
+// gangLeft[task], its predecessors' tiles not done, is 0 (then fences:
+// acquire); after its last tile of a task it fences (release) and takes its
+// own tile count off gangLeft of every successor, then counts its tiles in
+// tilesDone, and the member that completes the task puts the task's
+// counters back at rest; each member subtracts the tasks it completed from
 // tasksLeft when it has none left (step 4). So a hop between dependent
-// tasks is a counter update and the waiting members' next poll, with no
-// queue entry. Deadlock-free: the members sit in the urgent root queue,
+// tasks is a fence, a counter update and the waiting members' next poll,
+// with no queue entry. Deadlock-free: the members sit in the urgent root queue,
 // which workers serve first and in order, G <= workers, and a worker busy
 // with other work takes its member after at most one tile of it; the
 // first task not yet done has all its dependencies done, so its members,
@@ -231,7 +232,7 @@ struct GangState {
                      // index of the next task's first tile
   uint32_t first;    // the member's first tile of `task`
   uint32_t next;     // its next tile of `task`
-  uint32_t depsSeen; // depsLeft[task] as the search saw it
+  uint32_t depsSeen; // gangLeft[task] as the search saw it
   uint32_t finished; // tasks it completed; subtracted from tasksLeft when
                      // the member ends
   bool active;       // the block is a gang member

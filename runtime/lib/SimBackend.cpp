@@ -285,7 +285,9 @@ private:
   std::mutex mutex_;
   std::set<void *> allocations_;
   std::unique_ptr<SimStream> kernelStream_ = std::make_unique<SimStream>();
-  uint64_t control_ = 0; // the last launch's (host threads only)
+  // The last launch's; freeDevice clears it (under mutex_) while a
+  // destructor or launch may read or set it.
+  std::atomic<uint64_t> control_{0};
   /// A launch's end, raised by the kernel's stream: the events handed to
   /// the runtime and not released, by handle (host threads only).
   using Event = std::shared_ptr<std::atomic<bool>>;
@@ -341,8 +343,8 @@ private:
   /// longer than `ms`.
   bool stopAll(int ms) {
     killed_.store(true);
-    if (control_)
-      __atomic_store_n(&reinterpret_cast<DeviceControl *>(control_)->stop.value,
+    if (uint64_t control = control_.load())
+      __atomic_store_n(&reinterpret_cast<DeviceControl *>(control)->stop.value,
                        1u, __ATOMIC_RELEASE);
     for (int i = 0; i < ms && !kernelStream_->idle(); ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(1));

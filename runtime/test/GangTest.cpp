@@ -154,7 +154,7 @@ struct RandomDag {
 } // namespace
 
 // Urgent runs alone on the GPU run as gangs and match the CPU reference,
-// run after run on the same slot (the gang leaves depsLeft and tilesDone
+// run after run on the same slot (the gang leaves gangLeft and tilesDone
 // at rest); the same graph at normal priority, or with gangs off, goes
 // through the queues and computes the same.
 TEST_P(GangTest, RandomDagsMatchTheCpuReference) {

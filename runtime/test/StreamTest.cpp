@@ -149,8 +149,9 @@ public:
     if (!a_.cuStreamBeginCapture || !a_.cuStreamEndCapture || !a_.cuGraphDestroy)
       return false;
     a_.cuCtxSetCurrent(ctx_);
-    EXPECT_EQ(a_.cuStreamBeginCapture(stream_, cu::kStreamCaptureModeThreadLocal), 0);
-    return true;
+    CUresult began = a_.cuStreamBeginCapture(stream_, cu::kStreamCaptureModeThreadLocal);
+    EXPECT_EQ(began, 0);
+    return began == 0;
   }
   void endCapture() override {
     a_.cuCtxSetCurrent(ctx_);

@@ -138,10 +138,6 @@ static std::pair<double, double> tolerance(Type element, TaskOp task) {
   return {0, 0}; // integers and i1: exact
 }
 
-static unsigned elementBytes(Type type) {
-  return std::max(8u, type.getIntOrFloatBitWidth()) / 8;
-}
-
 static int64_t spanOf(StridedTensorType type) {
   int64_t span = 1;
   for (auto [size, stride] : llvm::zip(type.getShape(), type.getEffectiveStrides()))
@@ -156,7 +152,7 @@ static void encode(const HostTensor &tensor, int64_t flat, Type type, char *out)
       out[i] = char((bits >> (8 * i)) & 0xFF);
   };
   if (!tensor.isFloat()) {
-    put(uint64_t(tensor.getIntData()[flat]), elementBytes(type));
+    put(uint64_t(tensor.getIntData()[flat]), elementStorageBytes(type));
     return;
   }
   double value = tensor.getDouble(flat);
@@ -168,7 +164,7 @@ static void encode(const HostTensor &tensor, int64_t flat, Type type, char *out)
   llvm::APFloat converted(value);
   bool lossy;
   converted.convert(*semantics, llvm::APFloat::rmNearestTiesToEven, &lossy);
-  put(converted.bitcastToAPInt().getZExtValue(), elementBytes(type));
+  put(converted.bitcastToAPInt().getZExtValue(), elementStorageBytes(type));
 }
 
 static LogicalResult writeFile(StringRef path, StringRef data) {
@@ -205,7 +201,7 @@ static LogicalResult writeBuffer(StridedTensorType type, const HostTensor &tenso
   Type element = type.getElementType();
   std::string data;
   if (isInput) {
-    unsigned bytes = elementBytes(element);
+    unsigned bytes = elementStorageBytes(element);
     data.assign(spanOf(type) * bytes, char(0xFF));
     SmallVector<int64_t> strides = type.getEffectiveStrides();
     for (int64_t flat = 0; flat < tensor.getNumElements(); ++flat) {
@@ -237,7 +233,7 @@ static LogicalResult writeBuffer(StridedTensorType type, const HostTensor &tenso
   }
   check += llvm::formatv("{0}{1}{2} {3} {4} {5} {6}{7}{8} {9}",
                          isInput ? "input" : "output", name.empty() ? "" : " ",
-                         name, typeName(element), elementBytes(element),
+                         name, typeName(element), elementStorageBytes(element),
                          spanOf(type), type.getRank(), dims(type.getShape()),
                          dims(type.getEffectiveStrides()), file)
                .str();

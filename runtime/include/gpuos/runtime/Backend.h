@@ -107,7 +107,7 @@ public:
   virtual Status waitResidentExit() = 0;
 
   /// Stream-ordered submissions (Runtime::submitOnStream). checkStream:
-  /// `stream` is a stream of this backend's context.
+  /// `stream` is a stream of this backend's context, not capturing a graph.
   /// launchResidentAfterStream: as launchResident, but the launch starts
   /// only after the work enqueued on `stream` so far, and the work enqueued
   /// on `stream` later starts only after the launch ends; `event` tells

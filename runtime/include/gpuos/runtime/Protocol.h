@@ -273,10 +273,12 @@ static_assert(sizeof(TaskDesc) == 32, "TaskDesc layout");
 /// uint32_t depsLeft[numTasks] (dependencies not done, through the queues),
 /// tilesDone[numTasks], gangLeft[numTasks] (the predecessors' tiles not
 /// done, in a gang: each member subtracts its own) and gangRest[numTasks]
-/// (gangLeft's initial value, never written by the device). All are
-/// self-resetting: whoever drives a counter to its final value restores its
-/// initial value, so a run slot needs no re-initialization between runs
-/// (the host reuses a slot only after it saw the previous run complete).
+/// (gangLeft's initial value, never written by the device). The counters
+/// reset themselves: once a run no longer needs a counter, the block that
+/// knows it (the one that drove it to its final value, or for gangLeft the
+/// member completing the task) restores its initial value, so a run slot
+/// needs no re-initialization between runs (the host reuses a slot only
+/// after it saw the previous run complete).
 struct ErrorRecord {
   uint32_t code; // gpuos_dispatch's return value (non-zero)
   uint32_t kind;

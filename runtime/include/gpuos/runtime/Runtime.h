@@ -321,9 +321,10 @@ public:
   /// soon as it is idle. Submissions behind the entry in the ring (from any
   /// thread) wait for it. wait/poll/onComplete work as for submit(). A
   /// failed run still lets the stream go on (its outputs are undefined):
-  /// the error is what wait/poll return. The GPU backend and the simulator
-  /// (a SimStream) only; Unsupported elsewhere. docs/runtime.md,
-  /// "Stream-ordered submissions".
+  /// the error is what wait/poll return. A stream capturing a CUDA graph
+  /// is refused (InvalidArgument): the run would not be recorded. The GPU
+  /// backend and the simulator (a SimStream) only; Unsupported elsewhere.
+  /// docs/runtime.md, "Stream-ordered submissions".
   Status submitOnStream(GraphId graph, Priority priority, uint64_t stream,
                         Submission &out);
   /// Ok when done; Timeout (still running), TaskFailed, Faulted, Closed.

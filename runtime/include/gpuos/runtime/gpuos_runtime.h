@@ -157,7 +157,8 @@ gpuos_status gpuos_submit(gpuos_runtime *rt, gpuos_graph graph, int priority,
  * enqueued on `stream` (a CUstream of the runtime's context, NULL: the
  * legacy default stream) before this call, and the stream's later work
  * starts after the run completes; the host does not wait. wait/poll report
- * the run's status. GPU runtimes in this process only. */
+ * the run's status. A stream capturing a CUDA graph is refused
+ * (GPUOS_ERROR_INVALID_ARGUMENT). GPU runtimes in this process only. */
 gpuos_status gpuos_submit_on_stream(gpuos_runtime *rt, gpuos_graph graph, int priority,
                                     void *stream, gpuos_submission *out);
 /* timeout_us < 0: no limit. */

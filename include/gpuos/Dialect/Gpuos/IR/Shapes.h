@@ -35,8 +35,8 @@ bool isSupportedElementType(mlir::Type type);
 bool isInClass(mlir::Type type, DTypeClass cls);
 /// "a floating-point", "a numeric" ...: for diagnostics.
 llvm::StringRef describeClass(DTypeClass cls);
-/// Bytes one element of `type` takes in memory (docs/abi.md: i1 is stored
-/// as a byte).
+/// Bytes one element of `type` takes in memory (i1 is stored as a byte,
+/// docs/codegen.md).
 unsigned elementStorageBytes(mlir::Type type);
 
 /// Row-major strides of `shape`; a stride is kDynamic where a dynamic dim
