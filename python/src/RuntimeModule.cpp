@@ -58,6 +58,7 @@ struct Cuda {
   int (*ctxGetCurrent)(Ctx *) = nullptr;
   int (*ctxSetCurrent)(Ctx) = nullptr;
   int (*streamSynchronize)(void *) = nullptr;
+  int (*streamIsCapturing)(void *, int *) = nullptr; // optional
   int (*getErrorString)(int, const char **) = nullptr;
   bool ok = false;
 
@@ -86,6 +87,7 @@ private:
            sym(c.ctxSetCurrent, "cuCtxSetCurrent") &&
            sym(c.streamSynchronize, "cuStreamSynchronize");
     sym(c.getErrorString, "cuGetErrorString");
+    sym(c.streamIsCapturing, "cuStreamIsCapturing");
     return c;
   }
 };
@@ -143,6 +145,24 @@ public:
       return false;
     }
     return true;
+  }
+
+  /// False (and why) when `stream` is capturing a CUDA graph: a call runs
+  /// on the resident kernel when it is made and cannot be recorded, and
+  /// what it would do first (wait for the stream, upload a new binding)
+  /// would fail and invalidate the capture without saying why.
+  bool refuseCapture(uint64_t stream, Failure &f) {
+    const Cuda &cu = Cuda::get();
+    int capturing = 0;
+    if (!cu.streamIsCapturing || !makeCurrent(f) ||
+        cu.streamIsCapturing(reinterpret_cast<void *>(stream), &capturing) != 0 ||
+        capturing == 0)
+      return !f.failed;
+    f.set("the PyTorch stream is capturing a CUDA graph (torch.cuda.graph, or "
+          "torch.compile's cudagraphs): a gpuos call runs on the resident kernel "
+          "when it is made and cannot be recorded into a graph; call it outside "
+          "the capture");
+    return false;
   }
 
   /// The device's primary context (PyTorch's) current on this thread.
@@ -386,6 +406,8 @@ private:
   /// and waits for the run.
   void run(const std::vector<uint64_t> &key, int64_t stream, Failure &f) {
     bool ordered = streamOrdered_ && stream >= 0;
+    if (stream >= 0 && !core_->refuseCapture(static_cast<uint64_t>(stream), f))
+      return;
     if (ordered) {
       std::string earlier = core_->reapPending(false);
       if (!earlier.empty()) {

@@ -122,6 +122,28 @@ def test_stream_ordered_calls_interleave_with_pytorch_ops(side_stream, stream_or
         assert_close(y, torch.tanh(x.double() * w.double()) + x.double(), torch.float32)
 
 
+@pytest.mark.parametrize("ordered", [False, True])
+def test_a_call_inside_cuda_graph_capture_is_refused(ordered, monkeypatch):
+    # A call runs on the resident kernel when it is made, so it cannot be
+    # recorded into a CUDA graph: inside torch.cuda.graph it raises, saying
+    # so (with either launch mode), and runs correctly after the capture.
+    if ordered:
+        from gpuos import _executor
+        monkeypatch.setattr(_executor, "STREAM_ORDERED", True)
+        for dev in _executor._devices.values():
+            monkeypatch.setattr(dev, "launchers", {})
+    g = gpuos.jit(lambda x: torch.sigmoid(x) * x)
+    x = cuda(4096)
+    g(x)  # compiled and bound before the capture
+    graph = torch.cuda.CUDAGraph()
+    with pytest.raises(RuntimeError, match="capturing a CUDA graph"):
+        with torch.cuda.graph(graph):
+            g(x)
+    gpuos.synchronize()
+    torch.cuda.synchronize()
+    assert_close(g(x), torch.sigmoid(x.double()) * x.double(), torch.float32)
+
+
 def test_rotating_buffers_reuse_bound_graphs_and_survive_image_reloads():
     def f(x):
         return torch.sigmoid(x) * 3
