@@ -37,6 +37,9 @@ using namespace mlir;
 using namespace gpuos;
 using namespace gpuos::jit;
 
+#ifndef GPUOS_DEVICE_THROUGHPUT_REGISTERS
+#define GPUOS_DEVICE_THROUGHPUT_REGISTERS 80 // runtime/CMakeLists.txt's default
+#endif
 #ifndef GPUOS_DEVICE_MAX_REGISTERS
 #define GPUOS_DEVICE_MAX_REGISTERS 128 // runtime/CMakeLists.txt's default
 #endif
@@ -175,13 +178,15 @@ llvm::Error Compiler::Impl::prepare() {
     return llvm::createStringError(
         "the block size must be a multiple of 32 up to 1024");
   llvm::Expected<std::string> runtime =
-      resolveRuntimeLibrary(options.runtimeLibrary);
+      resolveRuntimeLibrary(options.runtimeLibrary, options.occupancy);
   if (!runtime)
     return runtime.takeError();
   runtimePath = *runtime;
   if (options.maxRegisters < 0)
     // The device library's own limit; without the library, none.
-    options.maxRegisters = runtimePath.empty() ? 0 : GPUOS_DEVICE_MAX_REGISTERS;
+    options.maxRegisters = runtimePath.empty()                           ? 0
+                           : options.occupancy == Occupancy::Throughput ? GPUOS_DEVICE_THROUGHPUT_REGISTERS
+                                                                        : GPUOS_DEVICE_MAX_REGISTERS;
   if (!runtimePath.empty()) {
     auto buffer = llvm::MemoryBuffer::getFile(runtimePath, /*IsText=*/false,
                                               /*RequiresNullTerminator=*/false);

@@ -3,7 +3,8 @@
 // Every image links the runtime's relocatable device library (the resident
 // kernel that calls gpuos_dispatch). It is found by, in order: the explicit
 // option (gpuos-jit --runtime-lib), $GPUOS_RUNTIME_LIB, and the library this
-// build made, whose path CMake bakes in (GPUOS_DEFAULT_RUNTIME_LIB).
+// build made, whose path CMake bakes in (GPUOS_DEFAULT_RUNTIME_LIB, or
+// GPUOS_THROUGHPUT_RUNTIME_LIB for images built for throughput).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,9 +17,12 @@
 #ifndef GPUOS_DEFAULT_RUNTIME_LIB
 #define GPUOS_DEFAULT_RUNTIME_LIB ""
 #endif
+#ifndef GPUOS_THROUGHPUT_RUNTIME_LIB
+#define GPUOS_THROUGHPUT_RUNTIME_LIB ""
+#endif
 
 llvm::Expected<std::string>
-gpuos::jit::resolveRuntimeLibrary(llvm::StringRef option) {
+gpuos::jit::resolveRuntimeLibrary(llvm::StringRef option, Occupancy occupancy) {
   std::string path, origin;
   if (!option.empty()) {
     path = option.str();
@@ -26,6 +30,9 @@ gpuos::jit::resolveRuntimeLibrary(llvm::StringRef option) {
   } else if (const char *env = std::getenv("GPUOS_RUNTIME_LIB"); env && *env) {
     path = env;
     origin = "$GPUOS_RUNTIME_LIB";
+  } else if (occupancy == Occupancy::Throughput) {
+    path = GPUOS_THROUGHPUT_RUNTIME_LIB;
+    origin = "this build's default";
   } else {
     path = GPUOS_DEFAULT_RUNTIME_LIB;
     origin = "this build's default";

@@ -98,10 +98,20 @@ static cl::list<std::string> customSources(
     cl::desc("CUDA C++ file defining device functions that gpuos.custom ops "
              "call (repeatable); compiled with NVRTC and linked into the image"),
     cl::value_desc("file.cu"), cl::cat(category));
+static cl::opt<jit::Occupancy> occupancy(
+    "occupancy",
+    cl::desc("What the image's resident kernel is built for (default latency)"),
+    cl::values(clEnumValN(jit::Occupancy::Latency, "latency",
+                          "runtime and tasks at 128 registers: two workers per SM"),
+               clEnumValN(jit::Occupancy::Throughput, "throughput",
+                          "runtime and tasks at 80 registers: three workers per "
+                          "SM, for bulk and background images")),
+    cl::init(jit::Occupancy::Latency), cl::cat(category));
 static cl::opt<int> maxRegisters(
     "maxrregcount",
     cl::desc("Register limit of the task functions (default: the runtime "
-             "device library's, 128; 0: none, only with --runtime-lib=none)"),
+             "device library's, 128, or 80 with --occupancy=throughput; 0: "
+             "none, only with --runtime-lib=none)"),
     cl::init(-1), cl::cat(category));
 static cl::opt<bool> noOverlap(
     "no-overlap", cl::desc("Prepare the nvJitLink session after the PTX, not "
@@ -297,6 +307,7 @@ int main(int argc, char **argv) {
   options.cudaPath = cudaPath;
   options.nvJitLinkPath = nvJitLinkPath;
   options.runtimeLibrary = runtimeLib;
+  options.occupancy = occupancy;
   options.maxRegisters = maxRegisters;
   for (const std::string &path : customSources) {
     auto source = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);

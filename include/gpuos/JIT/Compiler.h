@@ -32,6 +32,9 @@
 
 namespace gpuos::jit {
 
+/// The resident kernel's occupancy an image is built for (CompileOptions).
+enum class Occupancy { Latency, Throughput };
+
 struct CompileOptions {
   std::string arch = "sm_90";
   /// LLVM's optimization level and nvJitLink's (0 to 3).
@@ -47,10 +50,18 @@ struct CompileOptions {
   /// made (runtime/CMakeLists.txt). "none": images of the task functions
   /// and test kernels only, which the runtime cannot load.
   std::string runtimeLibrary;
+  /// What the image's resident kernel is built for (docs/codegen.md,
+  /// "Occupancy"): Latency, the runtime device library and tasks at 128
+  /// registers (two 256-thread workers per SM); Throughput, both at 80
+  /// (three workers per SM: more bytes in flight, some tasks spill). It
+  /// picks this build's library of that kind (unless runtimeLibrary or
+  /// $GPUOS_RUNTIME_LIB names one) and the default maxRegisters.
+  Occupancy occupancy = Occupancy::Latency;
   /// Register limit of every task function (nvJitLink -maxrregcount). The
   /// resident kernel calls them, so they must fit its limit: -1 takes the
   /// one the runtime's device library was built with
-  /// (GPUOS_DEVICE_MAX_REGISTERS in runtime/CMakeLists.txt, default 128).
+  /// (GPUOS_DEVICE_MAX_REGISTERS in runtime/CMakeLists.txt, default 128;
+  /// GPUOS_DEVICE_THROUGHPUT_REGISTERS, 80, for Occupancy::Throughput).
   /// 0: no limit, which only images without the runtime can use.
   int maxRegisters = -1;
   /// CUDA C++ sources defining the device functions that gpuos.custom ops
@@ -129,9 +140,13 @@ private:
   std::unique_ptr<Impl> impl;
 };
 
-/// The runtime device library `options` select, as an absolute path; ""
-/// for "none". The error says which setting named a missing file.
-llvm::Expected<std::string> resolveRuntimeLibrary(llvm::StringRef option);
+/// The runtime device library `option` (CompileOptions::runtimeLibrary),
+/// else $GPUOS_RUNTIME_LIB, else this build's library for `occupancy`
+/// selects, as an absolute path; "" for "none". The error says which
+/// setting named a missing file.
+llvm::Expected<std::string>
+resolveRuntimeLibrary(llvm::StringRef option,
+                      Occupancy occupancy = Occupancy::Latency);
 
 } // namespace gpuos::jit
 
