@@ -26,9 +26,11 @@ pack() {
   for tool in gpuos-opt gpuos-jit gpuos-jit-core gpuos-interp; do
     strip -o "$dir/stage/bin/$tool" "$build/bin/$tool"
   done
-  local lib
-  lib=$(find "$build" -name gpuos_runtime_device.o -print -quit)
-  [[ -n $lib ]] && cp "$lib" "$dir/stage/lib/"
+  local lib name
+  for name in gpuos_runtime_device.o gpuos_runtime_device_throughput.o; do
+    lib=$(find "$build" -name "$name" -print -quit)
+    [[ -n $lib ]] && cp "$lib" "$dir/stage/lib/"
+  done
   tar -cJf "$dir/tools.tar.xz" -C "$dir/stage" bin lib
   rm -rf "$dir/stage"
   # The tools compile the Python path's graphs on the GPU machine, so they
@@ -54,6 +56,7 @@ unpack() {
   echo "export LD_LIBRARY_PATH=$prefix/usr/lib/llvm-22/lib:$prefix/usr/lib/x86_64-linux-gnu:$prefix/lib/x86_64-linux-gnu\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
   echo "export GPUOS_BIN_DIR=$prefix/bin"
   echo "export GPUOS_RUNTIME_LIB=$prefix/lib/gpuos_runtime_device.o"
+  echo "export GPUOS_RUNTIME_THROUGHPUT_LIB=$prefix/lib/gpuos_runtime_device_throughput.o"
 }
 
 case ${1:-} in

@@ -3,8 +3,9 @@
 // Every image links the runtime's relocatable device library (the resident
 // kernel that calls gpuos_dispatch). It is found by, in order: the explicit
 // option (gpuos-jit --runtime-lib), $GPUOS_RUNTIME_LIB, and the library this
-// build made, whose path CMake bakes in (GPUOS_DEFAULT_RUNTIME_LIB, or
-// GPUOS_THROUGHPUT_RUNTIME_LIB for images built for throughput).
+// build made, whose path CMake bakes in (GPUOS_DEFAULT_RUNTIME_LIB); for
+// images built for throughput, $GPUOS_RUNTIME_THROUGHPUT_LIB and
+// GPUOS_THROUGHPUT_RUNTIME_LIB instead of the last two.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,12 +28,13 @@ gpuos::jit::resolveRuntimeLibrary(llvm::StringRef option, Occupancy occupancy) {
   if (!option.empty()) {
     path = option.str();
     origin = "--runtime-lib";
+  } else if (occupancy == Occupancy::Throughput) {
+    const char *env = std::getenv("GPUOS_RUNTIME_THROUGHPUT_LIB");
+    path = env && *env ? env : GPUOS_THROUGHPUT_RUNTIME_LIB;
+    origin = env && *env ? "$GPUOS_RUNTIME_THROUGHPUT_LIB" : "this build's default";
   } else if (const char *env = std::getenv("GPUOS_RUNTIME_LIB"); env && *env) {
     path = env;
     origin = "$GPUOS_RUNTIME_LIB";
-  } else if (occupancy == Occupancy::Throughput) {
-    path = GPUOS_THROUGHPUT_RUNTIME_LIB;
-    origin = "this build's default";
   } else {
     path = GPUOS_DEFAULT_RUNTIME_LIB;
     origin = "this build's default";

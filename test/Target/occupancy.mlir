@@ -12,6 +12,9 @@
 // RUN: gpuos-jit %s -o %t.thr2 --occupancy=throughput --cache-dir=%t.cache -v 2>&1 | FileCheck %s --check-prefix=HIT
 // RUN: cmp %t.thr.cubin %t.thr2.cubin
 // RUN: not gpuos-jit %s -o %t.bad --occupancy=fast --no-cache 2>&1 | FileCheck %s --check-prefix=BAD
+// $GPUOS_RUNTIME_LIB names the latency library only; throughput has its own.
+// RUN: env GPUOS_RUNTIME_LIB=%t.missing.o gpuos-jit %s -o %t.env --occupancy=throughput --no-cache
+// RUN: env GPUOS_RUNTIME_THROUGHPUT_LIB=%t.missing.o not gpuos-jit %s -o %t.env --occupancy=throughput --no-cache 2>&1 | FileCheck %s --check-prefix=NOLIB -DLIB=%t.missing.o
 
 // THROUGHPUT: cache: miss
 // THROUGHPUT: Function properties for 'gpuos_resident':
@@ -26,6 +29,7 @@
 // HIT: cache: hit
 
 // BAD: for the --occupancy option: Cannot find option named 'fast'
+// NOLIB: the runtime device library '[[LIB]]' (from $GPUOS_RUNTIME_THROUGHPUT_LIB) does not exist
 
 gpuos.graph @block(%x : !gpuos.tensor<8x256xf32>, %w : !gpuos.tensor<256xf32>)
     -> (y : !gpuos.tensor<8x256xf32>) {

@@ -54,8 +54,9 @@ struct CompileOptions {
   /// "Occupancy"): Latency, the runtime device library and tasks at 128
   /// registers (two 256-thread workers per SM); Throughput, both at 80
   /// (three workers per SM: more bytes in flight, some tasks spill). It
-  /// picks this build's library of that kind (unless runtimeLibrary or
-  /// $GPUOS_RUNTIME_LIB names one) and the default maxRegisters.
+  /// picks the library of that kind (unless runtimeLibrary names one):
+  /// $GPUOS_RUNTIME_LIB or $GPUOS_RUNTIME_THROUGHPUT_LIB, else this build's;
+  /// and the default maxRegisters.
   Occupancy occupancy = Occupancy::Latency;
   /// Register limit of every task function (nvJitLink -maxrregcount). The
   /// resident kernel calls them, so they must fit its limit: -1 takes the
@@ -141,9 +142,10 @@ private:
 };
 
 /// The runtime device library `option` (CompileOptions::runtimeLibrary),
-/// else $GPUOS_RUNTIME_LIB, else this build's library for `occupancy`
-/// selects, as an absolute path; "" for "none". The error says which
-/// setting named a missing file.
+/// else $GPUOS_RUNTIME_LIB (Latency) or $GPUOS_RUNTIME_THROUGHPUT_LIB
+/// (Throughput), else this build's library for `occupancy` selects, as an
+/// absolute path; "" for "none". The error says which setting named a
+/// missing file.
 llvm::Expected<std::string>
 resolveRuntimeLibrary(llvm::StringRef option,
                       Occupancy occupancy = Occupancy::Latency);
