@@ -12,7 +12,9 @@
 // RUN: gpuos-jit %s -o %t.thr2 --occupancy=throughput --cache-dir=%t.cache -v 2>&1 | FileCheck %s --check-prefix=HIT
 // RUN: cmp %t.thr.cubin %t.thr2.cubin
 // RUN: not gpuos-jit %s -o %t.bad --occupancy=fast --no-cache 2>&1 | FileCheck %s --check-prefix=BAD
-// $GPUOS_RUNTIME_LIB names the latency library only; throughput has its own.
+// $GPUOS_RUNTIME_LIB names the latency library only; throughput has its own,
+// and the launcher's cache index keys on it (no hit with another library).
+// RUN: env GPUOS_RUNTIME_THROUGHPUT_LIB=%t.missing.o not gpuos-jit %s -o %t.env --occupancy=throughput --cache-dir=%t.cache 2>&1 | FileCheck %s --check-prefix=NOLIB -DLIB=%t.missing.o
 // RUN: env GPUOS_RUNTIME_LIB=%t.missing.o gpuos-jit %s -o %t.env --occupancy=throughput --no-cache
 // RUN: env GPUOS_RUNTIME_THROUGHPUT_LIB=%t.missing.o not gpuos-jit %s -o %t.env --occupancy=throughput --no-cache 2>&1 | FileCheck %s --check-prefix=NOLIB -DLIB=%t.missing.o
 

@@ -194,7 +194,8 @@ bool sourceKey(const Request &r, const std::string &core, std::string &key,
   // What decides which files the core opens; a relative path among them
   // depends on the working directory too.
   bool relative = r.relativePaths;
-  for (const char *name : {"GPUOS_RUNTIME_LIB", "GPUOS_NVJITLINK", "CUDA_HOME", "CUDA_PATH",
+  for (const char *name : {"GPUOS_RUNTIME_LIB", "GPUOS_RUNTIME_THROUGHPUT_LIB",
+                           "GPUOS_NVJITLINK", "CUDA_HOME", "CUDA_PATH",
                            "CUDA_ROOT", "LD_LIBRARY_PATH"})
     if (const char *value = std::getenv(name)) {
       h.update(std::string("env ") + name + "=" + value + "\n");
