@@ -5,7 +5,7 @@
 # HERE:   bash scripts/gpu-tools.sh pack
 #   strips gpuos-opt, gpuos-jit (and gpuos-jit-core) and gpuos-interp from
 #   $BUILD_DIR (default build) into .gpu-tools/tools.tar.xz with the runtime
-#   device library, and
+#   device libraries (latency and throughput, docs/codegen.md), and
 #   downloads the Debian packages of the shared libraries they need
 #   (libllvm22, libz3-4 and small ones) into .gpu-tools/ (about 53 MB; the
 #   device tool carries 64 MiB), and
@@ -14,7 +14,7 @@
 # THERE:  eval "$(bash scripts/gpu-tools.sh unpack)"
 #   unpacks into /opt/gpuos-tools (never into /, where dpkg -x could break
 #   the machine) and prints the exports: PATH, LD_LIBRARY_PATH,
-#   GPUOS_BIN_DIR, GPUOS_RUNTIME_LIB.
+#   GPUOS_BIN_DIR, GPUOS_RUNTIME_LIB, GPUOS_RUNTIME_THROUGHPUT_LIB.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=$root/.gpu-tools

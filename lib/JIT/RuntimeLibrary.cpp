@@ -45,8 +45,11 @@ gpuos::jit::resolveRuntimeLibrary(llvm::StringRef option, Occupancy occupancy) {
     return llvm::createStringError(
         "no runtime device library to link into the image: this build has "
         "none (it needs nvcc); pass --runtime-lib=PATH (nvcc -rdc=true "
-        "object or archive), set GPUOS_RUNTIME_LIB, or --runtime-lib=none "
-        "for an image of test kernels only");
+        "object or archive), set " +
+        std::string(occupancy == Occupancy::Throughput
+                        ? "GPUOS_RUNTIME_THROUGHPUT_LIB"
+                        : "GPUOS_RUNTIME_LIB") +
+        ", or --runtime-lib=none for an image of test kernels only");
   if (!llvm::sys::fs::is_regular_file(path))
     return llvm::createStringError(
         "the runtime device library '" + path + "' (from " + origin +

@@ -5,7 +5,7 @@
 //
 //   gpuos-jit in.mlir [--arch=sm_90] [-O0..3] [--emit=mlir|llvm|ptx|image]
 //             [-o out] [--cache-dir=DIR] [--no-cache] [--runtime-lib=PATH]
-//             [--custom-source=FILE.cu ...] [-v]
+//             [--occupancy=latency|throughput] [--custom-source=FILE.cu ...] [-v]
 //
 // Lowers every gpuos.task to a device function (docs/abi.md), emits PTX with
 // LLVM's NVPTX backend in-process, and for --emit=image links it with the
@@ -90,8 +90,10 @@ static cl::opt<std::string> nvJitLinkPath(
 static cl::opt<std::string> runtimeLib(
     "runtime-lib",
     cl::desc("The runtime's relocatable device library to link into the "
-             "image (default $GPUOS_RUNTIME_LIB, else the one this build "
-             "made); 'none': task functions and test kernels only"),
+             "image (default $GPUOS_RUNTIME_LIB, or "
+             "$GPUOS_RUNTIME_THROUGHPUT_LIB with --occupancy=throughput, else "
+             "the one this build made); 'none': task functions and test "
+             "kernels only"),
     cl::value_desc("path"), cl::cat(category));
 static cl::list<std::string> customSources(
     "custom-source",

@@ -59,10 +59,11 @@ struct CompileOptions {
   /// and the default maxRegisters.
   Occupancy occupancy = Occupancy::Latency;
   /// Register limit of every task function (nvJitLink -maxrregcount). The
-  /// resident kernel calls them, so they must fit its limit: -1 takes the
-  /// one the runtime's device library was built with
-  /// (GPUOS_DEVICE_MAX_REGISTERS in runtime/CMakeLists.txt, default 128;
-  /// GPUOS_DEVICE_THROUGHPUT_REGISTERS, 80, for Occupancy::Throughput).
+  /// resident kernel calls them, so they must fit its limit (nvJitLink
+  /// refuses a task above it): -1 takes the limit of this build's library
+  /// for `occupancy` (GPUOS_DEVICE_MAX_REGISTERS in runtime/CMakeLists.txt,
+  /// 128; GPUOS_DEVICE_THROUGHPUT_REGISTERS, 80, for Throughput), also when
+  /// runtimeLibrary names another library.
   /// 0: no limit, which only images without the runtime can use.
   int maxRegisters = -1;
   /// CUDA C++ sources defining the device functions that gpuos.custom ops
