@@ -182,11 +182,13 @@ llvm::Error Compiler::Impl::prepare() {
   if (!runtime)
     return runtime.takeError();
   runtimePath = *runtime;
-  if (options.maxRegisters < 0)
+  if (options.maxRegisters < 0) {
     // The device library's own limit; without the library, none.
-    options.maxRegisters = runtimePath.empty()                           ? 0
-                           : options.occupancy == Occupancy::Throughput ? GPUOS_DEVICE_THROUGHPUT_REGISTERS
-                                                                        : GPUOS_DEVICE_MAX_REGISTERS;
+    int limit = options.occupancy == Occupancy::Throughput
+                    ? GPUOS_DEVICE_THROUGHPUT_REGISTERS
+                    : GPUOS_DEVICE_MAX_REGISTERS;
+    options.maxRegisters = runtimePath.empty() ? 0 : limit;
+  }
   if (!runtimePath.empty()) {
     auto buffer = llvm::MemoryBuffer::getFile(runtimePath, /*IsText=*/false,
                                               /*RequiresNullTerminator=*/false);
@@ -365,8 +367,18 @@ Compiler::Impl::build(ModuleOp module, const std::string &hash) {
           linking->add({LinkInput::PTX, "gpuos_tasks.ptx", std::move(ptx->ptx)}))
     return std::move(error);
   llvm::Expected<LinkResult> linked = linking->complete();
-  if (!linked)
-    return linked.takeError();
+  if (!linked) {
+    std::string message = llvm::toString(linked.takeError());
+    // nvJitLink's own words ("max regcount of N calls function ... with
+    // regcount of M") do not say which setting to change.
+    if (llvm::StringRef(message).contains("max regcount"))
+      message += "\nthe task functions' register limit (--maxrregcount=" +
+                 std::to_string(options.maxRegisters) +
+                 ") is above the runtime device library's '" +
+                 llvm::sys::path::filename(runtimePath).str() +
+                 "': lower it, or link a library built with more registers";
+    return llvm::createStringError(message);
+  }
   image.ms.link = msSince(start);
   image.cubin = std::move(linked->cubin);
   image.infoLog = std::move(linked->infoLog);

@@ -24,19 +24,19 @@
 
 llvm::Expected<std::string>
 gpuos::jit::resolveRuntimeLibrary(llvm::StringRef option, Occupancy occupancy) {
+  // Each occupancy has its own variable and build default: the libraries
+  // differ in their register limit, which the image's tasks must fit.
+  bool throughput = occupancy == Occupancy::Throughput;
+  const char *variable = throughput ? "GPUOS_RUNTIME_THROUGHPUT_LIB" : "GPUOS_RUNTIME_LIB";
   std::string path, origin;
   if (!option.empty()) {
     path = option.str();
     origin = "--runtime-lib";
-  } else if (occupancy == Occupancy::Throughput) {
-    const char *env = std::getenv("GPUOS_RUNTIME_THROUGHPUT_LIB");
-    path = env && *env ? env : GPUOS_THROUGHPUT_RUNTIME_LIB;
-    origin = env && *env ? "$GPUOS_RUNTIME_THROUGHPUT_LIB" : "this build's default";
-  } else if (const char *env = std::getenv("GPUOS_RUNTIME_LIB"); env && *env) {
+  } else if (const char *env = std::getenv(variable); env && *env) {
     path = env;
-    origin = "$GPUOS_RUNTIME_LIB";
+    origin = std::string("$") + variable;
   } else {
-    path = GPUOS_DEFAULT_RUNTIME_LIB;
+    path = throughput ? GPUOS_THROUGHPUT_RUNTIME_LIB : GPUOS_DEFAULT_RUNTIME_LIB;
     origin = "this build's default";
   }
   if (path == "none")
@@ -45,10 +45,7 @@ gpuos::jit::resolveRuntimeLibrary(llvm::StringRef option, Occupancy occupancy) {
     return llvm::createStringError(
         "no runtime device library to link into the image: this build has "
         "none (it needs nvcc); pass --runtime-lib=PATH (nvcc -rdc=true "
-        "object or archive), set " +
-        std::string(occupancy == Occupancy::Throughput
-                        ? "GPUOS_RUNTIME_THROUGHPUT_LIB"
-                        : "GPUOS_RUNTIME_LIB") +
+        "object or archive), set " + std::string(variable) +
         ", or --runtime-lib=none for an image of test kernels only");
   if (!llvm::sys::fs::is_regular_file(path))
     return llvm::createStringError(

@@ -133,36 +133,33 @@ public:
     std::atomic<uint64_t> launches{0}, hits{0}, binds{0}, evictions{0};
   } counters;
 
-  /// Waits for `stream` (a CUstream of this device; 0 is the legacy default
-  /// stream, which is why the device's context is made current first).
-  bool syncStream(uint64_t stream, Failure &f) {
+  /// Readies `stream` (a CUstream of this device; 0 is the legacy default
+  /// stream, which is why the device's context is made current first) for
+  /// a call: refuses it while it captures a CUDA graph (a call runs on the
+  /// resident kernel when it is made and cannot be recorded, and the wait
+  /// or a new binding's upload would fail and invalidate the capture
+  /// without saying why), then, with `wait`, waits for its earlier work.
+  bool prepareStream(uint64_t stream, bool wait, Failure &f) {
     if (!makeCurrent(f))
       return false;
     const Cuda &cu = Cuda::get();
-    int rc = cu.streamSynchronize(reinterpret_cast<void *>(stream));
+    void *s = reinterpret_cast<void *>(stream);
+    int capturing = 0;
+    if (cu.streamIsCapturing && cu.streamIsCapturing(s, &capturing) == 0 && capturing != 0) {
+      f.set("the PyTorch stream is capturing a CUDA graph (torch.cuda.graph, or "
+            "torch.compile's cudagraphs): a gpuos call runs on the resident kernel "
+            "when it is made and cannot be recorded into a graph; call it outside "
+            "the capture");
+      return false;
+    }
+    if (!wait)
+      return true;
+    int rc = cu.streamSynchronize(s);
     if (rc != 0) {
       f.set(cudaError(cu, rc, "cuStreamSynchronize (the PyTorch stream)"));
       return false;
     }
     return true;
-  }
-
-  /// False (and why) when `stream` is capturing a CUDA graph: a call runs
-  /// on the resident kernel when it is made and cannot be recorded, and
-  /// what it would do first (wait for the stream, upload a new binding)
-  /// would fail and invalidate the capture without saying why.
-  bool refuseCapture(uint64_t stream, Failure &f) {
-    const Cuda &cu = Cuda::get();
-    int capturing = 0;
-    if (!cu.streamIsCapturing || !makeCurrent(f) ||
-        cu.streamIsCapturing(reinterpret_cast<void *>(stream), &capturing) != 0 ||
-        capturing == 0)
-      return !f.failed;
-    f.set("the PyTorch stream is capturing a CUDA graph (torch.cuda.graph, or "
-          "torch.compile's cudagraphs): a gpuos call runs on the resident kernel "
-          "when it is made and cannot be recorded into a graph; call it outside "
-          "the capture");
-    return false;
   }
 
   /// The device's primary context (PyTorch's) current on this thread.
@@ -406,7 +403,7 @@ private:
   /// and waits for the run.
   void run(const std::vector<uint64_t> &key, int64_t stream, Failure &f) {
     bool ordered = streamOrdered_ && stream >= 0;
-    if (stream >= 0 && !core_->refuseCapture(static_cast<uint64_t>(stream), f))
+    if (stream >= 0 && !core_->prepareStream(static_cast<uint64_t>(stream), !ordered, f))
       return;
     if (ordered) {
       std::string earlier = core_->reapPending(false);
@@ -414,8 +411,6 @@ private:
         f.set(earlier);
         return;
       }
-    } else if (stream >= 0 && !core_->syncStream(static_cast<uint64_t>(stream), f)) {
-      return;
     }
     gpuos_graph handle = 0;
     if (!core_->acquire(key, graph_, names_, bytes_, handle, f))

@@ -40,6 +40,7 @@
 
 // BAD: for the --occupancy option: Cannot find option named 'fast'
 // MISMATCH: 'gpuos_resident' with max regcount of 80 calls function 'gpuos_task_jam8'
+// MISMATCH: the task functions' register limit (--maxrregcount=128) is above the runtime device library's 'gpuos_runtime_device_throughput.o'
 // NOLIB: the runtime device library '[[LIB]]' (from $GPUOS_RUNTIME_THROUGHPUT_LIB) does not exist
 
 gpuos.graph @jam(%x : !gpuos.tensor<32x1024xf32>, %w : !gpuos.tensor<1024x1024xf32>)
