@@ -33,6 +33,51 @@ def GpuosTopologicalSort : Pass<"gpuos-topological-sort", "::gpuos::GraphOp"> {
   }];
 }
 
+def GpuosSplitK : Pass<"gpuos-split-k", "::gpuos::GraphOp"> {
+  let summary = "Splits the K axis of small-M matmuls that give too few tiles";
+  let description = [{
+    A small-M matmul (decode's projections: M <= 16 rows, f32, a [K, N]
+    weight) is tiled by blocks of its N columns (docs/passes.md, "The tile
+    rule"); with N = 1024 that is 64 tiles, half the H200's SMs idle while
+    each tile streams a long column block of the weight. When the matmuls
+    reading one lhs give fewer than `min-tiles` tiles together, each is
+    rewritten as S matmuls over K slices in one batched matmul, whose
+    partial products are summed by elementwise adds:
+
+    Before:
+    ```mlir
+    %y = gpuos.matmul %x, %w : !gpuos.tensor<1x2048xf32>, !gpuos.tensor<2048x1024xf32>
+    ```
+    After (S = 4):
+    ```mlir
+    %xs = gpuos.reshape %x to [4, 1, 512] : !gpuos.tensor<1x2048xf32>
+    %ws = gpuos.reshape %w to [4, 512, 1024] : !gpuos.tensor<2048x1024xf32>
+    %p = gpuos.matmul %xs, %ws : !gpuos.tensor<4x1x512xf32>, !gpuos.tensor<4x512x1024xf32>
+    %p0 = gpuos.slice %p starts [0, 0, 0] sizes [1, 1, 1024] steps [1, 1, 1] : !gpuos.tensor<4x1x1024xf32>
+    %q0 = gpuos.reshape %p0 to [1, 1024] : !gpuos.tensor<1x1x1024xf32>
+    ... (%q1, %q2, %q3 likewise)
+    %s01 = gpuos.add %q0, %q1 : !gpuos.tensor<1x1024xf32>, !gpuos.tensor<1x1024xf32>
+    %s23 = gpuos.add %q2, %q3 : !gpuos.tensor<1x1024xf32>, !gpuos.tensor<1x1024xf32>
+    %y = gpuos.add %s01, %s23 : !gpuos.tensor<1x1024xf32>, !gpuos.tensor<1x1024xf32>
+    ```
+    S is the largest power of two that keeps the tiles within
+    `2 x 132` (one per worker block) and each K slice at least
+    `min-k-slice` rows. The sum is elementwise, so the fusion passes put it
+    where the product was read: a residual add and the next norm take it as
+    their prologue (`gpuos-fuse-reductions`), and an elementwise lhs of the
+    split matmul stays its prologue (`gpuos-fuse-matmul-prologues` looks
+    through the reshape). Matmuls through a shared weight (micro-batches,
+    which `gpuos-fuse-shared-weights` tiles together) and f16/bf16 ones
+    (their partial products would round to 16 bits) are left alone.
+  }];
+  let options = [
+    Option<"minTiles", "min-tiles", "int64_t", /*default=*/"132",
+           "Split when the matmuls reading one lhs give fewer tiles (0: never)">,
+    Option<"minKSlice", "min-k-slice", "int64_t", /*default=*/"256",
+           "Fewest rows of K in a slice">,
+  ];
+}
+
 def GpuosFuseElementwise : Pass<"gpuos-fuse-elementwise", "::gpuos::GraphOp"> {
   let summary = "Fuses chains and DAGs of elementwise ops of one shape into tasks";
   let description = [{
@@ -91,7 +136,11 @@ def GpuosFuseReductions : Pass<"gpuos-fuse-reductions", "::gpuos::GraphOp"> {
       makes), and transitively theirs, join the anchor when they compute
       exactly the operand's shape and only the anchor's group reads them,
       so the prologue is computed while the anchor reads its input and is
-      never written out;
+      never written out. For a row chain link (below), whose tile is whole
+      rows of that shape, a producer that others read too joins as well
+      and becomes a result of the task (the residual stream of residual
+      add + norm), when the graph stays acyclic and the task keeps at most
+      16 results;
     - epilogue: an elementwise op or task whose iteration space equals the
       anchor's result shape and that reads a value of the anchor's group
       directly (not through a view) joins the group, when the contracted
@@ -215,7 +264,9 @@ def GpuosFuseMatmulPrologues
     and the matmul reading it back, and one dependent task less waits on
     the device. The prologue's work (its compute ops x the lhs elements)
     must stay within a tile's budget (65536); it must not be a graph
-    output; priorities must agree; no cycle.
+    output; priorities must agree; no cycle. The lhs may view the prologue
+    through views that only the matmul reads (the reshape of
+    `gpuos-split-k`); they join the task with it.
 
     Before:
     ```mlir

@@ -15,24 +15,22 @@
 // RUN: gpuos-jit %t/decode.mlir --no-cache -o %t/decode
 // RUN: gpuos-manifest-check %t/decode.manifest.json | FileCheck %s --check-prefix=DECODE
 // The parser is really checking: a kind listed twice is rejected.
-// RUN: sed 's/softmax_norm_t3_add/softmax_norm_t2_layer_norm_rms_norm/' %t/sn.manifest.json > %t/bad.json
+// RUN: sed 's/softmax_norm_t1_mul_select_softmax/softmax_norm_t2_add_layer_norm_rms_norm/' %t/sn.manifest.json > %t/bad.json
 // RUN: not gpuos-manifest-check %t/bad.json 2>&1 | FileCheck %s --check-prefix=BAD
 
 // CHAIN: manifest ok: abi 0, sm_90, 1 tasks
 // CHAIN-NEXT: kind 0 elementwise_chain_t0_{{[a-z_]+}} graph=elementwise_chain priority=urgent tiles=128 block=256 shared=0 buffers=4 args=32 deps={{$}}
 
-// SN: manifest ok: abi 0, sm_90, 3 tasks
-// SN-NEXT: kind 0 softmax_norm_t3_add graph=softmax_norm
-// SN-NEXT: kind 1 softmax_norm_t2_layer_norm_rms_norm graph=softmax_norm {{.*}} deps=0{{$}}
-// SN-NEXT: kind 2 softmax_norm_t1_mul_select_softmax graph=softmax_norm
+// SN: manifest ok: abi 0, sm_90, 2 tasks
+// SN-NEXT: kind 0 softmax_norm_t2_add_layer_norm_rms_norm graph=softmax_norm {{.*}} buffers=7 {{.*}} deps={{$}}
+// SN-NEXT: kind 1 softmax_norm_t1_mul_select_softmax graph=softmax_norm {{.*}} deps={{$}}
 
 // The switch calls them in the same order: case i is kind i.
 // SN-SWITCH: llvm.func @gpuos_dispatch(
-// SN-SWITCH: llvm.call @gpuos_task_softmax_norm_t3_add(
-// SN-SWITCH: llvm.call @gpuos_task_softmax_norm_t2_layer_norm_rms_norm(
+// SN-SWITCH: llvm.call @gpuos_task_softmax_norm_t2_add_layer_norm_rms_norm(
 // SN-SWITCH: llvm.call @gpuos_task_softmax_norm_t1_mul_select_softmax(
 
 // DECODE: manifest ok: abi 0, sm_90, 27 tasks
-// DECODE: kind 26 decode_step_{{[a-z0-9_]+}} graph=decode_step
+// DECODE: kind 26 decode_step_{{[a-z0-9_]+}} graph=decode_step {{.*}} deps=25{{$}}
 
-// BAD: gpuos-manifest-check: {{.*}}bad.json: bad image: manifest: tasks[1]: kind 'softmax_norm_t2_layer_norm_rms_norm' appears twice
+// BAD: gpuos-manifest-check: {{.*}}bad.json: bad image: manifest: tasks[1]: kind 'softmax_norm_t2_add_layer_norm_rms_norm' appears twice

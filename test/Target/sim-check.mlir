@@ -31,6 +31,12 @@
 // RUN: gpuos-check-gen %S/gpu-check/prologues.mlir --manifest=%t/pro.manifest.json -o %t/pro.d
 // RUN: gpuos-sim-check %S/gpu-check/prologues.mlir %t/pro.d/check.txt --block=64 | FileCheck %s
 // RUN: gpuos-sim-check %S/gpu-check/prologues.mlir %t/pro.d/check.txt --block=256 --misalign | FileCheck %s
+// gpuos-split-k's batched matmuls, staged prologue through a reshape, and
+// the partial sums in a row task.
+// RUN: gpuos-jit %S/gpu-check/split_k.mlir --no-cache -o %t/sk
+// RUN: gpuos-check-gen %S/gpu-check/split_k.mlir --manifest=%t/sk.manifest.json -o %t/sk.d
+// RUN: gpuos-sim-check %S/gpu-check/split_k.mlir %t/sk.d/check.txt --block=64 | FileCheck %s
+// RUN: gpuos-sim-check %S/gpu-check/split_k.mlir %t/sk.d/check.txt --block=256 --misalign | FileCheck %s
 
 // The partitioned examples (snapshots of the graph pipeline's output).
 // RUN: gpuos-jit %S/gpu-check/example_softmax_norm.mlir --no-cache -o %t/sn

@@ -119,6 +119,27 @@ bool readsOnlyAsStagedLhs(Operation *unit, Value value, ArrayRef<int64_t> space)
   return any;
 }
 
+/// What `value` views, through a chain of single-operand views that only
+/// `consumer` reads (each view read by the next or by `consumer`); `value`
+/// itself when it is not such a view.
+Value throughViews(Value value, Operation *consumer) {
+  Value viewed = value;
+  Operation *reader = consumer;
+  while (Operation *def = viewed.getDefiningOp()) {
+    if (!def->hasTrait<gpuos::OpTrait::View>() || def->getNumOperands() != 1 ||
+        def->getBlock() != consumer->getBlock() ||
+        !llvm::all_of(viewed.getUsers(), [&](Operation *user) { return user == reader; }))
+      break;
+    reader = def;
+    viewed = def->getOperand(0);
+  }
+  // Only a chain that ends at a value `reader` alone reads counts.
+  return viewed != value &&
+                 llvm::all_of(viewed.getUsers(), [&](Operation *user) { return user == reader; })
+             ? viewed
+             : value;
+}
+
 struct FuseMatmulPrologues
     : gpuos::impl::GpuosFuseMatmulProloguesBase<FuseMatmulPrologues> {
   void runOnOperation() override {
@@ -143,7 +164,11 @@ struct FuseMatmulPrologues
       if (!shared)
         continue;
       for (Value operand : consumer->getOperands()) {
-        std::optional<unsigned> producer = fg.producer(operand);
+        // The lhs may reach the consumer through views that only it reads
+        // (the reshape of gpuos-split-k): the task evaluates them on the
+        // staged values, which are computed at any index.
+        Value produced = throughViews(operand, consumer);
+        std::optional<unsigned> producer = fg.producer(produced);
         if (!producer || !fg.isAlone(*producer) ||
             units[*producer].cls != UnitClass::Elementwise ||
             units[*producer].priority != units[node].priority)
@@ -152,6 +177,8 @@ struct FuseMatmulPrologues
         // Every result read by this consumer alone (not a graph output),
         // only as the lhs of its small-M matmuls.
         bool onlyLhs = llvm::all_of(op->getResults(), [&](Value result) {
+          if (result == produced && produced != operand)
+            return readsOnlyAsStagedLhs(consumer, operand, space);
           return llvm::all_of(result.getUsers(),
                               [&](Operation *user) { return user == consumer; }) &&
                  readsOnlyAsStagedLhs(consumer, result, space);
@@ -170,14 +197,21 @@ struct FuseMatmulPrologues
         int64_t staged = 0;
         for (Value result : op->getResults())
           for (MatmulOp matmul : matmulsOf(consumer))
-            if (llvm::is_contained(boundTo(consumer, result), matmul.getLhs())) {
+            if (llvm::is_contained(boundTo(consumer, result == produced ? operand : result),
+                                   matmul.getLhs())) {
               staged += stagedBytes(matmul);
               break;
             }
+        // The views between join too: outside the group they would be a
+        // path out of it and back.
+        SmallVector<unsigned> members = {*producer, node};
+        for (Value view = operand; view != produced; view = view.getDefiningOp()->getOperand(0))
+          members.push_back(*fg.producer(view));
         if (*shared + staged > kMatvecSharedBytes || !fg.readsDirectly(node, *producer) ||
-            fg.wouldCreateCycle({*producer, node}))
+            fg.wouldCreateCycle(members))
           continue;
-        fg.merge(*producer, node);
+        for (unsigned member : ArrayRef(members).drop_front())
+          fg.merge(*producer, member);
         *shared += staged;
       }
     }

@@ -148,8 +148,9 @@ struct FuseReductions
 
   /// Merges into `anchor` the elementwise producer of its data operand,
   /// then their elementwise producers, while a producer computes exactly
-  /// the data operand's shape and only the group reads it. Returns the
-  /// representative of the anchor's group.
+  /// the data operand's shape and only the group reads it, or, for a row
+  /// chain link, others read it too (it becomes a result of the task).
+  /// Returns the representative of the anchor's group.
   static unsigned tryPrologue(FusionGraph &fg, ArrayRef<UnitInfo> units,
                               unsigned anchor) {
     Operation *anchorOp = fg.op(anchor);
@@ -157,6 +158,7 @@ struct FuseReductions
     ArrayRef<int64_t> dataShape =
         cast<StridedTensorType>(data.getType()).getShape();
     unsigned leader = anchor;
+    bool exportsPrologue = isRowChainLink(anchorOp);
     SmallVector<Value> worklist = {data};
     while (!worklist.empty()) {
       std::optional<unsigned> producer = fg.producer(worklist.pop_back_val());
@@ -168,10 +170,16 @@ struct FuseReductions
           unit.priority != units[anchor].priority)
         continue;
       Operation *op = fg.op(*producer);
-      if (!llvm::all_of(op->getUsers(), [&](Operation *user) {
-            std::optional<unsigned> node = fg.nodeOf(user);
-            return node && fg.find(*node) == leader;
-          }) ||
+      bool onlyGroupReads = llvm::all_of(op->getUsers(), [&](Operation *user) {
+        std::optional<unsigned> node = fg.nodeOf(user);
+        return node && fg.find(*node) == leader;
+      });
+      // A row op's tile is whole rows of its operand's shape, which is
+      // the producer's: the task computes every element of the producer
+      // once and can write it out for other readers (the residual stream
+      // of residual add + norm, which the next residual add reads).
+      if ((!onlyGroupReads && (!exportsPrologue ||
+                               fg.resultsIfMerged(*producer, leader) > kMaxTaskResults)) ||
           !fg.readsDirectly(leader, *producer))
         continue;
       // Only the group reads the producer, so no path leaves and comes

@@ -701,6 +701,20 @@ static void coverTransposedSectors(TaskOp task, ArrayRef<int64_t> space,
     tile[axis] *= 2;
 }
 
+int64_t gpuos::fusion::smallMatmulColumns(int64_t m, int64_t n,
+                                          bool sharedWeight) {
+  int64_t minTn = sharedWeight ? 8 : 16;
+  int64_t tn = minTn;
+  if (n != kDynamic)
+    tn = std::clamp<int64_t>(powerOfTwoAtMost(llvm::divideCeil(n, kTileSpread)),
+                             minTn, 128);
+  tn = std::min<int64_t>(tn, 256 / int64_t(llvm::bit_ceil(uint64_t(m))));
+  if (n != kDynamic)
+    tn = std::min<int64_t>(
+        tn, int64_t(llvm::bit_ceil(uint64_t(std::max<int64_t>(n, 1)))));
+  return tn;
+}
+
 SmallVector<int64_t> gpuos::fusion::chooseTile(TaskOp task) {
   ArrayRef<int64_t> space = shapeOf(task.getResult(0));
   int64_t rank = space.size();
@@ -742,17 +756,8 @@ SmallVector<int64_t> gpuos::fusion::chooseTile(TaskOp task) {
       // weight, whose tiles do M x count rows of work each, else 16) give
       // more tiles (H200: the 8 x 4-row micro-batch matmul 1024x1024 ran
       // 71 us in 32 tiles of 32 columns, 34 us in 128 of 8).
-      int64_t minTn = sharedWeight ? 8 : 16;
-      int64_t tn = minTn;
-      if (n != kDynamic)
-        tn = std::clamp<int64_t>(
-            powerOfTwoAtMost(llvm::divideCeil(n, kTileSpread)), minTn, 128);
-      tn = std::min<int64_t>(tn, 256 / int64_t(llvm::bit_ceil(uint64_t(m))));
-      if (n != kDynamic)
-        tn = std::min<int64_t>(
-            tn, int64_t(llvm::bit_ceil(uint64_t(std::max<int64_t>(n, 1)))));
       tile[rank - 2] = m;
-      tile[rank - 1] = tn;
+      tile[rank - 1] = smallMatmulColumns(m, n, sharedWeight);
       return tile;
     }
     int64_t tm;

@@ -253,6 +253,12 @@ constexpr int64_t kMatvecSharedBytes = 32 * 1024;
 /// Tile size of a dynamic axis that must stay whole: one tile covers it.
 constexpr int64_t kWholeDynamicTile = 2147483647;
 
+/// Columns of a small-M matmul tile (M <= kSmallMatmulM rows, all of them
+/// in the tile): the widest power of two from 16 (8 for micro-batches
+/// through a shared weight) to 128 that still gives every worker block a
+/// tile (N / tn >= kTileSpread), at most 256 outputs. `n` may be dynamic.
+int64_t smallMatmulColumns(int64_t m, int64_t n, bool sharedWeight);
+
 /// The tile of `task` by the rule of docs/passes.md.
 llvm::SmallVector<int64_t> chooseTile(TaskOp task);
 

@@ -15,6 +15,7 @@ void gpuos::buildGpuosPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   OpPassManager &graphs = pm.nest<GraphOp>();
   graphs.addPass(createGpuosTopologicalSort());
+  graphs.addPass(createGpuosSplitK());
   graphs.addPass(createGpuosFuseElementwise());
   graphs.addPass(createGpuosFuseReductions());
   graphs.addPass(createGpuosFuseSharedWeights());
@@ -29,7 +30,7 @@ void gpuos::buildGpuosPipeline(OpPassManager &pm) {
 void gpuos::registerGpuosPipeline() {
   PassPipelineRegistration<>(
       "gpuos-pipeline",
-      "canonicalize, sort, fuse (elementwise, reductions, shared-weight "
+      "canonicalize, sort, split K of small-M matmuls, fuse (elementwise, reductions, shared-weight "
       "matmuls, matmul epilogues and prologues, horizontal), partition into tasks, assign "
       "priorities, canonicalize",
       [](OpPassManager &pm) { buildGpuosPipeline(pm); });

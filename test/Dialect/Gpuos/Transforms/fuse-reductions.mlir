@@ -63,15 +63,46 @@ gpuos.graph @layer_norm_epilogue(%x : !gpuos.tensor<2x16xf32>, %w : !gpuos.tenso
   gpuos.yield %y : !gpuos.tensor<2x16xf32>
 }
 
-// Must not fuse: the residual %h is a graph output as well as the norm's
-// input, so it cannot live only inside the norm's task.
+// The residual %h is a graph output as well as the norm's input: a row op's
+// tile covers the residual's elements once, so the task computes it and
+// writes it out as a second result (residual add + norm in one task).
 // CHECK-LABEL: gpuos.graph @prologue_escapes
-// CHECK-NOT: gpuos.task
-// CHECK: gpuos.yield
+// CHECK: %[[T:.+]]:2 = gpuos.task "prologue_escapes_t0_add_rms_norm" ins(%[[X:.+]] = %x : !gpuos.tensor<4x8xf32>, %[[W:.+]] = %w : !gpuos.tensor<8xf32>) tile [4, 8]
+// CHECK-NEXT: %[[H:.+]] = gpuos.add %[[X]], %[[X]]
+// CHECK-NEXT: %[[N:.+]] = gpuos.rms_norm %[[H]] weight(%[[W]]
+// CHECK-NEXT: gpuos.yield %[[H]], %[[N]]
+// CHECK: gpuos.yield %[[T]]#0, %[[T]]#1
 gpuos.graph @prologue_escapes(%x : !gpuos.tensor<4x8xf32>, %w : !gpuos.tensor<8xf32>) -> (h : !gpuos.tensor<4x8xf32>, n : !gpuos.tensor<4x8xf32>) {
   %h = gpuos.add %x, %x : !gpuos.tensor<4x8xf32>, !gpuos.tensor<4x8xf32>
   %n = gpuos.rms_norm %h weight(%w : !gpuos.tensor<8xf32>) eps 1.0e-06 : !gpuos.tensor<4x8xf32>
   gpuos.yield %h, %n : !gpuos.tensor<4x8xf32>, !gpuos.tensor<4x8xf32>
+}
+
+// Must not fuse: a reduce's tile is its result's elements (4x1), not the
+// 4x8 input's, so a prologue that is also read elsewhere cannot be
+// written out by the reduce's task.
+// CHECK-LABEL: gpuos.graph @reduce_prologue_escapes
+// CHECK-NOT: gpuos.task
+// CHECK: gpuos.yield
+gpuos.graph @reduce_prologue_escapes(%x : !gpuos.tensor<4x8xf32>) -> (h : !gpuos.tensor<4x8xf32>, s : !gpuos.tensor<4x1xf32>) {
+  %h = gpuos.add %x, %x : !gpuos.tensor<4x8xf32>, !gpuos.tensor<4x8xf32>
+  %s = gpuos.reduce sum %h axes [1] keepdim : !gpuos.tensor<4x8xf32>
+  gpuos.yield %h, %s : !gpuos.tensor<4x8xf32>, !gpuos.tensor<4x1xf32>
+}
+
+// %h may not join the norm's task although the norm reads it: %h also
+// reaches the task through the reduce outside it (a cycle). The add that
+// reads both joins as the prologue.
+// CHECK-LABEL: gpuos.graph @prologue_cycle
+// CHECK: %[[H:.+]] = gpuos.add %x, %x
+// CHECK: %[[S:.+]] = gpuos.reduce sum %[[H]]
+// CHECK: gpuos.task "prologue_cycle_t0_add_rms_norm" ins(%{{.+}} = %[[H]] : !gpuos.tensor<4x8xf32>, %{{.+}} = %[[S]] : !gpuos.tensor<4x1xf32>,
+gpuos.graph @prologue_cycle(%x : !gpuos.tensor<4x8xf32>, %w : !gpuos.tensor<8xf32>) -> (n : !gpuos.tensor<4x8xf32>) {
+  %h = gpuos.add %x, %x : !gpuos.tensor<4x8xf32>, !gpuos.tensor<4x8xf32>
+  %s = gpuos.reduce sum %h axes [1] keepdim : !gpuos.tensor<4x8xf32>
+  %c = gpuos.add %h, %s : !gpuos.tensor<4x8xf32>, !gpuos.tensor<4x1xf32>
+  %n = gpuos.rms_norm %c weight(%w : !gpuos.tensor<8xf32>) eps 1.0e-06 : !gpuos.tensor<4x8xf32>
+  gpuos.yield %n : !gpuos.tensor<4x8xf32>
 }
 
 // Must not fuse: the consumer computes over 4x8, not over the reduction's

@@ -12,34 +12,38 @@
 // RUN: gpuos-opt %S/../../../../examples/elementwise_chain.mlir --gpuos-pipeline | gpuos-interp --seed=2 > %t.chain.after
 // RUN: diff %t.chain.before %t.chain.after
 
-// Scale and mask are the softmax's prologue; layer_norm and rms_norm read
-// the same residual and share one task; the residual add is its own task
-// because both norms read it.
+// Scale and mask are the softmax's prologue; the residual add, which both
+// norms read, is the layer_norm's prologue, and the rms_norm joins that
+// task as a row chain link reading the same residual.
 // RUN: gpuos-opt %S/../../../../examples/softmax_norm.mlir --gpuos-pipeline | FileCheck %s --check-prefix=NORM
-// NORM-DAG: gpuos.task "softmax_norm_t{{[0-9]+}}_add" ins(%{{.+}} = %x : !gpuos.tensor<32x1024xf32>, %{{.+}} = %h : !gpuos.tensor<32x1024xf32>) tile [1, 256]
-// NORM-DAG: gpuos.task "softmax_norm_t{{[0-9]+}}_layer_norm_rms_norm" {{.+}} tile [1, 1024]
+// NORM-DAG: gpuos.task "softmax_norm_t{{[0-9]+}}_add_layer_norm_rms_norm" ins(%{{.+}} = %x : !gpuos.tensor<32x1024xf32>, %{{.+}} = %h : !gpuos.tensor<32x1024xf32>, {{.+}} tile [1, 1024]
 // NORM-DAG: gpuos.task "softmax_norm_t{{[0-9]+}}_mul_select_softmax" ins(%{{.+}} = %scores : !gpuos.tensor<16x32x32xf32>, %{{.+}} = %mask : !gpuos.tensor<32x32xi1>) tile [1, 8, 32]
 // RUN: gpuos-opt %S/../../../../examples/softmax_norm.mlir --gpuos-pipeline | grep -c ' = gpuos.task ' | FileCheck %s --check-prefix=NORM-TASKS
-// NORM-TASKS: {{^3$}}
+// NORM-TASKS: {{^2$}}
 // RUN: gpuos-interp %S/../../../../examples/softmax_norm.mlir --seed=2 > %t.norm.before
 // RUN: gpuos-opt %S/../../../../examples/softmax_norm.mlir --gpuos-pipeline | gpuos-interp --seed=2 > %t.norm.after
 // RUN: diff %t.norm.before %t.norm.after
 
 // The decode step: each silu-gated product is the down projection's
-// prologue, and the final residual add + rms_norm fuse; the residual adds
-// after the output and down projections are those matmuls' epilogues; the scaled scores are the softmax's
-// prologue; the KV cache appends (concats of two inputs) go into the
-// attention matmuls that read them; the body is tasks only.
+// prologue; each residual add after the output and down projections is
+// the prologue of the rms_norm that follows, which writes the residual
+// out for the next add (but for the final norm's, which only it reads);
+// the scaled scores are the softmax's prologue; the KV cache appends
+// (concats of two inputs) go into the attention matmuls that read them;
+// the body is tasks only. The down projections (N = 256, 16 tiles) split
+// K into 2 slices (gpuos-split-k), so the logits match the graph's within
+// rounding rather than bit for bit.
 // RUN: gpuos-opt %S/../../../../examples/decode_step.mlir --gpuos-pipeline | grep -o 'gpuos.task "[a-z0-9_]*"' | sed -E 's/_t[0-9]+_/_/' | sort | uniq -c | FileCheck %s --check-prefix=DECODE
-// DECODE: {{^ *}}1 gpuos.task "decode_step_add_rms_norm"
+// DECODE: {{^ *}}4 gpuos.task "decode_step_add_rms_norm"
 // DECODE-NEXT: {{^ *}}1 gpuos.task "decode_step_argmax"
-// DECODE-NEXT: {{^ *}}15 gpuos.task "decode_step_matmul"
-// DECODE-NEXT: {{^ *}}2 gpuos.task "decode_step_matmul_add"
+// DECODE-NEXT: {{^ *}}17 gpuos.task "decode_step_matmul"
 // DECODE-NEXT: {{^ *}}2 gpuos.task "decode_step_mul_softmax"
-// DECODE-NEXT: {{^ *}}4 gpuos.task "decode_step_rms_norm"
-// DECODE-NEXT: {{^ *}}1 gpuos.task "decode_step_silu_mul_matmul"
-// DECODE-NEXT: {{^ *}}1 gpuos.task "decode_step_silu_mul_matmul_add"
+// DECODE-NEXT: {{^ *}}1 gpuos.task "decode_step_rms_norm"
+// DECODE-NEXT: {{^ *}}2 gpuos.task "decode_step_silu_mul_matmul"
 // RUN: gpuos-opt %S/../../../../examples/decode_step.mlir --gpuos-pipeline | grep -E '^    %' | not grep -v ' = gpuos.task '
-// RUN: gpuos-interp %S/../../../../examples/decode_step.mlir --seed=2 > %t.decode.before
-// RUN: gpuos-opt %S/../../../../examples/decode_step.mlir --gpuos-pipeline | gpuos-interp --seed=2 > %t.decode.after
-// RUN: diff %t.decode.before %t.decode.after
+// RUN: rm -rf %t.decode && mkdir -p %t.decode/before %t.decode/after
+// RUN: gpuos-interp %S/../../../../examples/decode_step.mlir --seed=2 --outputs-dir=%t.decode/before > /dev/null
+// RUN: gpuos-opt %S/../../../../examples/decode_step.mlir --gpuos-pipeline | gpuos-interp --seed=2 --outputs-dir=%t.decode/after > /dev/null
+// RUN: %python %S/../../../Inputs/allclose.py %t.decode/before %t.decode/after | FileCheck %s --check-prefix=VALUES
+// VALUES: logits.bin: ok
+// VALUES-NEXT: token.bin: ok
