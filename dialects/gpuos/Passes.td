@@ -38,41 +38,45 @@ def GpuosSplitK : Pass<"gpuos-split-k", "::gpuos::GraphOp"> {
   let description = [{
     A small-M matmul (decode's projections: M <= 16 rows, f32, a [K, N]
     weight) is tiled by blocks of its N columns (docs/passes.md, "The tile
-    rule"); with N = 1024 that is 64 tiles, half the H200's SMs idle while
-    each tile streams a long column block of the weight. When the matmuls
-    reading one lhs give fewer than `min-tiles` tiles together, each is
-    rewritten as S matmuls over K slices in one batched matmul, whose
-    partial products are summed by elementwise adds:
+    rule"); with N = 1024 that is 64 tiles, each streaming a long strip of
+    the weight while half of the SMs idle. The matmuls reading one lhs
+    (q, k and v; gate and up: they run side by side) count together: when
+    their tiles can at least double within `max-tiles`, each is rewritten
+    as S matmuls over K slices in one batched matmul, whose partial
+    products are summed by elementwise adds:
 
     Before:
     ```mlir
     %y = gpuos.matmul %x, %w : !gpuos.tensor<1x2048xf32>, !gpuos.tensor<2048x1024xf32>
     ```
-    After (S = 4):
+    After (S = 2):
     ```mlir
-    %xs = gpuos.reshape %x to [4, 1, 512] : !gpuos.tensor<1x2048xf32>
-    %ws = gpuos.reshape %w to [4, 512, 1024] : !gpuos.tensor<2048x1024xf32>
-    %p = gpuos.matmul %xs, %ws : !gpuos.tensor<4x1x512xf32>, !gpuos.tensor<4x512x1024xf32>
-    %p0 = gpuos.slice %p starts [0, 0, 0] sizes [1, 1, 1024] steps [1, 1, 1] : !gpuos.tensor<4x1x1024xf32>
+    %xs = gpuos.reshape %x to [2, 1, 1024] : !gpuos.tensor<1x2048xf32>
+    %ws = gpuos.reshape %w to [2, 1024, 1024] : !gpuos.tensor<2048x1024xf32>
+    %p = gpuos.matmul %xs, %ws : !gpuos.tensor<2x1x1024xf32>, !gpuos.tensor<2x1024x1024xf32>
+    %p0 = gpuos.slice %p starts [0, 0, 0] sizes [1, 1, 1024] steps [1, 1, 1] : !gpuos.tensor<2x1x1024xf32>
     %q0 = gpuos.reshape %p0 to [1, 1024] : !gpuos.tensor<1x1x1024xf32>
-    ... (%q1, %q2, %q3 likewise)
-    %s01 = gpuos.add %q0, %q1 : !gpuos.tensor<1x1024xf32>, !gpuos.tensor<1x1024xf32>
-    %s23 = gpuos.add %q2, %q3 : !gpuos.tensor<1x1024xf32>, !gpuos.tensor<1x1024xf32>
-    %y = gpuos.add %s01, %s23 : !gpuos.tensor<1x1024xf32>, !gpuos.tensor<1x1024xf32>
+    %p1 = gpuos.slice %p starts [1, 0, 0] sizes [1, 1, 1024] steps [1, 1, 1] : !gpuos.tensor<2x1x1024xf32>
+    %q1 = gpuos.reshape %p1 to [1, 1024] : !gpuos.tensor<1x1x1024xf32>
+    %y = gpuos.add %q0, %q1 : !gpuos.tensor<1x1024xf32>, !gpuos.tensor<1x1024xf32>
     ```
-    S is the largest power of two that keeps the tiles within
-    `2 x 132` (one per worker block) and each K slice at least
-    `min-k-slice` rows. The sum is elementwise, so the fusion passes put it
-    where the product was read: a residual add and the next norm take it as
-    their prologue (`gpuos-fuse-reductions`), and an elementwise lhs of the
+    S is the largest power of two that keeps the tiles within `max-tiles`
+    and each K slice at least `min-k-slice` rows (more slices make as many
+    tiles, a tree of log2(S) adds). The default, 132 (one tile per H200
+    SM), was measured on decode: the down projection split in 2 took its
+    sync latency from 281 to 273 us at the same pipelined time, in 4 from
+    281 to 261 us but 137 to 170 us pipelined (docs/passes.md, "Split
+    K"). The sum is elementwise, so the fusion passes put it where the
+    product was read: a residual add and the next norm take it as their
+    prologue (`gpuos-fuse-reductions`), and an elementwise lhs of the
     split matmul stays its prologue (`gpuos-fuse-matmul-prologues` looks
     through the reshape). Matmuls through a shared weight (micro-batches,
     which `gpuos-fuse-shared-weights` tiles together) and f16/bf16 ones
     (their partial products would round to 16 bits) are left alone.
   }];
   let options = [
-    Option<"minTiles", "min-tiles", "int64_t", /*default=*/"132",
-           "Split when the matmuls reading one lhs give fewer tiles (0: never)">,
+    Option<"maxTiles", "max-tiles", "int64_t", /*default=*/"132",
+           "Most tiles the split matmuls reading one lhs may have (0: never split)">,
     Option<"minKSlice", "min-k-slice", "int64_t", /*default=*/"256",
            "Fewest rows of K in a slice">,
   ];

@@ -146,6 +146,17 @@ struct FuseReductions
     return merged;
   }
 
+  /// True when `node` reads a value of a matmul unit directly (not through
+  /// a view): it could be that matmul's epilogue.
+  static bool readsProductDirectly(FusionGraph &fg, ArrayRef<UnitInfo> units,
+                                   unsigned node) {
+    return llvm::any_of(fg.op(node)->getOperands(), [&](Value operand) {
+      std::optional<unsigned> producer = fg.producer(operand);
+      return producer && units[*producer].cls == UnitClass::Matmul &&
+             fg.readsDirectly(node, *producer);
+    });
+  }
+
   /// Merges into `anchor` the elementwise producer of its data operand,
   /// then their elementwise producers, while a producer computes exactly
   /// the data operand's shape and only the group reads it, or, for a row
@@ -177,9 +188,14 @@ struct FuseReductions
       // A row op's tile is whole rows of its operand's shape, which is
       // the producer's: the task computes every element of the producer
       // once and can write it out for other readers (the residual stream
-      // of residual add + norm, which the next residual add reads).
-      if ((!onlyGroupReads && (!exportsPrologue ||
-                               fg.resultsIfMerged(*producer, leader) > kMaxTaskResults)) ||
+      // of residual add + norm, which the next residual add reads). Not a
+      // producer that reads a matmul's product directly: as that matmul's
+      // epilogue (gpuos-fuse-matmul-epilogues) its tiles compute it in
+      // parallel, where a norm's task of one row would compute it alone on
+      // the critical path (decode sync +5 us over 8 norms, H200).
+      if ((!onlyGroupReads &&
+           (!exportsPrologue || readsProductDirectly(fg, units, *producer) ||
+            fg.resultsIfMerged(*producer, leader) > kMaxTaskResults)) ||
           !fg.readsDirectly(leader, *producer))
         continue;
       // Only the group reads the producer, so no path leaves and comes

@@ -98,7 +98,7 @@ struct SplitK : gpuos::impl::GpuosSplitKBase<SplitK> {
   using GpuosSplitKBase::GpuosSplitKBase;
 
   void runOnOperation() override {
-    if (minTiles <= 0)
+    if (maxTiles <= 0)
       return;
     // The matmuls reading one lhs run side by side (q, k and v; gate and
     // up), so their tiles count together.
@@ -116,11 +116,9 @@ struct SplitK : gpuos::impl::GpuosSplitKBase<SplitK> {
       int64_t tiles = 0;
       for (MatmulOp matmul : matmuls)
         tiles += tilesOf(matmul);
-      if (tiles >= minTiles)
-        continue;
       int64_t k = typeOf(lhs).getShape()[1];
       int64_t slices = 1;
-      while (tiles * slices * 2 <= kTileSpread && k % (slices * 2) == 0 &&
+      while (tiles * slices * 2 <= maxTiles && k % (slices * 2) == 0 &&
              k / (slices * 2) >= std::max<int64_t>(minKSlice, 1))
         slices *= 2;
       if (slices < 2)

@@ -78,6 +78,32 @@ gpuos.graph @prologue_escapes(%x : !gpuos.tensor<4x8xf32>, %w : !gpuos.tensor<8x
   gpuos.yield %h, %n : !gpuos.tensor<4x8xf32>, !gpuos.tensor<4x8xf32>
 }
 
+// A residual add that reads a matmul's product directly and is read
+// elsewhere too stays out (gpuos-fuse-matmul-epilogues makes it the
+// matmul's epilogue, computed by all of its tiles); reading the product
+// through a view (the slices gpuos-split-k sums) it joins and is written out.
+// CHECK-LABEL: gpuos.graph @prologue_reads_product
+// CHECK: %[[P:.+]] = gpuos.matmul %x, %w
+// CHECK-NEXT: %[[H:.+]] = gpuos.add %[[P]], %r
+// CHECK-NEXT: gpuos.rms_norm %[[H]]
+// CHECK-LABEL: gpuos.graph @prologue_reads_slice
+// CHECK: %[[P:.+]] = gpuos.matmul %x, %w
+// CHECK: %{{.+}}:2 = gpuos.task "prologue_reads_slice_t0_add_rms_norm" ins(%{{.+}} = %[[P]] : !gpuos.tensor<2x1x64xf32>, %{{.+}} = %r : !gpuos.tensor<1x64xf32>,
+gpuos.graph @prologue_reads_product(%x : !gpuos.tensor<1x32xf32>, %w : !gpuos.tensor<32x64xf32>, %r : !gpuos.tensor<1x64xf32>, %g : !gpuos.tensor<64xf32>) -> (h : !gpuos.tensor<1x64xf32>, n : !gpuos.tensor<1x64xf32>) {
+  %p = gpuos.matmul %x, %w : !gpuos.tensor<1x32xf32>, !gpuos.tensor<32x64xf32>
+  %h = gpuos.add %p, %r : !gpuos.tensor<1x64xf32>, !gpuos.tensor<1x64xf32>
+  %n = gpuos.rms_norm %h weight(%g : !gpuos.tensor<64xf32>) eps 1.0e-06 : !gpuos.tensor<1x64xf32>
+  gpuos.yield %h, %n : !gpuos.tensor<1x64xf32>, !gpuos.tensor<1x64xf32>
+}
+gpuos.graph @prologue_reads_slice(%x : !gpuos.tensor<2x1x16xf32>, %w : !gpuos.tensor<2x16x64xf32>, %r : !gpuos.tensor<1x64xf32>, %g : !gpuos.tensor<64xf32>) -> (h : !gpuos.tensor<1x64xf32>, n : !gpuos.tensor<1x64xf32>) {
+  %p = gpuos.matmul %x, %w : !gpuos.tensor<2x1x16xf32>, !gpuos.tensor<2x16x64xf32>
+  %s = gpuos.slice %p starts [1, 0, 0] sizes [1, 1, 64] steps [1, 1, 1] : !gpuos.tensor<2x1x64xf32>
+  %q = gpuos.reshape %s to [1, 64] : !gpuos.tensor<1x1x64xf32>
+  %h = gpuos.add %q, %r : !gpuos.tensor<1x64xf32>, !gpuos.tensor<1x64xf32>
+  %n = gpuos.rms_norm %h weight(%g : !gpuos.tensor<64xf32>) eps 1.0e-06 : !gpuos.tensor<1x64xf32>
+  gpuos.yield %h, %n : !gpuos.tensor<1x64xf32>, !gpuos.tensor<1x64xf32>
+}
+
 // Must not fuse: a reduce's tile is its result's elements (4x1), not the
 // 4x8 input's, so a prologue that is also read elsewhere cannot be
 // written out by the reduce's task.

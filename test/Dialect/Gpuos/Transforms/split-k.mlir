@@ -1,5 +1,6 @@
 // RUN: gpuos-opt %s --split-input-file --pass-pipeline='builtin.module(gpuos.graph(gpuos-split-k))' | FileCheck %s
-// RUN: gpuos-opt %s --split-input-file --pass-pipeline='builtin.module(gpuos.graph(gpuos-split-k{min-tiles=0}))' | FileCheck %s --check-prefix=OFF
+// RUN: gpuos-opt %s --split-input-file --pass-pipeline='builtin.module(gpuos.graph(gpuos-split-k{max-tiles=0}))' | FileCheck %s --check-prefix=OFF
+// RUN: gpuos-opt %s --split-input-file --pass-pipeline='builtin.module(gpuos.graph(gpuos-split-k{max-tiles=264}))' | FileCheck %s --check-prefix=WIDE
 // The whole pipeline computes the same values (up to the reassociated sum
 // of the slices), checked by the interpreter before and after.
 // RUN: rm -rf %t && mkdir -p %t/before %t/after
@@ -11,24 +12,26 @@
 // SAME-NEXT: y3.bin: ok
 // INTERP: graph @split_k seed 3
 
-// A decode projection: N = 1024 gives 64 column tiles of 16, below half
-// of 2 x 132; K = 2816 splits into 4 slices of 704 (256 tiles).
+// A decode projection: N = 1024 gives 64 column tiles of 16; two K slices
+// of 1408 give 128, within one tile per SM (132); four would not.
 // CHECK-LABEL: gpuos.graph @down
-// CHECK: %[[XS:.+]] = gpuos.reshape %x to [4, 1, 704] : !gpuos.tensor<1x2816xf32>
-// CHECK: %[[WS:.+]] = gpuos.reshape %w to [4, 704, 1024] : !gpuos.tensor<2816x1024xf32>
-// CHECK: %[[P:.+]] = gpuos.matmul %[[XS]], %[[WS]] : !gpuos.tensor<4x1x704xf32>, !gpuos.tensor<4x704x1024xf32>
+// CHECK: %[[XS:.+]] = gpuos.reshape %x to [2, 1, 1408] : !gpuos.tensor<1x2816xf32>
+// CHECK: %[[WS:.+]] = gpuos.reshape %w to [2, 1408, 1024] : !gpuos.tensor<2816x1024xf32>
+// CHECK: %[[P:.+]] = gpuos.matmul %[[XS]], %[[WS]] : !gpuos.tensor<2x1x1408xf32>, !gpuos.tensor<2x1408x1024xf32>
 // CHECK: %[[S0:.+]] = gpuos.slice %[[P]] starts [0, 0, 0] sizes [1, 1, 1024] steps [1, 1, 1]
 // CHECK: %[[Q0:.+]] = gpuos.reshape %[[S0]] to [1, 1024]
 // CHECK: %[[S1:.+]] = gpuos.slice %[[P]] starts [1, 0, 0]
 // CHECK: %[[Q1:.+]] = gpuos.reshape %[[S1]] to [1, 1024]
-// CHECK: %[[S2:.+]] = gpuos.slice %[[P]] starts [2, 0, 0]
-// CHECK: %[[Q2:.+]] = gpuos.reshape %[[S2]] to [1, 1024]
-// CHECK: %[[S3:.+]] = gpuos.slice %[[P]] starts [3, 0, 0]
-// CHECK: %[[Q3:.+]] = gpuos.reshape %[[S3]] to [1, 1024]
-// CHECK: %[[A:.+]] = gpuos.add %[[Q0]], %[[Q1]]
-// CHECK: %[[B:.+]] = gpuos.add %[[Q2]], %[[Q3]]
-// CHECK: %[[Y:.+]] = gpuos.add %[[A]], %[[B]]
+// CHECK: %[[Y:.+]] = gpuos.add %[[Q0]], %[[Q1]]
 // CHECK: gpuos.yield %[[Y]]
+// With room for 256 tiles: four slices, summed by a tree of adds.
+// WIDE-LABEL: gpuos.graph @down
+// WIDE: gpuos.matmul {{.+}} : !gpuos.tensor<4x1x704xf32>, !gpuos.tensor<4x704x1024xf32>
+// WIDE-COUNT-4: gpuos.slice
+// WIDE: %[[A:.+]] = gpuos.add
+// WIDE: %[[B:.+]] = gpuos.add
+// WIDE: %[[Y:.+]] = gpuos.add %[[A]], %[[B]]
+// WIDE: gpuos.yield %[[Y]]
 // OFF-LABEL: gpuos.graph @down
 // OFF-NOT: gpuos.reshape
 // OFF: gpuos.matmul %x, %w
@@ -39,7 +42,8 @@ gpuos.graph @down(%x : !gpuos.tensor<1x2816xf32>, %w : !gpuos.tensor<2816x1024xf
 
 // -----
 
-// q, k and v read one lhs and run side by side: 3 x 64 tiles are enough.
+// q, k and v read one lhs and run side by side: 3 x 64 tiles could not
+// double within 132.
 // CHECK-LABEL: gpuos.graph @qkv
 // CHECK-NOT: gpuos.reshape
 // CHECK-COUNT-3: gpuos.matmul %x, %w
@@ -54,8 +58,8 @@ gpuos.graph @qkv(%x : !gpuos.tensor<1x1024xf32>, %wq : !gpuos.tensor<1024x1024xf
 
 // -----
 
-// K = 512 allows 2 slices of at least 256 rows, though the tiles (64)
-// would allow 4; M = 3 views the lhs as [3, 2, 256] transposed.
+// K = 512 allows 2 slices of at least 256 rows; M = 3 views the lhs as
+// [3, 2, 256] transposed.
 // CHECK-LABEL: gpuos.graph @rows
 // CHECK: %[[R:.+]] = gpuos.reshape %x to [3, 2, 256] : !gpuos.tensor<3x512xf32>
 // CHECK: %[[T:.+]] = gpuos.transpose %[[R]] [1, 0, 2] : !gpuos.tensor<3x2x256xf32>
@@ -98,7 +102,7 @@ gpuos.graph @kept(%a : !gpuos.tensor<1x256xf32>, %wa : !gpuos.tensor<256x1024xf3
 // A matmul reading another's product: both split (the decision comes
 // before either rewrite, which erases the first product).
 // CHECK-LABEL: gpuos.graph @chained
-// CHECK-COUNT-2: gpuos.matmul {{.+}} : !gpuos.tensor<4x1x256xf32>, !gpuos.tensor<4x256x1024xf32>
+// CHECK-COUNT-2: gpuos.matmul {{.+}} : !gpuos.tensor<2x1x512xf32>, !gpuos.tensor<2x512x1024xf32>
 gpuos.graph @chained(%x : !gpuos.tensor<1x1024xf32>, %w1 : !gpuos.tensor<1024x1024xf32>, %w2 : !gpuos.tensor<1024x1024xf32>) -> (y : !gpuos.tensor<1x1024xf32>) {
   %h = gpuos.matmul %x, %w1 : !gpuos.tensor<1x1024xf32>, !gpuos.tensor<1024x1024xf32>
   %y = gpuos.matmul %h, %w2 : !gpuos.tensor<1x1024xf32>, !gpuos.tensor<1024x1024xf32>
