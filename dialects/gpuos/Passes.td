@@ -63,10 +63,10 @@ def GpuosSplitK : Pass<"gpuos-split-k", "::gpuos::GraphOp"> {
     S is the largest power of two that keeps the tiles within `max-tiles`
     and each K slice at least `min-k-slice` rows (more slices make as many
     tiles, a tree of log2(S) adds). The default, 132 (one tile per H200
-    SM), was measured on decode: the down projection split in 2 took its
-    sync latency from 281 to 273 us at the same pipelined time, in 4 from
-    281 to 261 us but 137 to 170 us pipelined (docs/passes.md, "Split
-    K"). The sum is elementwise, so the fusion passes put it where the
+    SM), was measured on decode: its output and down projections split in
+    2 took the sync latency from 279-282 to 260-262 us at the same
+    pipelined time (137-138 us); in 4, 256-258 us but 175 us pipelined
+    (docs/passes.md, "gpuos-split-k"). The sum is elementwise, so the fusion passes put it where the
     product was read: a residual add and the next norm take it as their
     prologue (`gpuos-fuse-reductions`), and an elementwise lhs of the
     split matmul stays its prologue (`gpuos-fuse-matmul-prologues` looks
