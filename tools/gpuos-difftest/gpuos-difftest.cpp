@@ -277,10 +277,14 @@ std::string DiffTester::checkStructure(ModuleOp module) {
           if (result.size() >= 2 && result.end()[-2] >= 1 && result.end()[-2] <= 16) {
             Value lhs = matmul.getLhs();
             spaces.push_back(shapeOf(lhs));
+            // Only views that the matmul alone reads, one after the other.
+            Operation *reader = matmul;
             while (Operation *def = lhs.getDefiningOp()) {
-              if (!def->hasTrait<gpuos::OpTrait::View>() || def->getNumOperands() != 1)
+              if (!def->hasTrait<gpuos::OpTrait::View>() || def->getNumOperands() != 1 ||
+                  !llvm::all_of(lhs.getUsers(), [&](Operation *user) { return user == reader; }))
                 break;
               lhsViews.insert(def);
+              reader = def;
               lhs = def->getOperand(0);
               spaces.push_back(shapeOf(lhs));
             }

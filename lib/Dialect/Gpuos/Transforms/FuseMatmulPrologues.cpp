@@ -4,7 +4,9 @@
 // with their epilogues) takes in an elementwise unit whose every result it
 // alone reads, and only as the lhs of matmuls whose small-M lowering
 // stages it: `silu(gate) * up` becomes the prologue of the down
-// projection. The lowering evaluates a staged lhs once per tile into
+// projection (also through views only the matmul reads, such as the
+// reshape of a split projection, gpuos-split-k). The lowering evaluates a
+// staged lhs once per tile into
 // shared memory (docs/codegen.md, "Small-M matmul", phase 0), which saves
 // a task, its output buffer and one dependent hop on the device. An lhs it
 // would not stage would be evaluated per K position or per output element,
@@ -26,9 +28,6 @@ using namespace gpuos;
 using namespace gpuos::fusion;
 
 namespace {
-StridedTensorType typeOf(Value value) {
-  return cast<StridedTensorType>(value.getType());
-}
 
 /// A matmul the small-M lowering takes (docs/codegen.md, "Small-M
 /// matmul"): M <= 16, its result the consumer's iteration space `space`,

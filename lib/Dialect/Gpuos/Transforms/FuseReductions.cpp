@@ -2,7 +2,8 @@
 //
 // In topological order: a reduce, argmax, softmax, layer_norm or rms_norm
 // takes in the elementwise units that produce its data operand, and theirs,
-// when nothing outside the group reads them (the prologue); an elementwise
+// when nothing outside the group reads them, or, for a row op, when others
+// do too and the task writes them out (the prologue); an elementwise
 // unit over the anchor's result shape that reads the anchor's group joins
 // it (the epilogue). A row op (softmax over the innermost axis, layer_norm,
 // rms_norm) whose data operand comes from the group of another row op over
@@ -198,8 +199,8 @@ struct FuseReductions
             fg.resultsIfMerged(*producer, leader) > kMaxTaskResults)) ||
           !fg.readsDirectly(leader, *producer))
         continue;
-      // Only the group reads the producer, so no path leaves and comes
-      // back; the check is cheap here and keeps the rule in one place.
+      // A producer others read too (exported) may reach the group again
+      // through them (a reduce of it that the group reads).
       if (fg.wouldCreateCycle({*producer, leader}))
         continue;
       leader = fg.merge(*producer, leader);

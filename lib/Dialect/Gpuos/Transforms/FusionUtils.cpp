@@ -800,7 +800,8 @@ SmallVector<int64_t> gpuos::fusion::chooseTile(TaskOp task) {
       // them into one wave (H200, decode's gate and up, 2 x 176 tiles of
       // 16 columns: 14.6 us; 2 x 88 of 32: 10 us; the step 261.9 -> 242.4
       // us sync, 138.0 -> 123.9 pipelined).
-      if (!sharedWeight && rank == 2 && n != kDynamic) {
+      if (!sharedWeight && rank == 2 && n != kDynamic &&
+          !matmuls.front().getTransposeLhs()) {
         SmallVector<int64_t> columns = siblingColumns(task, matmuls.front());
         columns.push_back(n);
         auto tiles = [&](int64_t width) {
@@ -809,7 +810,8 @@ SmallVector<int64_t> gpuos::fusion::chooseTile(TaskOp task) {
             count += llvm::divideCeil(c, width);
           return count;
         };
-        while (tiles(tn) > kTileSpread && tn * 2 <= 128 && tn * 2 * m <= 256)
+        while (tiles(tn) > kTileSpread && tn * 2 <= 128 && tn * 2 * m <= 256 &&
+               tn * 2 <= int64_t(llvm::bit_ceil(uint64_t(n))))
           tn *= 2;
       }
       tile[rank - 2] = m;

@@ -19,6 +19,11 @@
 
 namespace gpuos::fusion {
 
+/// The type of a gpuos value (every tensor value has this one).
+inline StridedTensorType typeOf(mlir::Value value) {
+  return llvm::cast<StridedTensorType>(value.getType());
+}
+
 /// Reorders the ops of a graph body def-before-use; independent ops keep
 /// their order. Fails on a cycle, leaving a partial order.
 mlir::LogicalResult sortGraphBody(mlir::Block &body);

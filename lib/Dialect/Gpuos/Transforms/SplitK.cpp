@@ -24,9 +24,6 @@ using namespace gpuos;
 using namespace gpuos::fusion;
 
 namespace {
-StridedTensorType typeOf(Value value) {
-  return cast<StridedTensorType>(value.getType());
-}
 
 /// A matmul the pass may split: [M, K] x [K, N] with static shapes,
 /// 1 <= M <= kSmallMatmulM, f32 throughout (f16/bf16 partial products
@@ -43,9 +40,22 @@ bool isSplittable(MatmulOp matmul) {
   int64_t m = lhs.getShape()[0];
   if (m < 1 || m > kSmallMatmulM)
     return false;
-  return llvm::all_of(matmul.getRhs().getUsers(), [&](Operation *user) {
-    auto other = dyn_cast<MatmulOp>(user);
-    return !other || other == matmul || other.getRhs() != matmul.getRhs();
+  Value weight = matmul.getRhs();
+  return llvm::all_of(weight.getUsers(), [&](Operation *user) {
+    if (auto other = dyn_cast<MatmulOp>(user))
+      return other == matmul || other.getRhs() != weight;
+    // A task (written by hand before the pipeline) whose matmul reads the
+    // weight through the argument bound to it.
+    auto task = dyn_cast<TaskOp>(user);
+    if (!task)
+      return true;
+    for (auto [input, bound] : llvm::zip(task.getInputs(), task.getBodyBlock().getArguments()))
+      if (input == weight && llvm::any_of(bound.getUsers(), [&](Operation *reader) {
+            auto inner = dyn_cast<MatmulOp>(reader);
+            return inner && inner.getRhs() == bound;
+          }))
+        return false;
+    return true;
   });
 }
 

@@ -222,15 +222,18 @@ gpuos.graph @three_way(%a : !gpuos.tensor<2x8xf32>, %b : !gpuos.tensor<2x8xf32>,
 // CHECK-DAG: gpuos.task "sibling_tiles_t{{[0-9]+}}_matmul" ins(%{{.+}} = %x : !gpuos.tensor<1x1024xf32>, %{{.+}} = %wk : !gpuos.tensor<1024x1024xf32>) tile [1, 16]
 // CHECK-DAG: gpuos.task "sibling_tiles_t{{[0-9]+}}_matmul" ins(%{{.+}} = %x : !gpuos.tensor<1x1024xf32>, %{{.+}} = %wv : !gpuos.tensor<1024x1024xf32>) tile [1, 16]
 // CHECK-DAG: gpuos.task "sibling_tiles_t{{[0-9]+}}_matmul" ins(%{{.+}} = %e : !gpuos.tensor<1x1024xf32>, %{{.+}} = %wo : !gpuos.tensor<1024x4096xf32>) tile [1, 16]
+// A router of 8 columns beside gate and up keeps tiles of its own width.
+// CHECK-DAG: gpuos.task "sibling_tiles_t{{[0-9]+}}_matmul" ins(%{{.+}} = %h : !gpuos.tensor<1x1024xf32>, %{{.+}} = %wr : !gpuos.tensor<1024x8xf32>) tile [1, 8]
 gpuos.graph @sibling_tiles(%h : !gpuos.tensor<1x1024xf32>, %wg : !gpuos.tensor<1024x2816xf32>, %wu : !gpuos.tensor<1024x2816xf32>,
                            %x : !gpuos.tensor<1x1024xf32>, %wq : !gpuos.tensor<1024x1024xf32>, %wk : !gpuos.tensor<1024x1024xf32>, %wv : !gpuos.tensor<1024x1024xf32>,
-                           %e : !gpuos.tensor<1x1024xf32>, %wo : !gpuos.tensor<1024x4096xf32>)
-    -> (g : !gpuos.tensor<1x2816xf32>, u : !gpuos.tensor<1x2816xf32>, q : !gpuos.tensor<1x1024xf32>, k : !gpuos.tensor<1x1024xf32>, v : !gpuos.tensor<1x1024xf32>, o : !gpuos.tensor<1x4096xf32>) {
+                           %e : !gpuos.tensor<1x1024xf32>, %wo : !gpuos.tensor<1024x4096xf32>, %wr : !gpuos.tensor<1024x8xf32>)
+    -> (rt : !gpuos.tensor<1x8xf32>, g : !gpuos.tensor<1x2816xf32>, u : !gpuos.tensor<1x2816xf32>, q : !gpuos.tensor<1x1024xf32>, k : !gpuos.tensor<1x1024xf32>, v : !gpuos.tensor<1x1024xf32>, o : !gpuos.tensor<1x4096xf32>) {
+  %rt = gpuos.matmul %h, %wr : !gpuos.tensor<1x1024xf32>, !gpuos.tensor<1024x8xf32>
   %g = gpuos.matmul %h, %wg : !gpuos.tensor<1x1024xf32>, !gpuos.tensor<1024x2816xf32>
   %u = gpuos.matmul %h, %wu : !gpuos.tensor<1x1024xf32>, !gpuos.tensor<1024x2816xf32>
   %q = gpuos.matmul %x, %wq : !gpuos.tensor<1x1024xf32>, !gpuos.tensor<1024x1024xf32>
   %k = gpuos.matmul %x, %wk : !gpuos.tensor<1x1024xf32>, !gpuos.tensor<1024x1024xf32>
   %v = gpuos.matmul %x, %wv : !gpuos.tensor<1x1024xf32>, !gpuos.tensor<1024x1024xf32>
   %o = gpuos.matmul %e, %wo : !gpuos.tensor<1x1024xf32>, !gpuos.tensor<1024x4096xf32>
-  gpuos.yield %g, %u, %q, %k, %v, %o : !gpuos.tensor<1x2816xf32>, !gpuos.tensor<1x2816xf32>, !gpuos.tensor<1x1024xf32>, !gpuos.tensor<1x1024xf32>, !gpuos.tensor<1x1024xf32>, !gpuos.tensor<1x4096xf32>
+  gpuos.yield %rt, %g, %u, %q, %k, %v, %o : !gpuos.tensor<1x8xf32>, !gpuos.tensor<1x2816xf32>, !gpuos.tensor<1x2816xf32>, !gpuos.tensor<1x1024xf32>, !gpuos.tensor<1x1024xf32>, !gpuos.tensor<1x1024xf32>, !gpuos.tensor<1x4096xf32>
 }

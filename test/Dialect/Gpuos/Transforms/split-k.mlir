@@ -7,6 +7,13 @@
 // RUN: gpuos-interp %S/Inputs/split-k-decode.mlir --seed=3 --outputs-dir=%t/before > /dev/null
 // RUN: gpuos-opt %S/Inputs/split-k-decode.mlir --gpuos-pipeline | gpuos-interp --seed=3 --outputs-dir=%t/after | FileCheck %s --check-prefix=INTERP
 // RUN: %python %S/../../../Inputs/allclose.py %t/before %t/after | FileCheck %s --check-prefix=SAME
+// The comparison fails on different values and on a NaN where a number
+// is expected (an output replaced by another, then NaNs).
+// RUN: rm -rf %t/bad && cp -r %t/after %t/bad && cp %t/after/n.bin %t/bad/h.bin
+// RUN: not %python %S/../../../Inputs/allclose.py %t/before %t/bad | FileCheck %s --check-prefix=BAD
+// RUN: %python -c "open('%t/bad/h.bin','wb').write(open('%t/after/h.bin','rb').read()[:8] + bytes.fromhex('000000000000f87f') * 511)"
+// RUN: not %python %S/../../../Inputs/allclose.py %t/before %t/bad | FileCheck %s --check-prefix=BAD
+// BAD: h.bin: differs by
 // SAME: h.bin: ok
 // SAME-NEXT: n.bin: ok
 // SAME-NEXT: y3.bin: ok
