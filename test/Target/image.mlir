@@ -39,15 +39,15 @@
 // SYMS-DAG: T gpuos_task_gate
 // SYMS-DAG: T gpuos_task_norm_rows
 
-// ARCH: gpuos-jit: linking the runtime device library '{{.*}}gpuos_runtime_device.o' for sm_80 (it must hold code for sm_80
+// ARCH: gpuos-jit: {{.*}}image.mlir: linking the runtime device library '{{.*}}gpuos_runtime_device.o' for sm_80 (it must hold code for sm_80
 
 // NONE:      "runtime": null,
 // NONESYMS-NOT: gpuos_resident
 // NONESYMS:     T gpuos_launch_gate
 // NONESYMS-NOT: gpuos_resident
 
-// NOLIB: gpuos-jit: the runtime device library '[[LIB]]' (from --runtime-lib) does not exist
-// NOLIBENV: gpuos-jit: the runtime device library '[[LIB]]' (from $GPUOS_RUNTIME_LIB) does not exist
+// NOLIB: gpuos-jit: {{.*}}image.mlir: the runtime device library '[[LIB]]' (from --runtime-lib) does not exist
+// NOLIBENV: gpuos-jit: {{.*}}image.mlir: the runtime device library '[[LIB]]' (from $GPUOS_RUNTIME_LIB) does not exist
 
 // CHECK:      "abi": 0,
 // CHECK-NEXT: "arch": "sm_90",

@@ -249,11 +249,12 @@ static int writeImage(jit::Compiler &compiler, ModuleOp module,
     out.resize(out.size() - 6);
   llvm::Expected<jit::CompiledImage> image = compiler.compileModule(module);
   if (!image) {
-    // Diagnostics were printed at their locations already.
+    // Diagnostics were printed at their locations already; other errors
+    // (linking, the runtime library) name the input they stopped.
     llvm::handleAllErrors(
         image.takeError(), [](const jit::DiagnosedError &) {},
         [](const llvm::ErrorInfoBase &e) {
-          llvm::errs() << "gpuos-jit: " << e.message() << "\n";
+          llvm::errs() << "gpuos-jit: " << inputFilename << ": " << e.message() << "\n";
         });
     return 1;
   }
