@@ -124,19 +124,15 @@ bool readsOnlyAsStagedLhs(Operation *unit, Value value, ArrayRef<int64_t> space)
 Value throughViews(Value value, Operation *consumer) {
   Value viewed = value;
   Operation *reader = consumer;
-  while (Operation *def = viewed.getDefiningOp()) {
-    if (!def->hasTrait<gpuos::OpTrait::View>() || def->getNumOperands() != 1 ||
-        def->getBlock() != consumer->getBlock() ||
-        !llvm::all_of(viewed.getUsers(), [&](Operation *user) { return user == reader; }))
-      break;
+  while (llvm::all_of(viewed.getUsers(), [&](Operation *user) { return user == reader; })) {
+    Operation *def = viewed.getDefiningOp();
+    if (!def || !def->hasTrait<gpuos::OpTrait::View>() || def->getNumOperands() != 1 ||
+        def->getBlock() != consumer->getBlock())
+      return viewed; // the end of the chain, which `reader` alone reads
     reader = def;
     viewed = def->getOperand(0);
   }
-  // Only a chain that ends at a value `reader` alone reads counts.
-  return viewed != value &&
-                 llvm::all_of(viewed.getUsers(), [&](Operation *user) { return user == reader; })
-             ? viewed
-             : value;
+  return value;
 }
 
 struct FuseMatmulPrologues

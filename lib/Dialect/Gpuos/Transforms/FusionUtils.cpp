@@ -701,40 +701,50 @@ static void coverTransposedSectors(TaskOp task, ArrayRef<int64_t> space,
     tile[axis] *= 2;
 }
 
-/// The N of the other rank-2 small-M matmuls of the graph that read the
-/// same lhs as `matmul` (a task input) in `task`: plain matmuls, and
-/// matmuls of other tasks whose lhs argument is bound to that input.
+SmallVector<MatmulOp> gpuos::fusion::matmulsReading(Value value,
+                                                   unsigned operandNumber) {
+  SmallVector<MatmulOp> readers;
+  auto reads = [&](MatmulOp matmul, Value operand) {
+    return matmul->getOperand(operandNumber) == operand;
+  };
+  llvm::SmallPtrSet<Operation *, 4> seen;
+  for (Operation *user : value.getUsers()) {
+    if (!seen.insert(user).second)
+      continue;
+    if (auto matmul = dyn_cast<MatmulOp>(user)) {
+      if (reads(matmul, value))
+        readers.push_back(matmul);
+      continue;
+    }
+    auto task = dyn_cast<TaskOp>(user);
+    if (!task)
+      continue;
+    for (auto [input, bound] : llvm::zip(task.getInputs(), task.getBodyBlock().getArguments()))
+      if (input == value)
+        for (Operation *reader : bound.getUsers())
+          if (auto inner = dyn_cast<MatmulOp>(reader); inner && reads(inner, bound))
+            readers.push_back(inner);
+  }
+  return readers;
+}
+
+/// The N of the other rank-2 small-M matmul units (plain matmuls, tasks)
+/// of the graph that read the same lhs as `matmul` (a task input) in
+/// `task`, one per unit: a task's tiles cover all of its matmuls.
 static SmallVector<int64_t> siblingColumns(TaskOp task, MatmulOp matmul) {
   SmallVector<int64_t> columns;
   auto arg = dyn_cast<BlockArgument>(matmul.getLhs());
   if (!arg || arg.getOwner() != &task.getBodyBlock())
     return columns;
-  Value lhs = task.getInputs()[arg.getArgNumber()];
-  auto addIfSmall = [&](MatmulOp other) {
+  llvm::SmallPtrSet<Operation *, 4> units = {task.getOperation()};
+  for (MatmulOp other : matmulsReading(task.getInputs()[arg.getArgNumber()], 0)) {
+    Operation *parent = other->getParentOp();
+    if (!units.insert(isa<TaskOp>(parent) ? parent : other.getOperation()).second)
+      continue;
     ArrayRef<int64_t> shape = shapeOf(other.getResult());
     if (shape.size() == 2 && shape[0] >= 1 && shape[0] <= kSmallMatmulM &&
         shape[1] != kDynamic && !other.getTransposeLhs())
       columns.push_back(shape[1]);
-  };
-  for (Operation *user : lhs.getUsers()) {
-    if (user == task.getOperation())
-      continue;
-    if (auto other = dyn_cast<MatmulOp>(user)) {
-      if (other.getLhs() == lhs)
-        addIfSmall(other);
-      continue;
-    }
-    auto other = dyn_cast<TaskOp>(user);
-    if (!other)
-      continue;
-    for (auto [input, bound] :
-         llvm::zip(other.getInputs(), other.getBodyBlock().getArguments()))
-      if (input == lhs)
-        for (Operation *reader : bound.getUsers())
-          if (auto inner = dyn_cast<MatmulOp>(reader); inner && inner.getLhs() == bound) {
-            addIfSmall(inner);
-            break;
-          }
   }
   return columns;
 }

@@ -264,6 +264,11 @@ constexpr int64_t kWholeDynamicTile = 2147483647;
 /// tile (N / tn >= kTileSpread), at most 256 outputs. `n` may be dynamic.
 int64_t smallMatmulColumns(int64_t m, int64_t n, bool sharedWeight);
 
+/// The matmuls that read `value` as operand `operandNumber` (0: lhs, 1:
+/// rhs): plain matmuls reading it, and matmuls in tasks reading the body
+/// argument bound to it.
+llvm::SmallVector<MatmulOp> matmulsReading(mlir::Value value, unsigned operandNumber);
+
 /// The tile of `task` by the rule of docs/passes.md.
 llvm::SmallVector<int64_t> chooseTile(TaskOp task);
 

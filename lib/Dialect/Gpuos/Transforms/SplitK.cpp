@@ -40,23 +40,9 @@ bool isSplittable(MatmulOp matmul) {
   int64_t m = lhs.getShape()[0];
   if (m < 1 || m > kSmallMatmulM)
     return false;
-  Value weight = matmul.getRhs();
-  return llvm::all_of(weight.getUsers(), [&](Operation *user) {
-    if (auto other = dyn_cast<MatmulOp>(user))
-      return other == matmul || other.getRhs() != weight;
-    // A task (written by hand before the pipeline) whose matmul reads the
-    // weight through the argument bound to it.
-    auto task = dyn_cast<TaskOp>(user);
-    if (!task)
-      return true;
-    for (auto [input, bound] : llvm::zip(task.getInputs(), task.getBodyBlock().getArguments()))
-      if (input == weight && llvm::any_of(bound.getUsers(), [&](Operation *reader) {
-            auto inner = dyn_cast<MatmulOp>(reader);
-            return inner && inner.getRhs() == bound;
-          }))
-        return false;
-    return true;
-  });
+  // Also through a task written by hand before the pipeline.
+  return llvm::all_of(matmulsReading(matmul.getRhs(), 1),
+                      [&](MatmulOp reader) { return reader == matmul; });
 }
 
 /// Tiles the tile rule gives a small-M [M, K] x [K, N] matmul.
@@ -113,10 +99,8 @@ struct SplitK : gpuos::impl::GpuosSplitKBase<SplitK> {
     // The matmuls reading one lhs run side by side (q, k and v; gate and
     // up), so their tiles count together.
     llvm::MapVector<Value, SmallVector<MatmulOp>> byLhs;
-    getOperation().getBodyBlock().walk([&](MatmulOp matmul) {
-      if (matmul->getParentOp() == getOperation())
-        byLhs[matmul.getLhs()].push_back(matmul);
-    });
+    for (MatmulOp matmul : getOperation().getBodyBlock().getOps<MatmulOp>())
+      byLhs[matmul.getLhs()].push_back(matmul);
     // Decide first: a split erases its matmul, whose result may be
     // another group's lhs.
     SmallVector<std::pair<MatmulOp, int64_t>> splits;
