@@ -96,6 +96,85 @@ Value TaskEmitter::rowStat(Operation *op, unsigned stage, const Index &index) {
   return it->second;
 }
 
+LogicalResult TaskEmitter::rowStatistics(Operation *op, int64_t rowLength,
+                                         RowFold rowFold) {
+  Value input = op->getOperand(0);
+  Type element = typeOf(input).getElementType();
+  Type type = computeType(element);
+  Value n = isa<FloatType>(type) ? floatConstant(b, type, double(rowLength)) : Value();
+  auto x = [&](const Index &index) { return eval(input, index); };
+  auto add = [&](Value acc, Value v) -> Value {
+    return isa<FloatType>(type) ? Value(arith::AddFOp::create(b, acc, v))
+                                : Value(arith::AddIOp::create(b, acc, v));
+  };
+  auto map = [&](const Index &index, llvm::function_ref<Value(Value)> f) -> FailureOr<Lanes> {
+    FailureOr<Lanes> values = x(index);
+    if (failed(values))
+      return failure();
+    for (Value &value : *values)
+      value = f(value);
+    return values;
+  };
+  auto setStat = [&](unsigned stage, FailureOr<Value> value) {
+    if (succeeded(value))
+      stats[{op, stage}] = *value;
+    return success(succeeded(value));
+  };
+  Value zero = isa<FloatType>(type) ? floatConstant(b, type, 0.0) : Value();
+
+  if (isa<SoftmaxOp>(op)) {
+    FailureOr<Value> max = rowFold(
+        reductionIdentity(b, ReductionKind::max, element), x,
+        [&](Value acc, Value v) -> Value { return arith::MaximumFOp::create(b, acc, v); });
+    if (failed(setStat(0, max)))
+      return failure();
+    return setStat(1, rowFold(
+                          zero,
+                          [&](const Index &index) {
+                            return map(index, [&](Value v) {
+                              return emitExp(b, arith::SubFOp::create(b, v, *max));
+                            });
+                          },
+                          add));
+  }
+  // The norms' scale: rsqrt(mean((x - center)^2) + eps), center null for
+  // rms_norm.
+  auto inverseRms = [&](Value center, APFloat epsilon) -> FailureOr<Value> {
+    FailureOr<Value> squares = rowFold(
+        zero,
+        [&](const Index &index) {
+          return map(index, [&](Value v) -> Value {
+            Value d = center ? Value(arith::SubFOp::create(b, v, center)) : v;
+            return arith::MulFOp::create(b, d, d);
+          });
+        },
+        add);
+    if (failed(squares))
+      return failure();
+    Value eps = floatConstant(b, type, epsilon.convertToDouble());
+    return emitNormScale(b,
+                         arith::AddFOp::create(b, arith::DivFOp::create(b, *squares, n), eps));
+  };
+  if (auto norm = dyn_cast<LayerNormOp>(op)) {
+    FailureOr<Value> sum = rowFold(zero, x, add);
+    if (failed(sum))
+      return failure();
+    Value mean = arith::DivFOp::create(b, *sum, n);
+    stats[{op, 0}] = mean;
+    return setStat(1, inverseRms(mean, norm.getEpsilon()));
+  }
+  if (auto norm = dyn_cast<RmsNormOp>(op))
+    return setStat(0, inverseRms(Value(), norm.getEpsilon()));
+  auto reduce = cast<ReduceOp>(op);
+  ReductionKind kind = reduce.getKind();
+  FailureOr<Value> result = rowFold(
+      reductionIdentity(b, kind, element), x,
+      [&](Value acc, Value v) { return reductionCombine(b, kind, acc, v, element); });
+  if (succeeded(result) && kind == ReductionKind::mean)
+    result = Value(arith::DivFOp::create(b, *result, n));
+  return setStat(0, result);
+}
+
 /// Lane `lane` of accumulator `acc` in the flat layout of serialReduce.
 static Value accAt(ArrayRef<Value> accs, unsigned acc, unsigned lanes,
                    unsigned lane) {

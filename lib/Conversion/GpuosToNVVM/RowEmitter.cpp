@@ -376,84 +376,17 @@ FailureOr<Value> RowEmitter::rowArgmax(Value input) {
 }
 
 LogicalResult RowEmitter::computeStats(Operation *op) {
-  Value input = rowOperand(op);
-  Type element = cast<StridedTensorType>(input.getType()).getElementType();
-  Type type = computeType(element);
-  Value n = isa<FloatType>(type) ? floatConstant(b, type, double(rowLength))
-                                 : Value();
-  auto x = [&](const Index &index) { return t.eval(input, index); };
-  auto add = [&](Value acc, Value v) -> Value {
-    return isa<FloatType>(type) ? Value(arith::AddFOp::create(b, acc, v))
-                                : Value(arith::AddIOp::create(b, acc, v));
-  };
-  auto map = [&](const Index &index,
-                 llvm::function_ref<Value(Value)> f) -> FailureOr<Lanes> {
-    FailureOr<Lanes> values = x(index);
-    if (failed(values))
+  if (isa<ArgmaxOp>(op)) {
+    FailureOr<Value> index = rowArgmax(rowOperand(op));
+    if (failed(index))
       return failure();
-    for (Value &value : *values)
-      value = f(value);
-    return values;
-  };
-  auto setStat = [&](unsigned stage, FailureOr<Value> value) {
-    if (succeeded(value))
-      t.stats[{op, stage}] = *value;
-    return success(succeeded(value));
-  };
-  Value zero = isa<FloatType>(type) ? floatConstant(b, type, 0.0) : Value();
-
-  if (auto softmax = dyn_cast<SoftmaxOp>(op)) {
-    FailureOr<Value> max = rowReduce(
-        reductionIdentity(b, ReductionKind::max, element), x,
-        [&](Value acc, Value v) -> Value { return arith::MaximumFOp::create(b, acc, v); });
-    if (failed(setStat(0, max)))
-      return failure();
-    return setStat(1, rowReduce(zero,
-                                [&](const Index &index) {
-                                  return map(index, [&](Value v) {
-                                    return emitExp(b, arith::SubFOp::create(b, v, *max));
-                                  });
-                                },
-                                add));
+    t.stats[{op, 0}] = *index;
+    return success();
   }
-  // The norms' scale: rsqrt(mean((x - center)^2) + eps), center null for
-  // rms_norm.
-  auto inverseRms = [&](Value center, APFloat epsilon) -> FailureOr<Value> {
-    FailureOr<Value> squares = rowReduce(
-        zero,
-        [&](const Index &index) {
-          return map(index, [&](Value v) -> Value {
-            Value d = center ? Value(arith::SubFOp::create(b, v, center)) : v;
-            return arith::MulFOp::create(b, d, d);
-          });
-        },
-        add);
-    if (failed(squares))
-      return failure();
-    Value eps = floatConstant(b, type, epsilon.convertToDouble());
-    return emitNormScale(
-        b, arith::AddFOp::create(b, arith::DivFOp::create(b, *squares, n), eps));
-  };
-  if (auto norm = dyn_cast<LayerNormOp>(op)) {
-    FailureOr<Value> sum = rowReduce(zero, x, add);
-    if (failed(sum))
-      return failure();
-    Value mean = arith::DivFOp::create(b, *sum, n);
-    t.stats[{op, 0}] = mean;
-    return setStat(1, inverseRms(mean, norm.getEpsilon()));
-  }
-  if (auto norm = dyn_cast<RmsNormOp>(op))
-    return setStat(0, inverseRms(Value(), norm.getEpsilon()));
-  if (auto reduce = dyn_cast<ReduceOp>(op)) {
-    ReductionKind kind = reduce.getKind();
-    FailureOr<Value> result = rowReduce(
-        reductionIdentity(b, kind, element), x,
-        [&](Value acc, Value v) { return reductionCombine(b, kind, acc, v, element); });
-    if (succeeded(result) && kind == ReductionKind::mean)
-      result = Value(arith::DivFOp::create(b, *result, n));
-    return setStat(0, result);
-  }
-  return setStat(0, rowArgmax(input));
+  return t.rowStatistics(op, rowLength,
+                         [&](Value identity, TaskEmitter::Term term, TaskEmitter::Fold fold) {
+                           return rowReduce(identity, term, fold);
+                         });
 }
 
 //===----------------------------------------------------------------------===//

@@ -95,8 +95,8 @@ private:
   mlir::LogicalResult preload(mlir::Value value, const Index &index);
   /// Folds `term` over the row in this thread (strided by the block), then
   /// across the block; returns the block-wide result in every thread.
-  using Term = llvm::function_ref<mlir::FailureOr<Lanes>(const Index &)>;
-  using Fold = llvm::function_ref<mlir::Value(mlir::Value, mlir::Value)>;
+  using Term = TaskEmitter::Term;
+  using Fold = TaskEmitter::Fold;
   /// One chunk of a pass over the row: `j` is the chunk's first element,
   /// `valid` null or an i1 that is false where the chunk lies past the row
   /// (its loads then read the row's last chunk and must not count); gets

@@ -134,6 +134,18 @@ private:
   /// Row statistics of a row op computed cooperatively by the block (set by
   /// RowEmitter for the current row), or null to reduce serially.
   mlir::Value rowStat(mlir::Operation *op, unsigned stage, const Index &index);
+  /// A value of the row at an index, and how two of them combine.
+  using Term = llvm::function_ref<mlir::FailureOr<Lanes>(const Index &)>;
+  using Fold = llvm::function_ref<mlir::Value(mlir::Value, mlir::Value)>;
+  /// Folds `term` over the current row, across every thread that shares
+  /// it: (identity, term, fold) -> the row's total, in each of them.
+  using RowFold = llvm::function_ref<mlir::FailureOr<mlir::Value>(mlir::Value, Term, Fold)>;
+  /// The statistics of row op `op` (softmax: max, then sum of exp; layer_norm:
+  /// mean, then inverse deviation; rms_norm: inverse rms; reduce: its
+  /// result) over rows of `rowLength`, folded by `rowFold`, into `stats`
+  /// (rowStat reads them). Not for argmax, which keeps an index.
+  mlir::LogicalResult rowStatistics(mlir::Operation *op, int64_t rowLength,
+                                    RowFold rowFold);
 
   // --- Memory (Memory.cpp) -----------------------------------------------
   Lanes load(const MemoryLeaf &leaf, const Index &index);
