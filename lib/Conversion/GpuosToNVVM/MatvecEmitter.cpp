@@ -6,6 +6,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/ScopeExit.h"
 
 using namespace mlir;
 using namespace gpuos;
@@ -42,6 +43,17 @@ static bool computedInTask(Value value) {
 /// Accumulation in f32: f16, bf16 and f32 operands.
 static bool isF32Compute(Value value) {
   return computeType(typeOf(value).getElementType()).isF32();
+}
+
+/// The row op whose result is `op`'s lhs, with its rows along K (softmax
+/// over the last axis, layer_norm, rms_norm; f32 compute), or null.
+static Operation *rowPrologue(MatmulOp op) {
+  Operation *def = op.getLhs().getDefiningOp();
+  if (op.getTransposeLhs() || !def || !isF32Compute(def->getOperand(0)))
+    return nullptr;
+  if (auto softmax = dyn_cast<SoftmaxOp>(def))
+    return softmax.getAxis() == typeOf(softmax.getInput()).getRank() - 1 ? def : nullptr;
+  return isa<LayerNormOp, RmsNormOp>(def) ? def : nullptr;
 }
 
 MatvecEmitter::MatvecEmitter(TaskEmitter &task) : t(task), b(task.b) {
@@ -100,12 +112,19 @@ MatvecEmitter::MatvecEmitter(TaskEmitter &task) : t(task), b(task.b) {
              earlier.getTransposeLhs() == op.getTransposeLhs();
     });
     int64_t bytes = llvm::alignTo(m * plan.k * 4, 16);
+    Operation *rowOp = rowPrologue(op);
+    int64_t statBytes = rowOp ? llvm::alignTo(m * 8, 16) : 0;
     if (first != plans.begin() + i) {
       plan.lhsOffset = first->lhsOffset;
       plan.stages = false;
-    } else if (computedInTask(lhs) && offset + bytes <= kMatvecMaxShared) {
+    } else if (computedInTask(lhs) && offset + bytes + statBytes <= kMatvecMaxShared) {
       plan.lhsOffset = offset;
       offset += bytes;
+      if (rowOp) {
+        plan.rowOp = rowOp;
+        plan.statsOffset = offset;
+        offset += statBytes;
+      }
     }
   }
   unstagedBytes = offset;
@@ -1004,6 +1023,11 @@ LogicalResult MatvecEmitter::emitStagedLhs() {
     if (plan.lhsOffset < 0 || !plan.stages)
       continue;
     any = true;
+    if (plan.rowOp) {
+      if (failed(emitStagedRows(plan)))
+        return failure();
+      continue;
+    }
     // Element e = row * K + k of the tile's lhs, thread t taking t, t +
     // blockDim, ...: its value (in f32, the compute type) to shared memory.
     auto loop = scf::ForOp::create(b, t.threadId, t.idxConst(m * plan.k), t.blockDim);
@@ -1028,6 +1052,133 @@ LogicalResult MatvecEmitter::emitStagedLhs() {
   }
   if (any)
     barrier();
+  return success();
+}
+
+LogicalResult MatvecEmitter::emitStagedRows(const Plan &plan) {
+  MatmulOp op = plan.op;
+  Operation *rowOp = plan.rowOp;
+  Value input = rowOp->getOperand(0);
+  int64_t k = plan.k;
+  unsigned stages = isa<RmsNormOp>(rowOp) ? 1 : 2;
+  Type f32 = b.getF32Type();
+  auto toIdx = [&](Value i32Value) -> Value {
+    return t.idxTy.isInteger(32) ? i32Value
+                                 : Value(arith::ExtUIOp::create(b, t.idxTy, i32Value));
+  };
+  auto elementPtr = [&](Value element) {
+    return sharedPtr(arith::AddIOp::create(
+        b, i32(plan.lhsOffset), arith::MulIOp::create(b, toI32(element), i32(4))));
+  };
+  auto statPtr = [&](Value row, unsigned stage) {
+    return sharedPtr(arith::AddIOp::create(
+        b, i32(plan.statsOffset + 4 * stage), arith::MulIOp::create(b, toI32(row), i32(8))));
+  };
+  // The lhs index of element `element` = row * K + position.
+  auto indexOf = [&](Value row, Value position) {
+    DimIndex rowDim, kDim;
+    rowDim.base = row;
+    kDim.base = position;
+    return operandIndex(op, true, rowDim, kDim);
+  };
+  // While `stagedAt` is set, the row op's input at that element comes from
+  // its staged copy.
+  Value stagedAt;
+  t.stagedValue = [&](Value value, const Index &) -> Lanes {
+    if (value != input || !stagedAt)
+      return {};
+    return {LLVM::LoadOp::create(b, f32, elementPtr(stagedAt), /*alignment=*/4)};
+  };
+  auto restore = llvm::make_scope_exit([&] {
+    t.stagedValue = nullptr;
+    for (unsigned stage = 0; stage < stages; ++stage)
+      t.stats.erase({rowOp, stage});
+  });
+  t.lanes = 1;
+  Value total = t.idxConst(m * k), kValue = t.idxConst(k);
+
+  // Pass 1: the input, thread t taking elements t, t + blockDim, ...
+  {
+    auto loop = scf::ForOp::create(b, t.threadId, total, t.blockDim);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value element = loop.getInductionVar();
+    t.pushScope();
+    FailureOr<Lanes> value =
+        t.eval(input, indexOf(b.createOrFold<arith::DivUIOp>(element, kValue),
+                              b.createOrFold<arith::RemUIOp>(element, kValue)));
+    t.popScope();
+    if (failed(value))
+      return failure();
+    LLVM::StoreOp::create(b, value->front(), elementPtr(element), /*alignment=*/4);
+  }
+  barrier();
+
+  // Pass 2: warp w takes rows w, w + warps, ... (every lane of a warp the
+  // same rows, so its shuffles stay converged); its lanes fold positions
+  // lane, lane + 32, ..., a butterfly combines them, lane 0 stores them.
+  {
+    auto rows = scf::ForOp::create(b, toIdx(warpId), t.idxConst(m), toIdx(numWarps));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(rows.getBody());
+    Value row = rows.getInductionVar();
+    auto rowFold = [&](Value identity, TaskEmitter::Term term,
+                       TaskEmitter::Fold fold) -> FailureOr<Value> {
+      auto positions = scf::ForOp::create(b, toIdx(laneId), kValue, t.idxConst(32),
+                                          ValueRange{identity});
+      {
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(positions.getBody());
+        Value position = positions.getInductionVar();
+        stagedAt = arith::AddIOp::create(b, t.idxMul(row, k), position);
+        t.pushScope();
+        FailureOr<Lanes> value = term(indexOf(row, position));
+        t.popScope();
+        stagedAt = Value();
+        if (failed(value))
+          return failure();
+        scf::YieldOp::create(b, fold(positions.getRegionIterArgs()[0], value->front()));
+      }
+      Value acc = positions.getResult(0);
+      for (int offset = 16; offset >= 1; offset /= 2)
+        acc = fold(acc, shuffleXor(acc, offset));
+      return acc;
+    };
+    t.pushScope();
+    LogicalResult computed = t.rowStatistics(rowOp, k, rowFold);
+    t.popScope();
+    if (failed(computed))
+      return failure();
+    auto first = scf::IfOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, laneId, i32(0)),
+        /*withElseRegion=*/false);
+    b.setInsertionPointToStart(first.thenBlock());
+    for (unsigned stage = 0; stage < stages; ++stage)
+      LLVM::StoreOp::create(b, t.stats.lookup({rowOp, stage}), statPtr(row, stage),
+                            /*alignment=*/4);
+  }
+  barrier();
+
+  // Pass 3: the row op's values in place, each element with its row's
+  // statistics (rowStat takes them for any row while statRow is empty).
+  auto loop = scf::ForOp::create(b, t.threadId, total, t.blockDim);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value element = loop.getInductionVar();
+  Value row = b.createOrFold<arith::DivUIOp>(element, kValue);
+  for (unsigned stage = 0; stage < stages; ++stage)
+    t.stats[{rowOp, stage}] = LLVM::LoadOp::create(b, f32, statPtr(row, stage), /*alignment=*/4);
+  SmallVector<Value> statRow = std::exchange(t.statRow, {});
+  stagedAt = element;
+  t.pushScope();
+  FailureOr<Lanes> value =
+      t.eval(op.getLhs(), indexOf(row, b.createOrFold<arith::RemUIOp>(element, kValue)));
+  t.popScope();
+  stagedAt = Value();
+  t.statRow = std::move(statRow);
+  if (failed(value))
+    return failure();
+  LLVM::StoreOp::create(b, value->front(), elementPtr(element), /*alignment=*/4);
   return success();
 }
 

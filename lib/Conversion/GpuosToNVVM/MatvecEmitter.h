@@ -5,7 +5,8 @@
 //
 //   phase 0, when a matmul's lhs is computed in the task (a prologue,
 //     gpuos-fuse-matmul-prologues) and fits: the block evaluates it once
-//     into shared memory [M][K] f32, then a barrier;
+//     into shared memory [M][K] f32, then a barrier (a row op's rows along
+//     K: its input, a warp per row for the statistics, then its values);
 //   phase 1, per matmul: the block splits K. The tile's M x tn outputs are
 //     accumulated in f32 registers and reduced across threads into shared
 //     memory:
@@ -83,10 +84,18 @@ private:
     /// it where it is.
     int64_t lhsOffset = -1;
     bool stages = true; // false: an earlier plan stages the same lhs
+    /// A row op (softmax along K, layer_norm, rms_norm) whose result is the
+    /// staged lhs: its rows are staged in three passes (emitStagedRows),
+    /// its statistics at statsOffset ([M][2] f32). Null: none.
+    mlir::Operation *rowOp = nullptr;
+    int64_t statsOffset = -1;
   };
   const Plan *planOf(MatmulOp op) const;
   /// Phase 0: every staged lhs evaluated once per tile into shared memory.
   mlir::LogicalResult emitStagedLhs();
+  /// Phase 0 for a row op's rows: its input staged, each row's statistics
+  /// by a warp from there, then the row op's values in place.
+  mlir::LogicalResult emitStagedRows(const Plan &plan);
   mlir::LogicalResult emitAll(bool vectors);
   /// Phase 2: the element loop over the tile, results spread over groups
   /// of threads when the tile is small.

@@ -60,6 +60,11 @@ static LogicalResult analyze(TaskOp task, const TaskABI &abi,
                              SmallVectorImpl<Operation *> &ops,
                              SmallVectorImpl<int64_t> &shape) {
   for (Operation &op : task.getBodyBlock().without_terminator()) {
+    // A row op that is a small-M matmul's lhs is that matmul's prologue
+    // (MatvecEmitter stages its rows).
+    if (auto matmul = dyn_cast<MatmulOp>(op))
+      if (Operation *def = matmul.getLhs().getDefiningOp(); def && isLink(def))
+        return failure();
     Value input = rowOperand(&op);
     if (!input)
       continue;

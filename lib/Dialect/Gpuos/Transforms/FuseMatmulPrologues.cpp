@@ -5,7 +5,9 @@
 // alone reads, and only as the lhs of matmuls whose small-M lowering
 // stages it: `silu(gate) * up` becomes the prologue of the down
 // projection (also through views only the matmul reads, such as the
-// reshape of a split projection, gpuos-split-k). The lowering evaluates a
+// reshape of a split projection, gpuos-split-k). A row op along K (softmax,
+// norms) with its own prologue joins the same way when the matmul reads it
+// directly: decode's attention weights become the prologue of P x V. The lowering evaluates a
 // staged lhs once per tile into
 // shared memory (docs/codegen.md, "Small-M matmul", phase 0), which saves
 // a task, its output buffer and one dependent hop on the device. An lhs it
@@ -46,6 +48,31 @@ bool lowersAsMatvec(MatmulOp matmul, ArrayRef<int64_t> space) {
     return false;
   return result.end()[-2] <= kSmallMatmulM &&
          (matmul.getTransposeRhs() || result.back() % 8 == 0);
+}
+
+/// The row op of a unit that is one (softmax over the last axis,
+/// layer_norm, rms_norm), alone or a task of it and its elementwise
+/// prologue (gpuos-fuse-reductions) whose one result it is; or null. The
+/// lowering stages such an lhs too when its rows run along K: each tile
+/// folds its rows' statistics from the staged input (docs/codegen.md,
+/// "Small-M matmul", phase 0).
+Operation *rowOpOf(Operation *unit) {
+  auto isRowOp = [](Operation *op) {
+    if (auto softmax = dyn_cast<SoftmaxOp>(op))
+      return softmax.getAxis() == typeOf(softmax.getInput()).getRank() - 1;
+    return isa<LayerNormOp, RmsNormOp>(op);
+  };
+  auto task = dyn_cast<TaskOp>(unit);
+  if (!task)
+    return isRowOp(unit) ? unit : nullptr;
+  Value yielded = task.getBodyBlock().getTerminator()->getOperand(0);
+  Operation *row = yielded.getDefiningOp();
+  if (task.getNumResults() != 1 || !row || !isRowOp(row))
+    return nullptr;
+  for (Operation &op : task.getBodyBlock().without_terminator())
+    if (&op != row && !isElementwiseOp(&op) && !isViewOrConstant(&op))
+      return nullptr;
+  return row;
 }
 
 /// Bytes of the lhs of `matmul` staged as [M][K] f32.
@@ -165,10 +192,19 @@ struct FuseMatmulPrologues
         Value produced = throughViews(operand, consumer);
         std::optional<unsigned> producer = fg.producer(produced);
         if (!producer || !fg.isAlone(*producer) ||
-            units[*producer].cls != UnitClass::Elementwise ||
             units[*producer].priority != units[node].priority)
           continue;
         Operation *op = fg.op(*producer);
+        // An elementwise unit, or a row op with its rows along the K of
+        // the matmuls reading it directly (staged with its statistics).
+        bool row = units[*producer].cls == UnitClass::Reduction && rowOpOf(op) &&
+                   produced == operand &&
+                   llvm::none_of(matmulsOf(consumer), [&](MatmulOp matmul) {
+                     return matmul.getTransposeLhs() &&
+                            llvm::is_contained(boundTo(consumer, operand), matmul.getLhs());
+                   });
+        if (units[*producer].cls != UnitClass::Elementwise && !row)
+          continue;
         // Every result read by this consumer alone (not a graph output),
         // only as the lhs of its small-M matmuls.
         bool onlyLhs = llvm::all_of(op->getResults(), [&](Value result) {
@@ -194,7 +230,9 @@ struct FuseMatmulPrologues
           for (MatmulOp matmul : matmulsOf(consumer))
             if (llvm::is_contained(boundTo(consumer, result == produced ? operand : result),
                                    matmul.getLhs())) {
-              staged += stagedBytes(matmul);
+              // A row op's statistics: [M][2] f32 beside its rows.
+              int64_t m = typeOf(matmul.getResult()).getShape().end()[-2];
+              staged += stagedBytes(matmul) + (row ? llvm::alignTo(m * 8, 16) : 0);
               break;
             }
         // The views between join too: outside the group they would be a

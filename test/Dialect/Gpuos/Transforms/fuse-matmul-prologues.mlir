@@ -1,5 +1,6 @@
 // RUN: gpuos-opt %s --split-input-file --pass-pipeline='builtin.module(gpuos.graph(gpuos-fuse-elementwise, gpuos-fuse-matmul-epilogues, gpuos-fuse-matmul-prologues))' | FileCheck %s
 // RUN: gpuos-opt %s --split-input-file --pass-pipeline='builtin.module(gpuos.graph(gpuos-fuse-elementwise, gpuos-fuse-shared-weights, gpuos-fuse-matmul-epilogues, gpuos-fuse-matmul-prologues))' | FileCheck %s --check-prefix=SHARED
+// RUN: gpuos-opt %s --split-input-file --pass-pipeline='builtin.module(gpuos.graph(gpuos-fuse-elementwise, gpuos-fuse-reductions, gpuos-fuse-matmul-epilogues, gpuos-fuse-matmul-prologues))' | FileCheck %s --check-prefix=ROW
 
 // silu(gate) * up, read only as the down projection's lhs, joins it (and
 // its residual epilogue): one task, the gated product is not a result.
@@ -122,4 +123,95 @@ gpuos.graph @budget(%a : !gpuos.tensor<4x1024xf32>, %b : !gpuos.tensor<4x1024xf3
   %ya = gpuos.matmul %sa, %w : !gpuos.tensor<4x1024xf32>, !gpuos.tensor<1024x64xf32>
   %yb = gpuos.matmul %sb, %w : !gpuos.tensor<4x1024xf32>, !gpuos.tensor<1024x64xf32>
   gpuos.yield %ya, %yb : !gpuos.tensor<4x64xf32>, !gpuos.tensor<4x64xf32>
+}
+
+// -----
+
+// Row ops along K (softmax over the last axis, norms), with the prologue
+// gpuos-fuse-reductions gave them, join a small-M matmul that reads them
+// directly as its lhs: the lowering stages their rows and folds each
+// row's statistics in every tile (docs/codegen.md, "Small-M matmul").
+// Decode's attention: the scaled scores' softmax is P for P x V.
+// ROW-LABEL: gpuos.graph @attention_pv
+// ROW: %[[T:.+]] = gpuos.task "attention_pv_t{{[0-9]+}}_mul_softmax_matmul" ins({{.*}}%s : !gpuos.tensor<8x1x129xf32>{{.*}}%v : !gpuos.tensor<8x129x128xf32>) tile [1, 1, 16] -> (!gpuos.tensor<8x1x128xf32>)
+// ROW: gpuos.mul
+// ROW-NEXT: gpuos.softmax
+// ROW-NEXT: gpuos.matmul
+// ROW-NEXT: gpuos.yield
+// A plain softmax (no prologue) joins the same way.
+// ROW: %[[U:.+]] = gpuos.task "attention_pv_t{{[0-9]+}}_softmax_matmul"
+// ROW-NEXT: gpuos.softmax
+// ROW-NEXT: gpuos.matmul
+// ROW: gpuos.yield %[[T]], %[[U]]
+gpuos.graph @attention_pv(%s : !gpuos.tensor<8x1x129xf32>, %v : !gpuos.tensor<8x129x128xf32>,
+                          %s2 : !gpuos.tensor<2x64xf32>, %w : !gpuos.tensor<64x32xf32>)
+    -> (y : !gpuos.tensor<8x1x128xf32>, z : !gpuos.tensor<2x32xf32>) {
+  %c = gpuos.constant dense<8.838835e-02> : tensor<f32>
+  %scaled = gpuos.mul %s, %c : !gpuos.tensor<8x1x129xf32>, !gpuos.tensor<f32>
+  %p = gpuos.softmax %scaled axis 2 : !gpuos.tensor<8x1x129xf32>
+  %y = gpuos.matmul %p, %v : !gpuos.tensor<8x1x129xf32>, !gpuos.tensor<8x129x128xf32>
+  %p2 = gpuos.softmax %s2 axis 1 : !gpuos.tensor<2x64xf32>
+  %z = gpuos.matmul %p2, %w : !gpuos.tensor<2x64xf32>, !gpuos.tensor<64x32xf32>
+  gpuos.yield %y, %z : !gpuos.tensor<8x1x128xf32>, !gpuos.tensor<2x32xf32>
+}
+
+// -----
+
+// A norm read by two projections stays a task of its own (it would have
+// to be copied into both); one read by one projection (the logits) joins
+// it, residual add included.
+// ROW-LABEL: gpuos.graph @norms
+// ROW: %[[N:.+]] = gpuos.rms_norm %x
+// ROW: gpuos.matmul %[[N]], %wq
+// ROW: gpuos.matmul %[[N]], %wk
+// ROW: gpuos.task "norms_t{{[0-9]+}}_add_rms_norm_matmul"
+// ROW-NEXT: gpuos.add
+// ROW-NEXT: gpuos.rms_norm
+// ROW-NEXT: gpuos.matmul
+gpuos.graph @norms(%x : !gpuos.tensor<1x256xf32>, %r : !gpuos.tensor<1x256xf32>, %g : !gpuos.tensor<256xf32>,
+                   %wq : !gpuos.tensor<256x64xf32>, %wk : !gpuos.tensor<256x64xf32>,
+                   %wl : !gpuos.tensor<256x512xf32>)
+    -> (q : !gpuos.tensor<1x64xf32>, k : !gpuos.tensor<1x64xf32>, l : !gpuos.tensor<1x512xf32>) {
+  %n = gpuos.rms_norm %x weight(%g : !gpuos.tensor<256xf32>) eps 1.0e-06 : !gpuos.tensor<1x256xf32>
+  %q = gpuos.matmul %n, %wq : !gpuos.tensor<1x256xf32>, !gpuos.tensor<256x64xf32>
+  %k = gpuos.matmul %n, %wk : !gpuos.tensor<1x256xf32>, !gpuos.tensor<256x64xf32>
+  %h = gpuos.add %x, %r : !gpuos.tensor<1x256xf32>, !gpuos.tensor<1x256xf32>
+  %f = gpuos.rms_norm %h weight(%g : !gpuos.tensor<256xf32>) eps 1.0e-06 : !gpuos.tensor<1x256xf32>
+  %l = gpuos.matmul %f, %wl : !gpuos.tensor<1x256xf32>, !gpuos.tensor<256x512xf32>
+  gpuos.yield %q, %k, %l : !gpuos.tensor<1x64xf32>, !gpuos.tensor<1x64xf32>, !gpuos.tensor<1x512xf32>
+}
+
+// -----
+
+// Kept apart: a softmax along M (not the rows the matmul reduces), a
+// transposed lhs (K runs along the softmax's columns), a norm whose
+// residual sum is also a graph output (its task has two results), and
+// rows past the lowering's shared memory (16 x 512 f32 = 32 KiB).
+// ROW-LABEL: gpuos.graph @kept_apart_rows
+// ROW: %[[A:.+]] = gpuos.softmax %x axis 0
+// ROW: gpuos.matmul %[[A]], %w
+// ROW: %[[B:.+]] = gpuos.softmax %y axis 1
+// ROW: gpuos.matmul %[[B]], %wt transpose_lhs
+// ROW: %[[C:.+]]:2 = gpuos.task "kept_apart_rows_t{{[0-9]+}}_add_rms_norm"
+// ROW: gpuos.matmul %[[C]]#1, %wn
+// ROW: %[[D:.+]] = gpuos.rms_norm %big
+// ROW: gpuos.matmul %[[D]], %wbig
+gpuos.graph @kept_apart_rows(%x : !gpuos.tensor<4x64xf32>, %w : !gpuos.tensor<64x32xf32>,
+                             %y : !gpuos.tensor<64x4xf32>, %wt : !gpuos.tensor<64x32xf32>,
+                             %a : !gpuos.tensor<1x256xf32>, %b : !gpuos.tensor<1x256xf32>,
+                             %g : !gpuos.tensor<256xf32>, %wn : !gpuos.tensor<256x64xf32>,
+                             %big : !gpuos.tensor<16x512xf32>, %gb : !gpuos.tensor<512xf32>,
+                             %wbig : !gpuos.tensor<512x64xf32>)
+    -> (o1 : !gpuos.tensor<4x32xf32>, o2 : !gpuos.tensor<4x32xf32>, h : !gpuos.tensor<1x256xf32>,
+        o3 : !gpuos.tensor<1x64xf32>, o4 : !gpuos.tensor<16x64xf32>) {
+  %s0 = gpuos.softmax %x axis 0 : !gpuos.tensor<4x64xf32>
+  %o1 = gpuos.matmul %s0, %w : !gpuos.tensor<4x64xf32>, !gpuos.tensor<64x32xf32>
+  %s1 = gpuos.softmax %y axis 1 : !gpuos.tensor<64x4xf32>
+  %o2 = gpuos.matmul %s1, %wt transpose_lhs : !gpuos.tensor<64x4xf32>, !gpuos.tensor<64x32xf32>
+  %h = gpuos.add %a, %b : !gpuos.tensor<1x256xf32>, !gpuos.tensor<1x256xf32>
+  %n = gpuos.rms_norm %h weight(%g : !gpuos.tensor<256xf32>) eps 1.0e-06 : !gpuos.tensor<1x256xf32>
+  %o3 = gpuos.matmul %n, %wn : !gpuos.tensor<1x256xf32>, !gpuos.tensor<256x64xf32>
+  %nb = gpuos.rms_norm %big weight(%gb : !gpuos.tensor<512xf32>) eps 1.0e-06 : !gpuos.tensor<16x512xf32>
+  %o4 = gpuos.matmul %nb, %wbig : !gpuos.tensor<16x512xf32>, !gpuos.tensor<512x64xf32>
+  gpuos.yield %o1, %o2, %h, %o3, %o4 : !gpuos.tensor<4x32xf32>, !gpuos.tensor<4x32xf32>, !gpuos.tensor<1x256xf32>, !gpuos.tensor<1x64xf32>, !gpuos.tensor<16x64xf32>
 }
