@@ -254,7 +254,7 @@ def GpuosFuseMatmulEpilogues
 
 def GpuosFuseMatmulPrologues
     : Pass<"gpuos-fuse-matmul-prologues", "::gpuos::GraphOp"> {
-  let summary = "Fuses elementwise producers of a small-M matmul's lhs into its task";
+  let summary = "Fuses elementwise and softmax producers of a small-M matmul's lhs into its task";
   let description = [{
     An elementwise unit (an elementwise op, or a task of them and views)
     whose results only one matmul unit reads (a matmul, or a task of
@@ -272,6 +272,15 @@ def GpuosFuseMatmulPrologues
     through views that only the matmul reads (the reshape of
     `gpuos-split-k`); they join the task with it.
 
+    A softmax over the last axis (with the elementwise prologue
+    `gpuos-fuse-reductions` gave it) joins the same way when the matmuls
+    read it directly and its rows run along their K: each tile stages the
+    softmax's input, folds every row's statistics with a warp and writes
+    the softmax in place (decode's attention weights join P x V). With
+    `norms`, rms_norm and layer_norm join too; off by default: the logits'
+    projection with the final norm as its prologue measured 2 us slower
+    pipelined and no faster synchronously on the H200 (docs/passes.md).
+
     Before:
     ```mlir
     %h = gpuos.silu %g : !gpuos.tensor<1x256xf32>
@@ -287,6 +296,10 @@ def GpuosFuseMatmulPrologues
     }
     ```
   }];
+  let options = [
+    Option<"norms", "norms", "bool", /*default=*/"false",
+           "Also take rms_norm and layer_norm along K as prologues">,
+  ];
 }
 
 def GpuosFuseHorizontal : Pass<"gpuos-fuse-horizontal", "::gpuos::GraphOp"> {

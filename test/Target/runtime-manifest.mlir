@@ -30,7 +30,7 @@
 // SN-SWITCH: llvm.call @gpuos_task_softmax_norm_t2_add_layer_norm_rms_norm(
 // SN-SWITCH: llvm.call @gpuos_task_softmax_norm_t1_mul_select_softmax(
 
-// DECODE: manifest ok: abi 0, sm_90, 24 tasks
-// DECODE: kind 23 decode_step_{{[a-z0-9_]+}} graph=decode_step {{.*}} deps=22{{$}}
+// DECODE: manifest ok: abi 0, sm_90, 25 tasks
+// DECODE: kind 24 decode_step_{{[a-z0-9_]+}} graph=decode_step {{.*}} deps=23{{$}}
 
 // BAD: gpuos-manifest-check: {{.*}}bad.json: bad image: manifest: tasks[1]: kind 'softmax_norm_t2_add_layer_norm_rms_norm' appears twice

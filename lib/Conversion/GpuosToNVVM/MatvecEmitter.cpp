@@ -52,7 +52,7 @@ static Operation *rowPrologue(MatmulOp op) {
   if (op.getTransposeLhs() || !def || !isF32Compute(def->getOperand(0)))
     return nullptr;
   if (auto softmax = dyn_cast<SoftmaxOp>(def))
-    return softmax.getAxis() == typeOf(softmax.getInput()).getRank() - 1 ? def : nullptr;
+    return int64_t(softmax.getAxis()) == typeOf(softmax.getInput()).getRank() - 1 ? def : nullptr;
   return isa<LayerNormOp, RmsNormOp>(def) ? def : nullptr;
 }
 
@@ -1089,7 +1089,7 @@ LogicalResult MatvecEmitter::emitStagedRows(const Plan &plan) {
       return {};
     return {LLVM::LoadOp::create(b, f32, elementPtr(stagedAt), /*alignment=*/4)};
   };
-  auto restore = llvm::make_scope_exit([&] {
+  llvm::scope_exit restore([&] {
     t.stagedValue = nullptr;
     for (unsigned stage = 0; stage < stages; ++stage)
       t.stats.erase({rowOp, stage});

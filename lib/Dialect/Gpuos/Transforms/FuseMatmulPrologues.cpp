@@ -5,9 +5,10 @@
 // alone reads, and only as the lhs of matmuls whose small-M lowering
 // stages it: `silu(gate) * up` becomes the prologue of the down
 // projection (also through views only the matmul reads, such as the
-// reshape of a split projection, gpuos-split-k). A row op along K (softmax,
-// norms) with its own prologue joins the same way when the matmul reads it
-// directly: decode's attention weights become the prologue of P x V. The lowering evaluates a
+// reshape of a split projection, gpuos-split-k). A softmax along K (and
+// with `norms` rms_norm, layer_norm) with its own prologue joins the same
+// way when the matmul reads it directly: decode's attention weights become
+// the prologue of P x V. The lowering evaluates a
 // staged lhs once per tile into
 // shared memory (docs/codegen.md, "Small-M matmul", phase 0), which saves
 // a task, its output buffer and one dependent hop on the device. An lhs it
@@ -50,17 +51,17 @@ bool lowersAsMatvec(MatmulOp matmul, ArrayRef<int64_t> space) {
          (matmul.getTransposeRhs() || result.back() % 8 == 0);
 }
 
-/// The row op of a unit that is one (softmax over the last axis,
-/// layer_norm, rms_norm), alone or a task of it and its elementwise
+/// The row op of a unit that is one (softmax over the last axis; with
+/// `norms` also layer_norm, rms_norm), alone or a task of it and its elementwise
 /// prologue (gpuos-fuse-reductions) whose one result it is; or null. The
 /// lowering stages such an lhs too when its rows run along K: each tile
 /// folds its rows' statistics from the staged input (docs/codegen.md,
 /// "Small-M matmul", phase 0).
-Operation *rowOpOf(Operation *unit) {
-  auto isRowOp = [](Operation *op) {
+Operation *rowOpOf(Operation *unit, bool norms) {
+  auto isRowOp = [&](Operation *op) {
     if (auto softmax = dyn_cast<SoftmaxOp>(op))
-      return softmax.getAxis() == typeOf(softmax.getInput()).getRank() - 1;
-    return isa<LayerNormOp, RmsNormOp>(op);
+      return int64_t(softmax.getAxis()) == typeOf(softmax.getInput()).getRank() - 1;
+    return norms && isa<LayerNormOp, RmsNormOp>(op);
   };
   auto task = dyn_cast<TaskOp>(unit);
   if (!task)
@@ -164,6 +165,7 @@ Value throughViews(Value value, Operation *consumer) {
 
 struct FuseMatmulPrologues
     : gpuos::impl::GpuosFuseMatmulProloguesBase<FuseMatmulPrologues> {
+  using GpuosFuseMatmulProloguesBase::GpuosFuseMatmulProloguesBase;
   void runOnOperation() override {
     if (failed(fuseGraph(getOperation(), [&](FusionGraph &fg) { fuse(fg); })))
       signalPassFailure();
@@ -197,7 +199,7 @@ struct FuseMatmulPrologues
         Operation *op = fg.op(*producer);
         // An elementwise unit, or a row op with its rows along the K of
         // the matmuls reading it directly (staged with its statistics).
-        bool row = units[*producer].cls == UnitClass::Reduction && rowOpOf(op) &&
+        bool row = units[*producer].cls == UnitClass::Reduction && rowOpOf(op, norms) &&
                    produced == operand &&
                    llvm::none_of(matmulsOf(consumer), [&](MatmulOp matmul) {
                      return matmul.getTransposeLhs() &&

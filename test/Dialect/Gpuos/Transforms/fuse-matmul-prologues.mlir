@@ -1,6 +1,7 @@
 // RUN: gpuos-opt %s --split-input-file --pass-pipeline='builtin.module(gpuos.graph(gpuos-fuse-elementwise, gpuos-fuse-matmul-epilogues, gpuos-fuse-matmul-prologues))' | FileCheck %s
 // RUN: gpuos-opt %s --split-input-file --pass-pipeline='builtin.module(gpuos.graph(gpuos-fuse-elementwise, gpuos-fuse-shared-weights, gpuos-fuse-matmul-epilogues, gpuos-fuse-matmul-prologues))' | FileCheck %s --check-prefix=SHARED
-// RUN: gpuos-opt %s --split-input-file --pass-pipeline='builtin.module(gpuos.graph(gpuos-fuse-elementwise, gpuos-fuse-reductions, gpuos-fuse-matmul-epilogues, gpuos-fuse-matmul-prologues))' | FileCheck %s --check-prefix=ROW
+// RUN: gpuos-opt %s --split-input-file --pass-pipeline='builtin.module(gpuos.graph(gpuos-fuse-elementwise, gpuos-fuse-reductions, gpuos-fuse-matmul-epilogues, gpuos-fuse-matmul-prologues{norms=true}))' | FileCheck %s --check-prefix=ROW
+// RUN: gpuos-opt %s --split-input-file --pass-pipeline='builtin.module(gpuos.graph(gpuos-fuse-elementwise, gpuos-fuse-reductions, gpuos-fuse-matmul-epilogues, gpuos-fuse-matmul-prologues))' | FileCheck %s --check-prefix=DEFAULT
 
 // silu(gate) * up, read only as the down projection's lhs, joins it (and
 // its residual epilogue): one task, the gated product is not a result.
@@ -127,11 +128,13 @@ gpuos.graph @budget(%a : !gpuos.tensor<4x1024xf32>, %b : !gpuos.tensor<4x1024xf3
 
 // -----
 
-// Row ops along K (softmax over the last axis, norms), with the prologue
-// gpuos-fuse-reductions gave them, join a small-M matmul that reads them
-// directly as its lhs: the lowering stages their rows and folds each
+// Row ops along K (softmax over the last axis; norms with `norms`), with
+// the prologue gpuos-fuse-reductions gave them, join a small-M matmul that
+// reads them directly as its lhs: the lowering stages their rows and folds each
 // row's statistics in every tile (docs/codegen.md, "Small-M matmul").
 // Decode's attention: the scaled scores' softmax is P for P x V.
+// DEFAULT-LABEL: gpuos.graph @attention_pv
+// DEFAULT: gpuos.task "attention_pv_t{{[0-9]+}}_mul_softmax_matmul"
 // ROW-LABEL: gpuos.graph @attention_pv
 // ROW: %[[T:.+]] = gpuos.task "attention_pv_t{{[0-9]+}}_mul_softmax_matmul" ins({{.*}}%s : !gpuos.tensor<8x1x129xf32>{{.*}}%v : !gpuos.tensor<8x129x128xf32>) tile [1, 1, 16] -> (!gpuos.tensor<8x1x128xf32>)
 // ROW: gpuos.mul
@@ -157,9 +160,12 @@ gpuos.graph @attention_pv(%s : !gpuos.tensor<8x1x129xf32>, %v : !gpuos.tensor<8x
 
 // -----
 
-// A norm read by two projections stays a task of its own (it would have
+// With `norms`: a norm read by two projections stays apart (it would have
 // to be copied into both); one read by one projection (the logits) joins
-// it, residual add included.
+// it, residual add included. By default norms stay apart.
+// DEFAULT-LABEL: gpuos.graph @norms
+// DEFAULT: %[[F:.+]] = gpuos.task "norms_t{{[0-9]+}}_add_rms_norm"
+// DEFAULT: gpuos.matmul %[[F]], %wl
 // ROW-LABEL: gpuos.graph @norms
 // ROW: %[[N:.+]] = gpuos.rms_norm %x
 // ROW: gpuos.matmul %[[N]], %wq
