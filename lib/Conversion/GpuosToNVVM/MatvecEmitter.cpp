@@ -113,7 +113,7 @@ MatvecEmitter::MatvecEmitter(TaskEmitter &task) : t(task), b(task.b) {
     });
     int64_t bytes = llvm::alignTo(m * plan.k * 4, 16);
     Operation *rowOp = rowPrologue(op);
-    int64_t statBytes = rowOp ? llvm::alignTo(m * 8, 16) : 0;
+    int64_t statBytes = rowOp ? llvm::alignTo(m * 8, 16) + kRowFoldSlotBytes : 0;
     if (first != plans.begin() + i) {
       plan.lhsOffset = first->lhsOffset;
       plan.stages = false;
@@ -1114,18 +1114,29 @@ LogicalResult MatvecEmitter::emitStagedRows(const Plan &plan) {
   }
   barrier();
 
-  // Pass 2: warp w takes rows w, w + warps, ... (every lane of a warp the
-  // same rows, so its shuffles stay converged); its lanes fold positions
-  // lane, lane + 32, ..., a butterfly combines them, lane 0 stores them.
+  // Pass 2, the statistics. Rows of at most kWarpRowLength: warp w takes
+  // rows w, w + warps, ... (every lane of a warp the same rows, so its
+  // shuffles stay converged), its lanes fold positions lane, lane + 32,
+  // ..., a butterfly combines them, lane 0 stores them. Longer rows: the
+  // block takes the rows one by one, each thread folding positions t, t +
+  // blockDim, ..., warps combining by shuffles, then through a slot of
+  // warp partials in shared memory (two slots in turn, so one barrier per
+  // statistic suffices), which every thread folds in the same order.
+  bool blockRows = k > kWarpRowLength;
   {
-    auto rows = scf::ForOp::create(b, toIdx(warpId), t.idxConst(m), toIdx(numWarps));
+    Value first = blockRows ? t.idxConst(0) : toIdx(warpId);
+    Value step = blockRows ? t.idxConst(1) : toIdx(numWarps);
+    auto rows = scf::ForOp::create(b, first, t.idxConst(m), step);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(rows.getBody());
     Value row = rows.getInductionVar();
+    unsigned folds = 0; // statistics of this row so far
     auto rowFold = [&](Value identity, TaskEmitter::Term term,
                        TaskEmitter::Fold fold) -> FailureOr<Value> {
-      auto positions = scf::ForOp::create(b, toIdx(laneId), kValue, t.idxConst(32),
-                                          ValueRange{identity});
+      auto positions =
+          blockRows ? scf::ForOp::create(b, t.threadId, kValue, t.blockDim, ValueRange{identity})
+                    : scf::ForOp::create(b, toIdx(laneId), kValue, t.idxConst(32),
+                                         ValueRange{identity});
       {
         OpBuilder::InsertionGuard inner(b);
         b.setInsertionPointToStart(positions.getBody());
@@ -1142,17 +1153,48 @@ LogicalResult MatvecEmitter::emitStagedRows(const Plan &plan) {
       Value acc = positions.getResult(0);
       for (int offset = 16; offset >= 1; offset /= 2)
         acc = fold(acc, shuffleXor(acc, offset));
-      return acc;
+      if (!blockRows)
+        return acc;
+      // The slot of fold number row * stages + folds, in turn.
+      Value parity = arith::AndIOp::create(
+          b, arith::AddIOp::create(b, arith::MulIOp::create(b, toI32(row), i32(stages)),
+                                   i32(folds++)),
+          i32(1));
+      Value slot = arith::AddIOp::create(
+          b, i32(plan.statsOffset + llvm::alignTo(m * 8, 16)),
+          arith::MulIOp::create(b, parity, i32(32 * 4)));
+      auto lead = scf::IfOp::create(
+          b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, laneId, i32(0)),
+          /*withElseRegion=*/false);
+      {
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(lead.thenBlock());
+        LLVM::StoreOp::create(
+            b, acc, sharedPtr(arith::AddIOp::create(b, slot, arith::MulIOp::create(b, warpId, i32(4)))),
+            /*alignment=*/4);
+      }
+      barrier();
+      auto warps = scf::ForOp::create(b, t.idxConst(0), toIdx(numWarps), t.idxConst(1),
+                                      ValueRange{identity});
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(warps.getBody());
+      Value partial = LLVM::LoadOp::create(
+          b, acc.getType(),
+          sharedPtr(arith::AddIOp::create(
+              b, slot, arith::MulIOp::create(b, toI32(warps.getInductionVar()), i32(4)))),
+          /*alignment=*/4);
+      scf::YieldOp::create(b, fold(warps.getRegionIterArgs()[0], partial));
+      return warps.getResult(0);
     };
     t.pushScope();
     LogicalResult computed = t.rowStatistics(rowOp, k, rowFold);
     t.popScope();
     if (failed(computed))
       return failure();
-    auto first = scf::IfOp::create(
-        b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, laneId, i32(0)),
+    auto lead = scf::IfOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, blockRows ? tid : laneId, i32(0)),
         /*withElseRegion=*/false);
-    b.setInsertionPointToStart(first.thenBlock());
+    b.setInsertionPointToStart(lead.thenBlock());
     for (unsigned stage = 0; stage < stages; ++stage)
       LLVM::StoreOp::create(b, t.stats.lookup({rowOp, stage}), statPtr(row, stage),
                             /*alignment=*/4);

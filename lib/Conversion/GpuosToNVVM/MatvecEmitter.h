@@ -61,6 +61,11 @@ constexpr int64_t kWeightStageBytes = 32 * 1024;
 /// memory together pass 48 KiB. A 64 KiB budget was measured and not
 /// kept: docs/codegen.md.)
 constexpr int64_t kMatvecMaxStagedShared = 44 * 1024;
+/// Staged rows (a row op as the lhs): rows up to this long are folded by a
+/// warp each (8 positions a lane), longer ones by the whole block, whose
+/// warp partials take two slots of 32 f32 after the rows' statistics.
+constexpr int64_t kWarpRowLength = 256;
+constexpr int64_t kRowFoldSlotBytes = 2 * 32 * 4;
 /// Most thread groups phase 2 spreads a small tile's results over.
 constexpr int64_t kMatvecMaxParts = 32;
 
@@ -86,7 +91,8 @@ private:
     bool stages = true; // false: an earlier plan stages the same lhs
     /// A row op (softmax along K, layer_norm, rms_norm) whose result is the
     /// staged lhs: its rows are staged in three passes (emitStagedRows),
-    /// its statistics at statsOffset ([M][2] f32). Null: none.
+    /// its statistics at statsOffset ([M][2] f32, then the warp partials'
+    /// slots). Null: none.
     mlir::Operation *rowOp = nullptr;
     int64_t statsOffset = -1;
   };

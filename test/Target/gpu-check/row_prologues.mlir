@@ -9,21 +9,27 @@
 // The manifest's shared bytes show the staged rows were taken (not the
 // serial evaluation of the row op per element, which needs no statistics):
 // partials (n-lanes 8 x M x tn x 4, k-lanes M x tn x 4) + the staged lhs
-// (M x K x 4) + the statistics (M x 8), each rounded up to 16 bytes.
+// (M x K x 4) + the statistics (M x 8) and two slots of 32 warp partials
+// (256), each rounded up to 16 bytes. Rows longer than 256 are folded by
+// the whole block (the slots), shorter ones by a warp each.
 // REQUIRES: libdevice, nvjitlink, runtime-device
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: gpuos-jit %s --no-cache -o %t/rp
 // RUN: gpuos-manifest-check %t/rp.manifest.json | FileCheck %s
-// 8 x 1 x 16 x 4 + 129 x 4 (528) + 16:
-// CHECK-DAG: rp_heads {{.*}} shared=1056 {{.*}}
-// 8 x 3 x 8 x 4 + 3 x 200 x 4 + 32:
-// CHECK-DAG: rp_rms_m3 {{.*}} shared=3200 {{.*}}
-// 2 x 8 x 4 + 2 x 96 x 4 + 16:
-// CHECK-DAG: rp_layer_kt {{.*}} shared=848 {{.*}}
-// two weights' partials + one staged lhs shared by both (256 x 4) + 16:
-// CHECK-DAG: rp_two_reads {{.*}} shared=2064 {{.*}}
-// 8 x 12 x 8 x 4 + 12 x 40 x 4 + 96:
-// CHECK-DAG: rp_m12 {{.*}} shared=5088 {{.*}}
+// 8 x 1 x 16 x 4 + 129 x 4 (528) + 16 + 256:
+// CHECK-DAG: rp_heads {{.*}} shared=1312 {{.*}}
+// 8 x 3 x 8 x 4 + 3 x 200 x 4 + 32 + 256:
+// CHECK-DAG: rp_rms_m3 {{.*}} shared=3456 {{.*}}
+// 2 x 8 x 4 + 2 x 96 x 4 + 16 + 256:
+// CHECK-DAG: rp_layer_kt {{.*}} shared=1104 {{.*}}
+// two weights' partials + one staged lhs shared by both (256 x 4) + 16 + 256:
+// CHECK-DAG: rp_two_reads {{.*}} shared=2320 {{.*}}
+// 8 x 12 x 8 x 4 + 12 x 40 x 4 + 96 + 256:
+// CHECK-DAG: rp_m12 {{.*}} shared=5344 {{.*}}
+// 8 x 1 x 16 x 4 + 1000 x 4 + 16 + 256:
+// CHECK-DAG: rp_long_softmax {{.*}} shared=4784 {{.*}}
+// 8 x 3 x 8 x 4 + 3 x 1030 x 4 (12368) + 32 + 256:
+// CHECK-DAG: rp_long_rms_m3 {{.*}} shared=13424 {{.*}}
 
 // Decode's attention: the scaled scores' softmax is P for P x V, per head,
 // K = 129 (not a multiple of the warp), a residual epilogue.
@@ -101,4 +107,32 @@ gpuos.graph @m12(%x : !gpuos.tensor<12x40xf32>, %w : !gpuos.tensor<40x24xf32>)
     gpuos.yield %1 : !gpuos.tensor<12x24xf32>
   }
   gpuos.yield %y : !gpuos.tensor<12x24xf32>
+}
+
+// A long row (1000 positions: the block folds it, warp partials through
+// the slots), per head as in decode with a long KV cache.
+gpuos.graph @long_softmax(%s : !gpuos.tensor<2x1x1000xf32>, %v : !gpuos.tensor<2x1000x64xf32>)
+    -> (y : !gpuos.tensor<2x1x64xf32>) {
+  %y = gpuos.task "rp_long_softmax" ins(%a = %s : !gpuos.tensor<2x1x1000xf32>, %b = %v : !gpuos.tensor<2x1000x64xf32>)
+      tile [1, 1, 16] -> (!gpuos.tensor<2x1x64xf32>) {
+    %0 = gpuos.softmax %a axis 2 : !gpuos.tensor<2x1x1000xf32>
+    %1 = gpuos.matmul %0, %b : !gpuos.tensor<2x1x1000xf32>, !gpuos.tensor<2x1000x64xf32>
+    gpuos.yield %1 : !gpuos.tensor<2x1x64xf32>
+  }
+  gpuos.yield %y : !gpuos.tensor<2x1x64xf32>
+}
+
+// Three long rows through rms_norm, one statistic a row: the slots must
+// alternate from row to row too.
+gpuos.graph @long_rms_m3(%x : !gpuos.tensor<3x1030xf32>, %g : !gpuos.tensor<1030xf32>,
+                         %w : !gpuos.tensor<1030x24xf32>)
+    -> (y : !gpuos.tensor<3x24xf32>) {
+  %y = gpuos.task "rp_long_rms_m3" ins(%a = %x : !gpuos.tensor<3x1030xf32>, %b = %g : !gpuos.tensor<1030xf32>,
+                                       %c = %w : !gpuos.tensor<1030x24xf32>)
+      tile [3, 8] -> (!gpuos.tensor<3x24xf32>) {
+    %0 = gpuos.rms_norm %a weight(%b : !gpuos.tensor<1030xf32>) eps 1.0e-06 : !gpuos.tensor<3x1030xf32>
+    %1 = gpuos.matmul %0, %c : !gpuos.tensor<3x1030xf32>, !gpuos.tensor<1030x24xf32>
+    gpuos.yield %1 : !gpuos.tensor<3x24xf32>
+  }
+  gpuos.yield %y : !gpuos.tensor<3x24xf32>
 }

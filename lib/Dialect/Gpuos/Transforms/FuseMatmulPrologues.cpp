@@ -232,9 +232,11 @@ struct FuseMatmulPrologues
           for (MatmulOp matmul : matmulsOf(consumer))
             if (llvm::is_contained(boundTo(consumer, result == produced ? operand : result),
                                    matmul.getLhs())) {
-              // A row op's statistics: [M][2] f32 beside its rows.
+              // A row op's statistics beside its rows: [M][2] f32 and two
+              // slots of 32 warp partials (kRowFoldSlotBytes in
+              // MatvecEmitter.h).
               int64_t m = typeOf(matmul.getResult()).getShape().end()[-2];
-              staged += stagedBytes(matmul) + (row ? llvm::alignTo(m * 8, 16) : 0);
+              staged += stagedBytes(matmul) + (row ? llvm::alignTo(m * 8, 16) + 256 : 0);
               break;
             }
         // The views between join too: outside the group they would be a
