@@ -4,8 +4,9 @@
 // [S][N], their sum left to the next task as in gpuos). For a fixed tile
 // count, are wider tiles with more slices faster? Each tile then reads
 // rows of 4 x tn contiguous bytes (64 B at tn 16, 256 B at tn 64) instead
-// of more, shorter rows. Weights rotated over 12 sets so L2 does not hold
-// them; event-timed around each launch (its ~2-4 us included), so compare
+// of more, shorter rows. Weights rotated over 12 sets (50 MB for the
+// output projection's shape, about the L2's size; 138-200 MB for the
+// others), so L2 holds little of them; event-timed around each launch (its ~2-4 us included), so compare
 // rows, not absolute figures. Results: docs/results/benchmarks-h200.md,
 // "The seventeenth slice".
 //   nvcc -O3 -arch=sm_90 -o /tmp/matvec_split bench/micro/matvec_split.cu && /tmp/matvec_split

@@ -275,7 +275,8 @@ def GpuosFuseMatmulPrologues
     A softmax over the last axis (with the elementwise prologue
     `gpuos-fuse-reductions` gave it) joins the same way when the matmuls
     read it directly and its rows run along their K: each tile stages the
-    softmax's input, folds every row's statistics with a warp and writes
+    softmax's input, folds every row's statistics (by a warp, or the block
+    for rows longer than 256) and writes
     the softmax in place (decode's attention weights join P x V). With
     `norms`, rms_norm and layer_norm join too; off by default: the logits'
     projection with the final norm as its prologue measured 2 us slower

@@ -31,12 +31,16 @@
 // RUN: gpuos-check-gen %S/gpu-check/prologues.mlir --manifest=%t/pro.manifest.json -o %t/pro.d
 // RUN: gpuos-sim-check %S/gpu-check/prologues.mlir %t/pro.d/check.txt --block=64 | FileCheck %s
 // RUN: gpuos-sim-check %S/gpu-check/prologues.mlir %t/pro.d/check.txt --block=256 --misalign | FileCheck %s
-// gpuos-split-k's batched matmuls, staged prologue through a reshape, and
-// the partial sums in a row task.
+// Row ops staged as matmul prologues: one warp (32), a few, the tuned
+// block, and 32 warps (every slot of the block folds' warp partials).
 // RUN: gpuos-jit %S/gpu-check/row_prologues.mlir --no-cache -o %t/rp
 // RUN: gpuos-check-gen %S/gpu-check/row_prologues.mlir --manifest=%t/rp.manifest.json -o %t/rp.d
+// RUN: gpuos-sim-check %S/gpu-check/row_prologues.mlir %t/rp.d/check.txt --block=32 | FileCheck %s
 // RUN: gpuos-sim-check %S/gpu-check/row_prologues.mlir %t/rp.d/check.txt --block=64 | FileCheck %s
 // RUN: gpuos-sim-check %S/gpu-check/row_prologues.mlir %t/rp.d/check.txt --block=256 --misalign | FileCheck %s
+// RUN: gpuos-sim-check %S/gpu-check/row_prologues.mlir %t/rp.d/check.txt --block=1024 | FileCheck %s
+// gpuos-split-k's batched matmuls, staged prologue through a reshape, and
+// the partial sums in a row task.
 // RUN: gpuos-jit %S/gpu-check/split_k.mlir --no-cache -o %t/sk
 // RUN: gpuos-check-gen %S/gpu-check/split_k.mlir --manifest=%t/sk.manifest.json -o %t/sk.d
 // RUN: gpuos-sim-check %S/gpu-check/split_k.mlir %t/sk.d/check.txt --block=64 | FileCheck %s

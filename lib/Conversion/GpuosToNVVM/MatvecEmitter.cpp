@@ -45,15 +45,12 @@ static bool isF32Compute(Value value) {
   return computeType(typeOf(value).getElementType()).isF32();
 }
 
-/// The row op whose result is `op`'s lhs, with its rows along K (softmax
-/// over the last axis, layer_norm, rms_norm; f32 compute), or null.
-static Operation *rowPrologue(MatmulOp op) {
+Operation *gpuos::codegen::rowPrologue(MatmulOp op) {
   Operation *def = op.getLhs().getDefiningOp();
-  if (op.getTransposeLhs() || !def || !isF32Compute(def->getOperand(0)))
+  if (op.getTransposeLhs() || !def)
     return nullptr;
-  if (auto softmax = dyn_cast<SoftmaxOp>(def))
-    return int64_t(softmax.getAxis()) == typeOf(softmax.getInput()).getRank() - 1 ? def : nullptr;
-  return isa<LayerNormOp, RmsNormOp>(def) ? def : nullptr;
+  Value input = innermostRowInput(def);
+  return input && isF32Compute(input) ? def : nullptr;
 }
 
 MatvecEmitter::MatvecEmitter(TaskEmitter &task) : t(task), b(task.b) {
@@ -1028,37 +1025,48 @@ LogicalResult MatvecEmitter::emitStagedLhs() {
         return failure();
       continue;
     }
-    // Element e = row * K + k of the tile's lhs, thread t taking t, t +
-    // blockDim, ...: its value (in f32, the compute type) to shared memory.
-    auto loop = scf::ForOp::create(b, t.threadId, t.idxConst(m * plan.k), t.blockDim);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    t.pushScope();
-    t.lanes = 1;
-    Value element = loop.getInductionVar();
-    DimIndex row, k;
-    row.base = b.createOrFold<arith::DivUIOp>(element, t.idxConst(plan.k));
-    k.base = b.createOrFold<arith::RemUIOp>(element, t.idxConst(plan.k));
-    MatmulOp op = plan.op;
-    FailureOr<Lanes> value = t.eval(op.getLhs(), operandIndex(op, true, row, k));
-    t.popScope();
-    if (failed(value))
+    // Its value (in f32, the compute type) to shared memory.
+    LogicalResult staged = forEachLhsElement(plan, [&](Value element, const Index &index, Value) {
+      FailureOr<Lanes> value = t.eval(MatmulOp(plan.op).getLhs(), index);
+      if (failed(value))
+        return failure();
+      LLVM::StoreOp::create(b, value->front(), lhsElementPtr(plan, element), /*alignment=*/4);
+      return success();
+    });
+    if (failed(staged))
       return failure();
-    LLVM::StoreOp::create(
-        b, value->front(),
-        sharedPtr(arith::AddIOp::create(
-            b, i32(plan.lhsOffset), arith::MulIOp::create(b, toI32(element), i32(4)))),
-        /*alignment=*/4);
   }
   if (any)
     barrier();
   return success();
 }
 
+LogicalResult MatvecEmitter::forEachLhsElement(
+    const Plan &plan,
+    llvm::function_ref<LogicalResult(Value element, const Index &index, Value row)> body) {
+  auto loop = scf::ForOp::create(b, t.threadId, t.idxConst(m * plan.k), t.blockDim);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  t.pushScope();
+  t.lanes = 1;
+  Value element = loop.getInductionVar();
+  DimIndex row, k;
+  row.base = b.createOrFold<arith::DivUIOp>(element, t.idxConst(plan.k));
+  k.base = b.createOrFold<arith::RemUIOp>(element, t.idxConst(plan.k));
+  LogicalResult result = body(element, operandIndex(plan.op, true, row, k), row.base);
+  t.popScope();
+  return result;
+}
+
+Value MatvecEmitter::lhsElementPtr(const Plan &plan, Value element) {
+  return sharedPtr(arith::AddIOp::create(b, i32(plan.lhsOffset),
+                                         arith::MulIOp::create(b, toI32(element), i32(4))));
+}
+
 LogicalResult MatvecEmitter::emitStagedRows(const Plan &plan) {
   MatmulOp op = plan.op;
   Operation *rowOp = plan.rowOp;
-  Value input = rowOp->getOperand(0);
+  Value input = innermostRowInput(rowOp);
   int64_t k = plan.k;
   unsigned stages = isa<RmsNormOp>(rowOp) ? 1 : 2;
   Type f32 = b.getF32Type();
@@ -1066,15 +1074,12 @@ LogicalResult MatvecEmitter::emitStagedRows(const Plan &plan) {
     return t.idxTy.isInteger(32) ? i32Value
                                  : Value(arith::ExtUIOp::create(b, t.idxTy, i32Value));
   };
-  auto elementPtr = [&](Value element) {
-    return sharedPtr(arith::AddIOp::create(
-        b, i32(plan.lhsOffset), arith::MulIOp::create(b, toI32(element), i32(4))));
-  };
+  auto elementPtr = [&](Value element) { return lhsElementPtr(plan, element); };
   auto statPtr = [&](Value row, unsigned stage) {
     return sharedPtr(arith::AddIOp::create(
         b, i32(plan.statsOffset + 4 * stage), arith::MulIOp::create(b, toI32(row), i32(8))));
   };
-  // The lhs index of element `element` = row * K + position.
+  // The lhs index at (row, position).
   auto indexOf = [&](Value row, Value position) {
     DimIndex rowDim, kDim;
     rowDim.base = row;
@@ -1095,23 +1100,18 @@ LogicalResult MatvecEmitter::emitStagedRows(const Plan &plan) {
       t.stats.erase({rowOp, stage});
   });
   t.lanes = 1;
-  Value total = t.idxConst(m * k), kValue = t.idxConst(k);
+  Value kValue = t.idxConst(k);
 
   // Pass 1: the input, thread t taking elements t, t + blockDim, ...
-  {
-    auto loop = scf::ForOp::create(b, t.threadId, total, t.blockDim);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value element = loop.getInductionVar();
-    t.pushScope();
-    FailureOr<Lanes> value =
-        t.eval(input, indexOf(b.createOrFold<arith::DivUIOp>(element, kValue),
-                              b.createOrFold<arith::RemUIOp>(element, kValue)));
-    t.popScope();
+  LogicalResult staged = forEachLhsElement(plan, [&](Value element, const Index &index, Value) {
+    FailureOr<Lanes> value = t.eval(input, index);
     if (failed(value))
       return failure();
     LLVM::StoreOp::create(b, value->front(), elementPtr(element), /*alignment=*/4);
-  }
+    return success();
+  });
+  if (failed(staged))
+    return failure();
   barrier();
 
   // Pass 2, the statistics. Rows of at most kWarpRowLength: warp w takes
@@ -1202,26 +1202,19 @@ LogicalResult MatvecEmitter::emitStagedRows(const Plan &plan) {
   barrier();
 
   // Pass 3: the row op's values in place, each element with its row's
-  // statistics (rowStat takes them for any row while statRow is empty).
-  auto loop = scf::ForOp::create(b, t.threadId, total, t.blockDim);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(loop.getBody());
-  Value element = loop.getInductionVar();
-  Value row = b.createOrFold<arith::DivUIOp>(element, kValue);
-  for (unsigned stage = 0; stage < stages; ++stage)
-    t.stats[{rowOp, stage}] = LLVM::LoadOp::create(b, f32, statPtr(row, stage), /*alignment=*/4);
-  SmallVector<Value> statRow = std::exchange(t.statRow, {});
-  stagedAt = element;
-  t.pushScope();
-  FailureOr<Lanes> value =
-      t.eval(op.getLhs(), indexOf(row, b.createOrFold<arith::RemUIOp>(element, kValue)));
-  t.popScope();
-  stagedAt = Value();
-  t.statRow = std::move(statRow);
-  if (failed(value))
-    return failure();
-  LLVM::StoreOp::create(b, value->front(), elementPtr(element), /*alignment=*/4);
-  return success();
+  // statistics (rowStat takes them for any row: statRow is empty here).
+  return forEachLhsElement(plan, [&](Value element, const Index &index, Value row) {
+    for (unsigned stage = 0; stage < stages; ++stage)
+      t.stats[{rowOp, stage}] =
+          LLVM::LoadOp::create(b, f32, statPtr(row, stage), /*alignment=*/4);
+    stagedAt = element;
+    FailureOr<Lanes> value = t.eval(op.getLhs(), index);
+    stagedAt = Value();
+    if (failed(value))
+      return failure();
+    LLVM::StoreOp::create(b, value->front(), elementPtr(element), /*alignment=*/4);
+    return success();
+  });
 }
 
 LogicalResult MatvecEmitter::emitAll(bool vectors) {

@@ -6,7 +6,8 @@
 //   phase 0, when a matmul's lhs is computed in the task (a prologue,
 //     gpuos-fuse-matmul-prologues) and fits: the block evaluates it once
 //     into shared memory [M][K] f32, then a barrier (a row op's rows along
-//     K: its input, a warp per row for the statistics, then its values);
+//     K: its input, then each row's statistics, by a warp for rows of up to
+//     256 and by the block for longer ones, then its values);
 //   phase 1, per matmul: the block splits K. The tile's M x tn outputs are
 //     accumulated in f32 registers and reduced across threads into shared
 //     memory:
@@ -69,6 +70,12 @@ constexpr int64_t kRowFoldSlotBytes = 2 * 32 * 4;
 /// Most thread groups phase 2 spreads a small tile's results over.
 constexpr int64_t kMatvecMaxParts = 32;
 
+/// The row op whose result is `op`'s lhs with its rows along K (a softmax
+/// over the last axis, layer_norm, rms_norm; f32 compute), or null: the
+/// lowering stages its rows (phase 0), so a task holding one is lowered
+/// here rather than by the row strategy.
+mlir::Operation *rowPrologue(MatmulOp op);
+
 class MatvecEmitter {
 public:
   explicit MatvecEmitter(TaskEmitter &task);
@@ -100,8 +107,19 @@ private:
   /// Phase 0: every staged lhs evaluated once per tile into shared memory.
   mlir::LogicalResult emitStagedLhs();
   /// Phase 0 for a row op's rows: its input staged, each row's statistics
-  /// by a warp from there, then the row op's values in place.
+  /// folded from there (by a warp, or the block for long rows), then the
+  /// row op's values in place.
   mlir::LogicalResult emitStagedRows(const Plan &plan);
+  /// Runs `body` for each element e = row * K + k of `plan`'s lhs in the
+  /// tile, thread t taking e = t, t + blockDim, ... (one lane, a memo scope
+  /// each), with the element's lhs index and row.
+  mlir::LogicalResult forEachLhsElement(
+      const Plan &plan,
+      llvm::function_ref<mlir::LogicalResult(mlir::Value element, const Index &index,
+                                             mlir::Value row)>
+          body);
+  /// Where element `element` of `plan`'s staged lhs lies in shared memory.
+  mlir::Value lhsElementPtr(const Plan &plan, mlir::Value element);
   mlir::LogicalResult emitAll(bool vectors);
   /// Phase 2: the element loop over the tile, results spread over groups
   /// of threads when the tile is small.

@@ -31,13 +31,8 @@ static Value rowOperand(Operation *op) {
   auto innermost = [](Value input, int64_t axis) {
     return axis == cast<StridedTensorType>(input.getType()).getRank() - 1;
   };
-  if (auto softmax = dyn_cast<SoftmaxOp>(op))
-    return innermost(softmax.getInput(), softmax.getAxis()) ? softmax.getInput()
-                                                            : Value();
-  if (auto norm = dyn_cast<LayerNormOp>(op))
-    return norm.getInput();
-  if (auto norm = dyn_cast<RmsNormOp>(op))
-    return norm.getInput();
+  if (Value input = innermostRowInput(op))
+    return input;
   if (auto reduce = dyn_cast<ReduceOp>(op))
     return reduce.getAxes().size() == 1 &&
                    innermost(reduce.getInput(), reduce.getAxes()[0])
@@ -60,11 +55,6 @@ static LogicalResult analyze(TaskOp task, const TaskABI &abi,
                              SmallVectorImpl<Operation *> &ops,
                              SmallVectorImpl<int64_t> &shape) {
   for (Operation &op : task.getBodyBlock().without_terminator()) {
-    // A row op that is a small-M matmul's lhs is that matmul's prologue
-    // (MatvecEmitter stages its rows).
-    if (auto matmul = dyn_cast<MatmulOp>(op))
-      if (Operation *def = matmul.getLhs().getDefiningOp(); def && isLink(def))
-        return failure();
     Value input = rowOperand(&op);
     if (!input)
       continue;

@@ -506,8 +506,14 @@ LogicalResult TaskEmitter::emitSimpleLoop(Value lower, int64_t tileElements,
 }
 
 LogicalResult TaskEmitter::emit() {
-  bool rows = RowEmitter::applies(*this);
-  bool matvec = !rows && MatvecEmitter::applies(*this);
+  // A row op that is a small-M matmul's lhs is that matmul's prologue:
+  // the matvec strategy stages its rows, where the row strategy would
+  // evaluate the matmul per element.
+  bool rowPrologues = false;
+  task.getBodyBlock().walk([&](MatmulOp matmul) { rowPrologues |= bool(rowPrologue(matmul)); });
+  bool matvec = rowPrologues && MatvecEmitter::applies(*this);
+  bool rows = !matvec && RowEmitter::applies(*this);
+  matvec = matvec || (!rows && MatvecEmitter::applies(*this));
   if (!rows && !matvec && failed(checkResultShapes(task, abi)))
     return failure();
   if (failed(chooseLanes()))

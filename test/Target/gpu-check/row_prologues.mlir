@@ -1,8 +1,8 @@
 // Small-M matmuls whose lhs is a row op along K (softmax over the last
 // axis, rms_norm, layer_norm; gpuos-fuse-matmul-prologues): each tile
-// stages the row op's input in shared memory, a warp per row folds the
-// row's statistics from there, then the row op's values replace the input
-// in place ([M][K] f32 and [M][2] f32 of statistics; docs/codegen.md,
+// stages the row op's input in shared memory, folds each row's statistics
+// from there (a warp per row of up to 256, the block for longer rows),
+// then the row op's values replace the input in place ([M][K] f32 and [M][2] f32 of statistics; docs/codegen.md,
 // "Small-M matmul", phase 0). Checked against the interpreter by
 // gpuos-sim-check (test/Target/sim-check.mlir) and gpuos-gpu-check (GPU).
 //
@@ -30,6 +30,12 @@
 // CHECK-DAG: rp_long_softmax {{.*}} shared=4784 {{.*}}
 // 8 x 3 x 8 x 4 + 3 x 1030 x 4 (12368) + 32 + 256:
 // CHECK-DAG: rp_long_rms_m3 {{.*}} shared=13424 {{.*}}
+// Rows as wide as the tile (the row strategy's shape too; the matvec
+// strategy takes it, 8 x 2 x 64 x 4 + 2 x 64 x 4 + 16 + 256; the row
+// strategy would declare 1024):
+// CHECK-DAG: rp_row_shaped {{.*}} shared=4880 {{.*}}
+// A constant lhs (no row op: staged as a computed lhs, 8 x 16 x 4 + 64 x 4):
+// CHECK-DAG: rp_const_lhs {{.*}} shared=768 {{.*}}
 
 // Decode's attention: the scaled scores' softmax is P for P x V, per head,
 // K = 129 (not a multiple of the warp), a residual epilogue.
@@ -122,8 +128,10 @@ gpuos.graph @long_softmax(%s : !gpuos.tensor<2x1x1000xf32>, %v : !gpuos.tensor<2
   gpuos.yield %y : !gpuos.tensor<2x1x64xf32>
 }
 
-// Three long rows through rms_norm, one statistic a row: the slots must
-// alternate from row to row too.
+// Three long rows through rms_norm, one statistic a row, so the slots
+// alternate from row to row. (A slot reused too early would be a race
+// between plain stores and loads, which neither the simulator nor the GPU
+// run catches reliably: the simulator tracks async copies' hazards only.)
 gpuos.graph @long_rms_m3(%x : !gpuos.tensor<3x1030xf32>, %g : !gpuos.tensor<1030xf32>,
                          %w : !gpuos.tensor<1030x24xf32>)
     -> (y : !gpuos.tensor<3x24xf32>) {
@@ -135,4 +143,31 @@ gpuos.graph @long_rms_m3(%x : !gpuos.tensor<3x1030xf32>, %g : !gpuos.tensor<1030
     gpuos.yield %1 : !gpuos.tensor<3x24xf32>
   }
   gpuos.yield %y : !gpuos.tensor<3x24xf32>
+}
+
+// A lhs with no operands (a constant the partition copies into a task):
+// not a row prologue; the lowering once read its first operand.
+gpuos.graph @const_lhs(%w : !gpuos.tensor<64x16xf32>) -> (y : !gpuos.tensor<1x16xf32>) {
+  %y = gpuos.task "rp_const_lhs" ins(%a = %w : !gpuos.tensor<64x16xf32>)
+      tile [1, 16] -> (!gpuos.tensor<1x16xf32>) {
+    %c = gpuos.constant dense<5.000000e-01> : tensor<1x64xf32>
+    %0 = gpuos.matmul %c, %a : !gpuos.tensor<1x64xf32>, !gpuos.tensor<64x16xf32>
+    gpuos.yield %0 : !gpuos.tensor<1x16xf32>
+  }
+  gpuos.yield %y : !gpuos.tensor<1x16xf32>
+}
+
+// N == K and a tile of whole rows: the row strategy could take this task
+// too, and would evaluate the matmul per element; the matvec strategy
+// takes it.
+gpuos.graph @row_shaped(%x : !gpuos.tensor<2x64xf32>, %g : !gpuos.tensor<64xf32>, %w : !gpuos.tensor<64x64xf32>)
+    -> (y : !gpuos.tensor<2x64xf32>) {
+  %y = gpuos.task "rp_row_shaped" ins(%a = %x : !gpuos.tensor<2x64xf32>, %b = %g : !gpuos.tensor<64xf32>,
+                                      %c = %w : !gpuos.tensor<64x64xf32>)
+      tile [2, 64] -> (!gpuos.tensor<2x64xf32>) {
+    %0 = gpuos.rms_norm %a weight(%b : !gpuos.tensor<64xf32>) eps 1.0e-06 : !gpuos.tensor<2x64xf32>
+    %1 = gpuos.matmul %0, %c : !gpuos.tensor<2x64xf32>, !gpuos.tensor<64x64xf32>
+    gpuos.yield %1 : !gpuos.tensor<2x64xf32>
+  }
+  gpuos.yield %y : !gpuos.tensor<2x64xf32>
 }

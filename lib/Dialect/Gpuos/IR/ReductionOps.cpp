@@ -195,3 +195,16 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
   results.push_back(StridedTensorType::get(*shape, lhs.getElementType()));
   return success();
 }
+
+Value gpuos::innermostRowInput(Operation *op) {
+  if (auto softmax = dyn_cast<SoftmaxOp>(op)) {
+    Value input = softmax.getInput();
+    int64_t rank = cast<StridedTensorType>(input.getType()).getRank();
+    return int64_t(softmax.getAxis()) == rank - 1 ? input : Value();
+  }
+  if (auto norm = dyn_cast<LayerNormOp>(op))
+    return norm.getInput();
+  if (auto norm = dyn_cast<RmsNormOp>(op))
+    return norm.getInput();
+  return Value();
+}

@@ -59,16 +59,15 @@ bool lowersAsMatvec(MatmulOp matmul, ArrayRef<int64_t> space) {
 /// "Small-M matmul", phase 0).
 Operation *rowOpOf(Operation *unit, bool norms) {
   auto isRowOp = [&](Operation *op) {
-    if (auto softmax = dyn_cast<SoftmaxOp>(op))
-      return int64_t(softmax.getAxis()) == typeOf(softmax.getInput()).getRank() - 1;
-    return norms && isa<LayerNormOp, RmsNormOp>(op);
+    return innermostRowInput(op) && (norms || isa<SoftmaxOp>(op));
   };
   auto task = dyn_cast<TaskOp>(unit);
   if (!task)
     return isRowOp(unit) ? unit : nullptr;
-  Value yielded = task.getBodyBlock().getTerminator()->getOperand(0);
-  Operation *row = yielded.getDefiningOp();
-  if (task.getNumResults() != 1 || !row || !isRowOp(row))
+  if (task.getNumResults() != 1)
+    return nullptr;
+  Operation *row = task.getBodyBlock().getTerminator()->getOperand(0).getDefiningOp();
+  if (!row || !isRowOp(row))
     return nullptr;
   for (Operation &op : task.getBodyBlock().without_terminator())
     if (&op != row && !isElementwiseOp(&op) && !isViewOrConstant(&op))
@@ -121,8 +120,10 @@ std::optional<int64_t> matvecSharedBytes(Operation *unit, ArrayRef<int64_t> spac
     if (!lowersAsMatvec(matmul, space))
       return std::nullopt;
     bytes += matmul.getTransposeRhs() ? 1024 : 8192;
+    // A lhs the unit computes itself (a task's prologue); a plain
+    // matmul's lhs comes from outside.
     Operation *def = matmul.getLhs().getDefiningOp();
-    if (def && !def->hasTrait<gpuos::OpTrait::View>() &&
+    if (def && def->getParentOp() == unit && !def->hasTrait<gpuos::OpTrait::View>() &&
         computed.insert(matmul.getLhs()).second)
       bytes += stagedBytes(matmul);
   }
@@ -232,11 +233,8 @@ struct FuseMatmulPrologues
           for (MatmulOp matmul : matmulsOf(consumer))
             if (llvm::is_contained(boundTo(consumer, result == produced ? operand : result),
                                    matmul.getLhs())) {
-              // A row op's statistics beside its rows: [M][2] f32 and two
-              // slots of 32 warp partials (kRowFoldSlotBytes in
-              // MatvecEmitter.h).
               int64_t m = typeOf(matmul.getResult()).getShape().end()[-2];
-              staged += stagedBytes(matmul) + (row ? llvm::alignTo(m * 8, 16) + 256 : 0);
+              staged += stagedBytes(matmul) + (row ? rowStatBytes(m) : 0);
               break;
             }
         // The views between join too: outside the group they would be a

@@ -255,6 +255,10 @@ constexpr int64_t kSmallMatmulM = 16;
 /// Shared memory of a small-M matmul task's lowering: the partials and the
 /// staged lhs values (kMatvecMaxShared in MatvecEmitter.cpp).
 constexpr int64_t kMatvecSharedBytes = 32 * 1024;
+/// Shared memory a staged row prologue of M rows takes beside its rows:
+/// [M][2] f32 statistics, then two slots of 32 warp partials
+/// (MatvecEmitter.h, kRowFoldSlotBytes).
+inline int64_t rowStatBytes(int64_t m) { return llvm::alignTo(m * 8, 16) + 2 * 32 * 4; }
 /// Tile size of a dynamic axis that must stay whole: one tile covers it.
 constexpr int64_t kWholeDynamicTile = 2147483647;
 

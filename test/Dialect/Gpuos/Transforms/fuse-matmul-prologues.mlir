@@ -135,6 +135,7 @@ gpuos.graph @budget(%a : !gpuos.tensor<4x1024xf32>, %b : !gpuos.tensor<4x1024xf3
 // Decode's attention: the scaled scores' softmax is P for P x V.
 // DEFAULT-LABEL: gpuos.graph @attention_pv
 // DEFAULT: gpuos.task "attention_pv_t{{[0-9]+}}_mul_softmax_matmul"
+// DEFAULT: gpuos.task "attention_pv_t{{[0-9]+}}_softmax_matmul"
 // ROW-LABEL: gpuos.graph @attention_pv
 // ROW: %[[T:.+]] = gpuos.task "attention_pv_t{{[0-9]+}}_mul_softmax_matmul" ins({{.*}}%s : !gpuos.tensor<8x1x129xf32>{{.*}}%v : !gpuos.tensor<8x129x128xf32>) tile [1, 1, 16] -> (!gpuos.tensor<8x1x128xf32>)
 // ROW: gpuos.mul
@@ -220,4 +221,25 @@ gpuos.graph @kept_apart_rows(%x : !gpuos.tensor<4x64xf32>, %w : !gpuos.tensor<64
   %nb = gpuos.rms_norm %big weight(%gb : !gpuos.tensor<512xf32>) eps 1.0e-06 : !gpuos.tensor<16x512xf32>
   %o4 = gpuos.matmul %nb, %wbig : !gpuos.tensor<16x512xf32>, !gpuos.tensor<512x64xf32>
   gpuos.yield %o1, %o2, %h, %o3, %o4 : !gpuos.tensor<4x32xf32>, !gpuos.tensor<4x32xf32>, !gpuos.tensor<1x256xf32>, !gpuos.tensor<1x64xf32>, !gpuos.tensor<16x64xf32>
+}
+
+// -----
+
+// The shared-memory budget at its edge (32 KiB: 8 KiB of partials counted
+// at their bound, the staged row as f32, 16 bytes of statistics and 256 of
+// warp-partial slots): a 6076-wide row joins, a 6100-wide one does not
+// (it would fit without the statistics and slots). A plain matmul's lhs
+// is counted once, when it joins.
+// ROW-LABEL: gpuos.graph @budget_edge
+// ROW: gpuos.task "budget_edge_t{{[0-9]+}}_softmax_matmul"
+// ROW: %[[S:.+]] = gpuos.softmax %b axis 1
+// ROW: gpuos.matmul %[[S]], %wb
+gpuos.graph @budget_edge(%a : !gpuos.tensor<1x6076xf32>, %wa : !gpuos.tensor<6076x64xf32>,
+                         %b : !gpuos.tensor<1x6100xf32>, %wb : !gpuos.tensor<6100x64xf32>)
+    -> (ya : !gpuos.tensor<1x64xf32>, yb : !gpuos.tensor<1x64xf32>) {
+  %sa = gpuos.softmax %a axis 1 : !gpuos.tensor<1x6076xf32>
+  %ya = gpuos.matmul %sa, %wa : !gpuos.tensor<1x6076xf32>, !gpuos.tensor<6076x64xf32>
+  %sb = gpuos.softmax %b axis 1 : !gpuos.tensor<1x6100xf32>
+  %yb = gpuos.matmul %sb, %wb : !gpuos.tensor<1x6100xf32>, !gpuos.tensor<6100x64xf32>
+  gpuos.yield %ya, %yb : !gpuos.tensor<1x64xf32>, !gpuos.tensor<1x64xf32>
 }

@@ -40,4 +40,11 @@ llvm::SmallVector<int64_t> canonicalStrides(llvm::ArrayRef<int64_t> shape,
 #define GET_OP_CLASSES
 #include "gpuos/Dialect/Gpuos/GpuosOps.h.inc"
 
+namespace gpuos {
+/// The input of a row op whose rows run along the innermost axis (a softmax
+/// over its last axis, a layer_norm, an rms_norm: the links of a row chain,
+/// and the row prologues of a small-M matmul), or null for any other op.
+mlir::Value innermostRowInput(mlir::Operation *op);
+} // namespace gpuos
+
 #endif // GPUOS_DIALECT_GPUOS_IR_GPUOSDIALECT_H
