@@ -14,42 +14,18 @@
 #include <cstdio>
 #include <cuda_runtime.h>
 #include <vector>
+#include "nlanes_tile.cuh"
 #define CK(x) do { cudaError_t e = (x); if (e) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } } while (0)
 
-// Block b: matrix b / (S * N / TN), slice (b / (N / TN)) % S, tile b % (N / TN).
-// Thread t owns 4 columns (c = t % G) and the rows ks, ks + 256 / G, ... of
-// its slice, U 16-byte loads in flight, as gpuos's n-lanes tile.
+// Block b: matrix b / (S * N / TN), slice (b / (N / TN)) % S, tile b % (N / TN):
+// the n-lanes tile of nlanes_tile.cuh over its slice's rows.
 template <int TN, int U>
 __global__ void __launch_bounds__(256) splitTile(const float* __restrict__ x, const float* W, float* y,
                                                  int K, int N, int S, size_t matStride) {
-  constexpr int G = TN / 4;
   int tiles = N / TN;
   int mat = blockIdx.x / (tiles * S), slice = (blockIdx.x / tiles) % S, tile = blockIdx.x % tiles;
   int rows = K / S, first = slice * rows;
-  const float* w = W + mat * matStride + (size_t)first * N;
-  const float* xs = x + first;
-  int t = threadIdx.x, c = t % G, step = blockDim.x / G, ks = t / G;
-  int col = tile * TN + c * 4;
-  float acc[4] = {0, 0, 0, 0};
-  int k = ks;
-  for (; k + (U - 1) * step < rows; k += U * step) {
-    float4 wv[U]; float xv[U];
-#pragma unroll
-    for (int u = 0; u < U; ++u) { wv[u] = *(const float4*)(w + (size_t)(k + u * step) * N + col); xv[u] = __ldg(xs + k + u * step); }
-#pragma unroll
-    for (int u = 0; u < U; ++u) { acc[0] += xv[u] * wv[u].x; acc[1] += xv[u] * wv[u].y; acc[2] += xv[u] * wv[u].z; acc[3] += xv[u] * wv[u].w; }
-  }
-  for (; k < rows; k += step) {
-    float4 wv = *(const float4*)(w + (size_t)k * N + col); float xv = __ldg(xs + k);
-    acc[0] += xv * wv.x; acc[1] += xv * wv.y; acc[2] += xv * wv.z; acc[3] += xv * wv.w;
-  }
-  for (int o = G; o < 32; o *= 2)
-    for (int i = 0; i < 4; ++i) acc[i] += __shfl_xor_sync(~0u, acc[i], o);
-  __shared__ float part[8][TN];
-  int warp = t / 32, lane = t % 32;
-  if (lane < G) for (int i = 0; i < 4; ++i) part[warp][lane * 4 + i] = acc[i];
-  __syncthreads();
-  if (t < TN) { float s = 0; for (int w8 = 0; w8 < 8; ++w8) s += part[w8][t]; y[(mat * S + slice) * N + tile * TN + t] = s; }
+  nlanesTile<TN, U>(x + first, W + mat * matStride + (size_t)first * N, y + (mat * S + slice) * N, rows, N, tile);
 }
 typedef void (*Kern)(const float*, const float*, float*, int, int, int, size_t);
 
