@@ -1,6 +1,7 @@
 //===- MatvecEmitter.cpp - split-K small-M matmul tasks -------------------===//
 
 #include "MatvecEmitter.h"
+#include "BlockFold.h"
 #include "ScalarMath.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -316,8 +317,7 @@ Value MatvecEmitter::toI32(Value index) {
 }
 
 Value MatvecEmitter::shuffleXor(Value value, int offset) {
-  return NVVM::ShflOp::create(b, value.getType(), i32(-1), value, i32(offset),
-                              i32(31), NVVM::ShflKind::bfly, UnitAttr());
+  return codegen::shuffleXor(b, value, offset);
 }
 
 Value MatvecEmitter::sharedPtr(Value byteOffset) {
@@ -1150,9 +1150,7 @@ LogicalResult MatvecEmitter::emitStagedRows(const Plan &plan) {
           return failure();
         scf::YieldOp::create(b, fold(positions.getRegionIterArgs()[0], value->front()));
       }
-      Value acc = positions.getResult(0);
-      for (int offset = 16; offset >= 1; offset /= 2)
-        acc = fold(acc, shuffleXor(acc, offset));
+      Value acc = foldWarp(b, positions.getResult(0), fold);
       if (!blockRows)
         return acc;
       // The slot of fold number row * stages + folds, in turn.
@@ -1163,28 +1161,20 @@ LogicalResult MatvecEmitter::emitStagedRows(const Plan &plan) {
       Value slot = arith::AddIOp::create(
           b, i32(plan.statsOffset + llvm::alignTo(m * 8, 16)),
           arith::MulIOp::create(b, parity, i32(32 * 4)));
+      auto warpSlot = [&](Value warp) {
+        return sharedPtr(arith::AddIOp::create(b, slot, arith::MulIOp::create(b, warp, i32(4))));
+      };
       auto lead = scf::IfOp::create(
           b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, laneId, i32(0)),
           /*withElseRegion=*/false);
       {
         OpBuilder::InsertionGuard inner(b);
         b.setInsertionPointToStart(lead.thenBlock());
-        LLVM::StoreOp::create(
-            b, acc, sharedPtr(arith::AddIOp::create(b, slot, arith::MulIOp::create(b, warpId, i32(4)))),
-            /*alignment=*/4);
+        LLVM::StoreOp::create(b, acc, warpSlot(warpId), /*alignment=*/4);
       }
       barrier();
-      auto warps = scf::ForOp::create(b, t.idxConst(0), toIdx(numWarps), t.idxConst(1),
-                                      ValueRange{identity});
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(warps.getBody());
-      Value partial = LLVM::LoadOp::create(
-          b, acc.getType(),
-          sharedPtr(arith::AddIOp::create(
-              b, slot, arith::MulIOp::create(b, toI32(warps.getInductionVar()), i32(4)))),
-          /*alignment=*/4);
-      scf::YieldOp::create(b, fold(warps.getRegionIterArgs()[0], partial));
-      return warps.getResult(0);
+      return foldStoredTotals(b, acc.getType(), fold, identity, numWarps, warpSlot,
+                              /*alignment=*/4);
     };
     t.pushScope();
     LogicalResult computed = t.rowStatistics(rowOp, k, rowFold);

@@ -1,6 +1,7 @@
 //===- RowEmitter.cpp - block-cooperative row reductions ------------------===//
 
 #include "RowEmitter.h"
+#include "BlockFold.h"
 #include "ScalarMath.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -126,32 +127,7 @@ RowEmitter::RowEmitter(TaskEmitter &task) : t(task), b(task.b) {
 void RowEmitter::barrier() { NVVM::Barrier0Op::create(b); }
 
 Value RowEmitter::shuffleXor(Value value, int offset) {
-  Type i32 = b.getI32Type();
-  Type type = value.getType();
-  auto shfl = [&](Value v) -> Value {
-    return NVVM::ShflOp::create(b, v.getType(), intConstant(b, i32, -1), v,
-                                intConstant(b, i32, offset),
-                                intConstant(b, i32, 31), NVVM::ShflKind::bfly,
-                                UnitAttr());
-  };
-  if (type.isF32() || type.isInteger(32))
-    return shfl(value);
-  unsigned width = type.getIntOrFloatBitWidth();
-  if (width < 32) { // i8, i16: widen, shuffle, narrow
-    Value wide = arith::ExtSIOp::create(b, i32, value);
-    return arith::TruncIOp::create(b, type, shfl(wide));
-  }
-  // 64 bits: two 32-bit halves.
-  Type i64 = b.getI64Type();
-  Value bits = type.isF64() ? Value(arith::BitcastOp::create(b, i64, value)) : value;
-  Value lo = arith::TruncIOp::create(b, i32, bits);
-  Value hi = arith::TruncIOp::create(
-      b, i32, arith::ShRUIOp::create(b, bits, intConstant(b, i64, 32)));
-  Value loOut = arith::ExtUIOp::create(b, i64, shfl(lo));
-  Value hiOut = arith::ExtUIOp::create(b, i64, shfl(hi));
-  Value joined = arith::OrIOp::create(
-      b, arith::ShLIOp::create(b, hiOut, intConstant(b, i64, 32)), loOut);
-  return type.isF64() ? Value(arith::BitcastOp::create(b, type, joined)) : joined;
+  return codegen::shuffleXor(b, value, offset);
 }
 
 Value RowEmitter::sharedSlot(unsigned offsetBytes, Value entry) {
@@ -185,25 +161,15 @@ unsigned RowEmitter::storeWarpTotals(ValueRange totals) {
 }
 
 Value RowEmitter::blockReduce(Value partial, Fold fold, Value identity) {
-  Value value = partial;
-  for (int offset = 16; offset >= 1; offset /= 2)
-    value = fold(value, shuffleXor(value, offset));
+  Value value = foldWarp(b, partial, fold);
   if (warpRows) // every lane holds the warp's (the row's) result
     return value;
   unsigned base = storeWarpTotals(value);
-  Type i32 = b.getI32Type();
   // Every thread folds the warp totals in warp order: the same result
   // everywhere, and deterministic for a given block size.
-  auto loop = scf::ForOp::create(b, intConstant(b, i32, 0), numWarps,
-                                 intConstant(b, i32, 1), ValueRange{identity});
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(loop.getBody());
-  Value stored = LLVM::LoadOp::create(b, value.getType(),
-                                      sharedSlot(base, loop.getInductionVar()),
-                                      /*alignment=*/8);
-  scf::YieldOp::create(b, fold(loop.getRegionIterArgs()[0], stored));
-  b.setInsertionPointAfter(loop);
-  return loop.getResult(0);
+  return foldStoredTotals(
+      b, value.getType(), fold, identity, numWarps,
+      [&](Value warp) { return sharedSlot(base, warp); }, /*alignment=*/8);
 }
 
 std::pair<Value, Value> RowEmitter::blockArgmax(Value value, Value index) {
