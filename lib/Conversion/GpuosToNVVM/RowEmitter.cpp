@@ -261,6 +261,8 @@ FailureOr<SmallVector<Value>> RowEmitter::forEachChunk(ValueRange init,
     }
     Value at = valid ? Value(arith::MinUIOp::create(b, j, last)) : j;
     chunkStarts.insert(at); // this thread's chunks (staged links)
+    if (valid)
+      chunkValid[at] = valid;
     FailureOr<SmallVector<Value>> next = step(at, valid, accs);
     if (failed(next)) {
       t.popScope();
@@ -434,6 +436,7 @@ LogicalResult RowEmitter::emitRow(ArrayRef<Value> row) {
   t.stats.clear();
   staged = Value();
   chunkStarts.clear();
+  chunkValid.clear();
   for (auto [k, op] : llvm::enumerate(rowOps)) {
     // Straight-line: the next stage's loads go out before this one's block
     // reduction, so their latency hides behind its barrier (docs/codegen.md,
@@ -550,8 +553,7 @@ LogicalResult RowEmitter::stageLink(Operation *op) {
           return failure();
         OpBuilder::InsertionGuard guard(b);
         // A chunk past the row's end is another thread's (the row's last):
-        // no store. Its loads of that position race with the owner's
-        // store, but its values are discarded wherever it is masked.
+        // no store. (Its staged loads read the spare chunk: loadStaged.)
         if (valid)
           b.setInsertionPointToStart(
               scf::IfOp::create(b, valid, /*withElseRegion=*/false).thenBlock());
@@ -577,11 +579,16 @@ Lanes RowEmitter::loadStaged(Value value, const Index &index) {
   const DimIndex &last = index.back();
   if (!last.isAffine() || last.coef != 1 || !chunkStarts.contains(last.base))
     return {};
+  // A chunk past the row's end reads the spare chunk after the row (its
+  // values are masked): the row's last chunk is another thread's, which
+  // may be writing it.
+  Value start = last.base;
+  if (Value valid = chunkValid.lookup(start))
+    start = arith::SelectOp::create(b, valid, start, t.idxConst(rowLength));
   Lanes lanes;
   unsigned alignment = unsigned(storageBytes(stageType));
   for (unsigned lane = 0; lane < t.lanes; ++lane)
-    lanes.push_back(LLVM::LoadOp::create(b, stageType, stagedSlot(last.base, lane),
-                                         alignment));
+    lanes.push_back(LLVM::LoadOp::create(b, stageType, stagedSlot(start, lane), alignment));
   return lanes;
 }
 
@@ -655,7 +662,9 @@ LogicalResult RowEmitter::emit() {
   Type element =
       cast<StridedTensorType>(rowOperand(rowOps.front()).getType()).getElementType();
   Type compute = computeType(element);
-  int64_t stageBytes = isa<FloatType>(compute) ? rowLength * storageBytes(compute) : 0;
+  // The row and a spare chunk after it (masked chunks read it).
+  int64_t stageBytes =
+      isa<FloatType>(compute) ? (rowLength + rowLanes) * storageBytes(compute) : 0;
   // One slot width for the buffer: every link of the compute type it is
   // sized by (a hand-written task may chain f64 and f32 rows).
   auto sameCompute = [&](Operation *op) {

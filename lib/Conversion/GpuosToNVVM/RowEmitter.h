@@ -156,6 +156,10 @@ private:
   /// The first elements of this thread's chunks in the loop path's passes:
   /// the only positions of the buffer it wrote.
   llvm::DenseSet<mlir::Value> chunkStarts;
+  /// Of those, the ones that may lie past the row, with their validity: a
+  /// masked chunk reads the spare chunk after the row in the staging
+  /// buffer, not the row's last chunk, which another thread writes.
+  llvm::DenseMap<mlir::Value, mlir::Value> chunkValid;
 };
 
 } // namespace gpuos::codegen

@@ -20,6 +20,11 @@
 //                                flight, or landed by another thread since
 //                                the last barrier; a copy over bytes
 //                                another thread read since its issue)
+//   shared loads and stores   -> checked byte by byte against the barrier
+//                                intervals too: a store to bytes another
+//                                thread read or wrote, or a load of bytes
+//                                another thread wrote, since the last
+//                                barrier is a race, reported
 //
 // Inputs, expected outputs and tolerances come from gpuos-check-gen's
 // check.txt, compared as the GPU launcher compares them. This checks the
@@ -71,6 +76,11 @@ static cl::opt<unsigned> blockOverride("block", cl::desc("Threads per block "
                                        cl::init(0));
 static cl::opt<bool> misalign("misalign", cl::desc("Offset every buffer by one "
                                                    "element from 16-byte alignment"));
+static cl::opt<unsigned> dropBarrier(
+    "drop-barrier",
+    cl::desc("Skip the N-th barrier of every thread in every tile (a test of the "
+             "hazard checks: the code then races; 0: none)"),
+    cl::init(0));
 
 //===----------------------------------------------------------------------===//
 // The simulated block
@@ -124,15 +134,15 @@ thread_local unsigned threadId = 0, blockId = 0;
 constexpr size_t kSharedBytes = 64 * 1024;
 alignas(16) char sharedMemory[kSharedBytes];
 
-/// Async-copy hazards, byte by byte. Each thread counts the barriers it
+/// Shared-memory hazards, byte by byte. Each thread counts the barriers it
 /// passed (its epoch; every thread passes the same barriers, so between
 /// two of them all threads have the same count). Per byte of shared
 /// memory: the thread whose copy is in flight into it (+1; 0: none), and
-/// who last landed a copy in it and read it, as (epoch + 1) << 16 |
-/// thread (0: nobody since the tile began).
+/// who last landed a copy in it, accessed it (read or wrote) and wrote it,
+/// as (epoch + 1) << 16 | thread (0: nobody since the tile began).
 thread_local uint32_t epoch = 0;
 std::atomic<uint32_t> copyInFlight[kSharedBytes];
-std::atomic<uint64_t> landedBy[kSharedBytes], readBy[kSharedBytes];
+std::atomic<uint64_t> landedBy[kSharedBytes], readBy[kSharedBytes], writtenBy[kSharedBytes];
 uint64_t stamp() { return uint64_t(epoch + 1) << 16 | threadId; }
 uint32_t epochOf(uint64_t stamp) { return uint32_t(stamp >> 16) - 1; }
 unsigned threadOf(uint64_t stamp) { return unsigned(stamp & 0xffff); }
@@ -141,6 +151,7 @@ void resetShadow() {
     copyInFlight[i].store(0, std::memory_order_relaxed);
     landedBy[i].store(0, std::memory_order_relaxed);
     readBy[i].store(0, std::memory_order_relaxed);
+    writtenBy[i].store(0, std::memory_order_relaxed);
   }
 }
 [[noreturn]] void hazard(const char *what, size_t byte, unsigned other) {
@@ -156,17 +167,33 @@ size_t sharedByte(const void *address) {
 extern "C" uint32_t simTid() { return threadId; }
 extern "C" uint32_t simNtid() { return block->threads; }
 extern "C" uint32_t simCtaid() { return blockId; }
+thread_local unsigned barriersSeen = 0;
 extern "C" void simBarrier() {
+  if (++barriersSeen == dropBarrier)
+    return; // as if the code had no barrier here: no wait, one interval
   block->all.wait();
   ++epoch;
 }
 /// A thread id that stands for "more than one thread" in readBy.
 constexpr unsigned kManyThreads = 0xffff;
-/// A load or store of `bytes` at `address`, when it is shared memory. The
-/// access is recorded before the checks, and a landing copy records itself
-/// before it checks the accesses (sequentially consistent both): of an
-/// access and a copy in one barrier interval, at least one sees the other.
-extern "C" void simSharedAccess(void *address, uint32_t bytes) {
+/// Records `stamp()` in `who`, or "many threads" when another thread is
+/// there from this barrier interval already.
+void recordAccess(std::atomic<uint64_t> &who) {
+  uint64_t old = who.load();
+  uint64_t mine = stamp();
+  while (!who.compare_exchange_weak(
+      old, old && epochOf(old) == epoch && threadOf(old) != threadId
+               ? (mine & ~uint64_t(0xffff)) | kManyThreads
+               : mine)) {
+  }
+}
+/// A load or store (`store` 1) of `bytes` at `address`, when it is shared
+/// memory. The access is recorded before the checks, and a landing copy
+/// records itself before it checks the accesses (sequentially consistent
+/// both): of two conflicting accesses in one barrier interval (a copy and
+/// an access; a store and another thread's load or store), at least one
+/// sees the other.
+extern "C" void simSharedAccess(void *address, uint32_t bytes, uint32_t store) {
   uintptr_t at = reinterpret_cast<uintptr_t>(address);
   uintptr_t base = reinterpret_cast<uintptr_t>(sharedMemory);
   if (at < base || at >= base + kSharedBytes)
@@ -179,15 +206,21 @@ extern "C" void simSharedAccess(void *address, uint32_t bytes) {
     std::_Exit(4);
   }
   for (size_t b = first; b < first + bytes; ++b) {
-    // Another thread's access in this interval makes the byte's readers
-    // "many", so a copy by either of them still sees the other.
-    uint64_t old = readBy[b].load();
-    uint64_t mine = stamp();
-    while (!readBy[b].compare_exchange_weak(
-        old, old && epochOf(old) == epoch && threadOf(old) != threadId
-                 ? (mine & ~uint64_t(0xffff)) | kManyThreads
-                 : mine)) {
-    }
+    // Another thread's access in this interval makes the byte's accessors
+    // "many", so a copy or a store by either of them still sees the other.
+    recordAccess(readBy[b]);
+    if (store)
+      recordAccess(writtenBy[b]);
+    auto sameInterval = [&](uint64_t other) {
+      return other && epochOf(other) == epoch && threadOf(other) != threadId;
+    };
+    if (uint64_t written = writtenBy[b].load(); sameInterval(written))
+      hazard(store ? "wrote shared memory another thread wrote with no barrier between"
+                   : "read shared memory another thread wrote with no barrier between",
+             b, threadOf(written));
+    if (uint64_t accessed = readBy[b].load(); store && sameInterval(accessed))
+      hazard("wrote shared memory another thread read with no barrier between", b,
+             threadOf(accessed));
     if (uint32_t owner = copyInFlight[b].load())
       hazard("accessed shared memory an async copy has in flight (not "
              "waited for)", b, owner - 1);
@@ -427,13 +460,15 @@ static OwningOpRef<ModuleOp> hostModule(gpu::GPUModuleOp gpuModule) {
       auto space = cast<LLVM::LLVMPointerType>(
           (load ? load.getAddr() : store.getAddr()).getType());
       if (space.getAddressSpace() == 3) {
-        auto callee = declare(*host, "simSharedAccess", voidType, {hostPtr, i32});
+        auto callee = declare(*host, "simSharedAccess", voidType, {hostPtr, i32, i32});
         Value bytes = LLVM::ConstantOp::create(
             builder, op->getLoc(), i32,
             builder.getI32IntegerAttr(
                 DataLayout::closest(op).getTypeSize(type).getFixedValue()));
+        Value isStore = LLVM::ConstantOp::create(builder, op->getLoc(), i32,
+                                                 builder.getI32IntegerAttr(load ? 0 : 1));
         LLVM::CallOp::create(builder, op->getLoc(), callee,
-                             ValueRange{load ? load.getAddr() : store.getAddr(), bytes});
+                             ValueRange{load ? load.getAddr() : store.getAddr(), bytes, isStore});
       }
       if (isa<VectorType>(type) && alignment > 1) {
         Value ptr = load ? load.getAddr() : store.getAddr();
