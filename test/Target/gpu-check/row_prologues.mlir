@@ -129,9 +129,8 @@ gpuos.graph @long_softmax(%s : !gpuos.tensor<2x1x1000xf32>, %v : !gpuos.tensor<2
 }
 
 // Three long rows through rms_norm, one statistic a row, so the slots
-// alternate from row to row. (A slot reused too early would be a race
-// between plain stores and loads, which neither the simulator nor the GPU
-// run catches reliably: the simulator tracks async copies' hazards only.)
+// alternate from row to row (a slot reused too early is a race the
+// simulator reports: docs/codegen.md, "The GPU check").
 gpuos.graph @long_rms_m3(%x : !gpuos.tensor<3x1030xf32>, %g : !gpuos.tensor<1030xf32>,
                          %w : !gpuos.tensor<1030x24xf32>)
     -> (y : !gpuos.tensor<3x24xf32>) {
