@@ -1068,7 +1068,7 @@ LogicalResult MatvecEmitter::emitStagedRows(const Plan &plan) {
   Operation *rowOp = plan.rowOp;
   Value input = innermostRowInput(rowOp);
   int64_t k = plan.k;
-  unsigned stages = isa<RmsNormOp>(rowOp) ? 1 : 2;
+  unsigned stages = TaskEmitter::rowStatisticsCount(rowOp);
   Type f32 = b.getF32Type();
   auto toIdx = [&](Value i32Value) -> Value {
     return t.idxTy.isInteger(32) ? i32Value

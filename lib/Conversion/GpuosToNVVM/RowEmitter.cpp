@@ -45,11 +45,6 @@ static Value rowOperand(Operation *op) {
   return Value();
 }
 
-/// Statistics (block reductions) each row op needs per row.
-static unsigned numStages(Operation *op) {
-  return isa<SoftmaxOp, LayerNormOp>(op) ? 2 : 1;
-}
-
 /// The row ops of the task and the row shape they share, or failure when
 /// the task does not fit the row strategy.
 static LogicalResult analyze(TaskOp task, const TaskABI &abi,
@@ -104,7 +99,7 @@ RowEmitter::RowEmitter(TaskEmitter &task) : t(task), b(task.b) {
   while (rowLanes > 1 && rowLength % rowLanes != 0)
     rowLanes /= 2;
   for (Operation *op : rowOps)
-    reductionsPerRow += numStages(op);
+    reductionsPerRow += TaskEmitter::rowStatisticsCount(op);
   // Values that wait for some row op's statistics.
   for (Operation &op : t.task.getBodyBlock().without_terminator())
     if (llvm::is_contained(rowOps, &op) ||

@@ -513,7 +513,8 @@ LogicalResult TaskEmitter::emit() {
   task.getBodyBlock().walk([&](MatmulOp matmul) { rowPrologues |= bool(rowPrologue(matmul)); });
   bool matvec = rowPrologues && MatvecEmitter::applies(*this);
   bool rows = !matvec && RowEmitter::applies(*this);
-  matvec = matvec || (!rows && MatvecEmitter::applies(*this));
+  if (!matvec && !rows && !rowPrologues) // not asked twice
+    matvec = MatvecEmitter::applies(*this);
   if (!rows && !matvec && failed(checkResultShapes(task, abi)))
     return failure();
   if (failed(chooseLanes()))

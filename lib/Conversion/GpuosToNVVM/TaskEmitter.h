@@ -146,6 +146,10 @@ private:
   /// (rowStat reads them). Not for argmax, which keeps an index.
   mlir::LogicalResult rowStatistics(mlir::Operation *op, int64_t rowLength,
                                     RowFold rowFold);
+  /// How many statistics rowStatistics (or argmax) keeps for `op`.
+  static unsigned rowStatisticsCount(mlir::Operation *op) {
+    return mlir::isa<SoftmaxOp, LayerNormOp>(op) ? 2 : 1;
+  }
 
   // --- Memory (Memory.cpp) -----------------------------------------------
   Lanes load(const MemoryLeaf &leaf, const Index &index);
