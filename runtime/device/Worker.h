@@ -14,16 +14,18 @@
 //   1. fence (release): the block's writes, ordered before thread 0 by the
 //      barrier, are visible GPU-wide before any counter says "done"; the
 //      queue slot it came from is freed under the same fence. The fence is
-//      issued lazily, before the first step below that needs it, so a
+//      issued lazily, before the first step below that needs it (step 2's
+//      update releases by itself unless a slot was freed), so a
 //      continuation hop (step 3) that frees no slot, counts no tiles,
 //      counts down no dependency and defers step 4 issues none;
 //   2. multi-tile task: atomicAdd on tilesDone[task] (of all the tiles the
-//      block ran of the range, after its last one); the block that brings
-//      it to numTiles finished the task, resets the counter, and fences
-//      (acquire) so it has seen every other tile's writes;
+//      block ran of the range, after its last one), with release and
+//      acquire semantics on the update itself; the block that brings it to
+//      numTiles finished the task, resets the counter, and has seen every
+//      other tile's writes;
 //   3. each successor: one with a single dependency is ready at once; the
-//      others count down depsLeft[s], and whoever reaches zero resets it
-//      and fences (acquire: every predecessor's writes). A ready successor
+//      others count down depsLeft[s] with an acquiring update, and whoever
+//      reaches zero resets it (it has every predecessor's writes). A ready successor
 //      is published into its priority's shared queue as about one range
 //      per worker (WorkerConfig::fan; warp 0 publishes them together when
 //      there are more than a publish chunk, publishStaged), except that
@@ -33,7 +35,7 @@
 //      when the tile starts (prefetchTask), so it is there when needed; a
 //      hop of one-tile tasks with one successor each is kept inline
 //      (keepAtOnce), without the outlined finishTile;
-//   4. atomicAdd(-n) on tasksLeft; whoever reaches zero resets the run's
+//   4. atomicAdd(-n) on tasksLeft (acquiring); whoever reaches zero resets the run's
 //      counters and writes the completion word with st.release.sys. A task
 //      that kept a continuation defers its decrement: thread 0 counts it
 //      in a register (`pending`) and the chain's first task that keeps
@@ -55,8 +57,8 @@
 // task goes to member (b + j) mod G, b the graph-wide index of the task's
 // first tile, so independent tasks of one tile land on different members.
 // Before its first tile of a task with dependencies, the member waits until
-// gangLeft[task], its predecessors' tiles not done, is 0 (then fences:
-// acquire); after its last tile of a task it fences (release) and takes its
+// gangLeft[task], its predecessors' tiles not done, is 0 (polling with
+// acquire loads); after its last tile of a task it fences (release) and takes its
 // own tile count off gangLeft of every successor, then counts its tiles in
 // tilesDone, and the member that completes the task puts the task's
 // counters back at rest; each member subtracts the tasks it completed from
@@ -317,7 +319,8 @@ GPUOS_DEV void uncountUrgent(DeviceControl *c, RunCounters *r) {
 GPUOS_DEV_OUTLINE void completeRun(DeviceControl *c, uint32_t *completionWords,
                                    RunCounters *r, const QueueEntry &job,
                                    bool failed, bool countUrgent) {
-  fenceGpu(); // acquire: every task's decrement (and writes) before ours
+  // The caller's decrement of tasksLeft acquired every task's decrement
+  // (and writes) before it (atomicAddAcquire).
   if (countUrgent)
     uncountUrgent(c, r);
   stRelaxed(&r->tasksLeft, job.numTasks);
@@ -329,8 +332,8 @@ GPUOS_DEV_OUTLINE void completeRun(DeviceControl *c, uint32_t *completionWords,
   atomicAddRelaxed(&c->runsInFlight.value, ~0u); // after: park drains on it
 }
 
-/// The last tile of a run's only task was counted (and the caller has
-/// fenced with acquire after its count): the run is complete. No other
+/// The last tile of a run's only task was counted (and the caller's count
+/// acquired the other tiles): the run is complete. No other
 /// task's decrement to wait for, so neither tasksLeft's atomic nor
 /// completeRun's fence: a failure shows in tasksLeft's bit (recordFailure,
 /// ordered before the failing tile's count), read after that acquire.
@@ -419,10 +422,10 @@ GPUOS_DEV_OUTLINE uint32_t releaseSuccessors(DeviceControl *c,
         fenceGpu(); // release: this block's tile writes
         out |= kFenced;
       }
-      if (atomicAddOrdered(depsLeft + d.index, ~0u) != 1u)
+      // The last predecessor acquires the others' writes with its update.
+      if (atomicAddAcquire(depsLeft + d.index, ~0u) != 1u)
         continue;
       stRelaxed(depsLeft + d.index, d.numDeps);
-      fenceGpu(); // acquire: the other predecessors' writes
     }
     QueueEntry e;
     taskEntry(job, d, 0, e);
@@ -678,7 +681,7 @@ GPUOS_DEV_OUTLINE bool higherPriorityWaiting(const DeviceControl *c,
 GPUOS_DEV void subtractTasks(DeviceControl *c, const WorkerConfig &cfg,
                              const QueueEntry &job, uint32_t n) {
   RunCounters *r = reinterpret_cast<RunCounters *>(job.counters);
-  uint32_t old = atomicAddOrdered(&r->tasksLeft, 0u - n);
+  uint32_t old = atomicAddAcquire(&r->tasksLeft, 0u - n);
   if ((old & ~kRunFailedBit) == n)
     completeRun(c, cfg.completion, r, job, (old & kRunFailedBit) != 0,
                 cfg.countUrgent);
@@ -715,24 +718,30 @@ GPUOS_DEV_OUTLINE bool finishTile(DeviceControl *c, const WorkerConfig &cfg,
   // Step 1, lazily: only for a slot to free, a counter to count, or a
   // decrement that is not deferred.
   bool fenced = false;
-  if (pick.mustFree || job.numTiles > 1) {
-    fenceGpu(); // release: this block's tile writes (and our slot reads)
+  if (pick.mustFree) {
+    fenceGpu(); // release: this block's tile writes and our slot reads
     fenced = true;
-    if (pick.mustFree)
-      freeSlot(pick.queue, pick.pos);
+    freeSlot(pick.queue, pick.pos);
   }
   if (job.numTiles > 1) {
     uint32_t *done = tilesDoneOf(r, job.numTasks) + job.task;
     uint32_t n = uncounted + 1;
-    if (atomicAddOrdered(done, n) + n != job.numTiles) {
+    // Releases this block's tiles (unless the fence above did) and, for
+    // the task's last tile, acquires the task's other tiles.
+    uint32_t old = fenced ? atomicAddAcquire(done, n) : atomicAddAcqRel(done, n);
+    if (old + n != job.numTiles) {
       // Not the task's last tile. Only one-tile continuations defer, and a
       // multi-tile task is never one, so nothing is pending here.
-      if (pending)
+      if (pending) {
+        fenceGpu(); // release: the pending tasks' tiles
         subtractTasks(c, cfg, job, pending);
+      }
       return false;
     }
     stRelaxed(done, 0u);
-    fenceGpu(); // acquire: the task's other tiles
+    // What it acquired is released again only by a fence: successors and
+    // tasksLeft below get one (completeOnlyTask's store releases itself).
+    fenced = false;
     if (job.numTasks == 1) {
       completeOnlyTask(c, cfg, r, job);
       return false;
@@ -825,7 +834,7 @@ GPUOS_DEV void gangEnd(DeviceControl *c, const WorkerConfig &cfg, GangState &g) 
     freeSlot(g.queue, g.pos);
   if (g.finished) {
     RunCounters *r = reinterpret_cast<RunCounters *>(g.member.counters);
-    uint32_t old = atomicAddOrdered(&r->tasksLeft, 0u - g.finished);
+    uint32_t old = atomicAddAcquire(&r->tasksLeft, 0u - g.finished);
     if ((old & ~kRunFailedBit) == g.finished) {
       // Out of flight (and counted) before the completion store: a caller
       // that submits when it sees the completion gets a gang again, and
@@ -862,7 +871,7 @@ GPUOS_DEV void gangSeek(DeviceControl *c, WorkerShared &sh, const Warp &w,
     uint32_t left = 0;
     if (i < numTasks) {
       d = ldcgTask(tasks + i);
-      left = ldObserve(gangLeft + i); // with the descriptor: one round
+      left = ldAcquire(gangLeft + i); // with the descriptor: one round
     }
     uint32_t before = w.exclusiveSum(d.numTiles);
     uint32_t j = gangFirstTile(k, size, base + before);
@@ -873,9 +882,7 @@ GPUOS_DEV void gangSeek(DeviceControl *c, WorkerShared &sh, const Warp &w,
         g.task = i;
         g.first = j;
         g.base = base + before + d.numTiles;
-        g.depsSeen = left;
-        if (d.numDeps && left == 0u)
-          fenceGpu(); // acquire, in the thread that loaded the count
+        g.depsSeen = left; // at 0, its acquire load acquired the tasks' writes
       }
       found = true;
     }
@@ -897,7 +904,9 @@ GPUOS_DEV void gangSeek(DeviceControl *c, WorkerShared &sh, const Warp &w,
   if (g.desc.numDeps && g.member.numTiles > 1 && g.depsSeen != 0u) {
     const uint32_t *left = gangLeft + g.task;
     stJobRecord(record, 0u, 0u, 0u, 0u); // waiting, not running a tile
-    for (uint32_t spin = 1; ldObserve(left) != 0u; ++spin) {
+    // An acquire load: the poll that sees 0 acquires the tasks' writes
+    // itself, where a relaxed poll needed a fence after it.
+    for (uint32_t spin = 1; ldAcquire(left) != 0u; ++spin) {
       if ((spin & 63) == 0) {
         if (ldRelaxed(&c->stop.value)) {
           sh.stop = kExitLoop; // teardown: the run is lost anyway
@@ -908,7 +917,6 @@ GPUOS_DEV void gangSeek(DeviceControl *c, WorkerShared &sh, const Warp &w,
       }
       spinPause();
     }
-    fenceGpu(); // acquire: the writes of the tasks it depends on
   }
   g.next = g.first;
   taskEntry(g.member, g.desc, g.next, sh.pick.job);
