@@ -194,6 +194,13 @@ def GpuosFuseSharedWeights : Pass<"gpuos-fuse-shared-weights", "::gpuos::GraphOp
     for every micro-batch: one pass over the weights. At most
     `max-matmuls` ops per task.
 
+    With `one-wave` (default on), the small-M matmuls (M <= 16) of one
+    weight are split over as many tasks as keep their tiles within one per
+    worker block (`kTileSpread`, 264 on the H200): eight 4-row micro-batches
+    through a 1024x1024 weight, 128 tiles a task, become two tasks of four,
+    whose tiles each read half the lhs rows. Each task reads the weight once
+    more: lower latency, more traffic (docs/passes.md).
+
     Before:
     ```mlir
     %y0 = gpuos.matmul %x0, %w : !gpuos.tensor<4x64xf32>, !gpuos.tensor<64x128xf32>
@@ -213,6 +220,8 @@ def GpuosFuseSharedWeights : Pass<"gpuos-fuse-shared-weights", "::gpuos::GraphOp
   let options = [
     Option<"maxMatmuls", "max-matmuls", "unsigned", /*default=*/"16",
            "Most matmuls in one task">,
+    Option<"oneWave", "one-wave", "bool", /*default=*/"true",
+           "Split small-M groups over tasks while their tiles fit one wave">,
   ];
 }
 

@@ -1,5 +1,6 @@
 // RUN: gpuos-opt %s --pass-pipeline='builtin.module(gpuos.graph(gpuos-fuse-shared-weights))' | FileCheck %s
 // RUN: gpuos-opt %s --pass-pipeline='builtin.module(gpuos.graph(gpuos-fuse-shared-weights{max-matmuls=3}))' | FileCheck %s --check-prefix=MAX3
+// RUN: gpuos-opt %s --pass-pipeline='builtin.module(gpuos.graph(gpuos-fuse-shared-weights{one-wave=false}))' | FileCheck %s --check-prefix=JAM
 
 // Eight micro-batches (row slices of one activation) through one weight:
 // one task, one matmul per micro-batch, all reading the same weight
@@ -80,4 +81,71 @@ gpuos.graph @no_match(%x : !gpuos.tensor<4x16xf32>, %z : !gpuos.tensor<2x16xf32>
   %e = gpuos.matmul %s, %w transpose_lhs : !gpuos.tensor<16x16xf32>, !gpuos.tensor<16x16xf32>
   gpuos.yield %a, %b, %c, %d, %e : !gpuos.tensor<4x16xf32>, !gpuos.tensor<4x16xf32>, !gpuos.tensor<2x16xf32>,
       !gpuos.tensor<16x16xf32>, !gpuos.tensor<16x16xf32>
+}
+
+// one-wave: eight 4 x 1024 micro-batches through a 1024 x 1024 weight would
+// be one task of 128 tiles, each reading 128 KiB of lhs rows beside 32 KiB
+// of weight. Two tasks of four (256 tiles, one wave on 264 worker blocks,
+// 64 KiB of lhs a tile) finish sooner; four would need two waves. Without
+// the option: one task of eight.
+// CHECK-LABEL: gpuos.graph @wave_of_two
+// CHECK: gpuos.task "wave_of_two_t0_matmul" {{.+}} tile [4, 8] -> (!gpuos.tensor<4x1024xf32>, !gpuos.tensor<4x1024xf32>, !gpuos.tensor<4x1024xf32>, !gpuos.tensor<4x1024xf32>)
+// CHECK-COUNT-4: gpuos.matmul
+// CHECK-NEXT: gpuos.yield
+// CHECK: gpuos.task "wave_of_two_t1_matmul" {{.+}} tile [4, 8] -> (!gpuos.tensor<4x1024xf32>, !gpuos.tensor<4x1024xf32>, !gpuos.tensor<4x1024xf32>, !gpuos.tensor<4x1024xf32>)
+// CHECK-COUNT-4: gpuos.matmul
+// CHECK-NEXT: gpuos.yield
+// CHECK-NOT: gpuos.task
+// JAM-LABEL: gpuos.graph @wave_of_two
+// JAM: gpuos.task "wave_of_two_t0_matmul" {{.+}} -> (!gpuos.tensor<4x1024xf32>, !gpuos.tensor<4x1024xf32>, !gpuos.tensor<4x1024xf32>, !gpuos.tensor<4x1024xf32>, !gpuos.tensor<4x1024xf32>, !gpuos.tensor<4x1024xf32>, !gpuos.tensor<4x1024xf32>, !gpuos.tensor<4x1024xf32>)
+// JAM-NOT: gpuos.task
+// JAM: gpuos.yield
+gpuos.graph @wave_of_two(%x : !gpuos.tensor<32x1024xf32>, %w : !gpuos.tensor<1024x1024xf32>)
+    -> (y0 : !gpuos.tensor<4x1024xf32>, y1 : !gpuos.tensor<4x1024xf32>, y2 : !gpuos.tensor<4x1024xf32>, y3 : !gpuos.tensor<4x1024xf32>, y4 : !gpuos.tensor<4x1024xf32>, y5 : !gpuos.tensor<4x1024xf32>, y6 : !gpuos.tensor<4x1024xf32>, y7 : !gpuos.tensor<4x1024xf32>) {
+  %x0 = gpuos.slice %x starts [0, 0] sizes [4, 1024] steps [1, 1] : !gpuos.tensor<32x1024xf32>
+  %x1 = gpuos.slice %x starts [4, 0] sizes [4, 1024] steps [1, 1] : !gpuos.tensor<32x1024xf32>
+  %x2 = gpuos.slice %x starts [8, 0] sizes [4, 1024] steps [1, 1] : !gpuos.tensor<32x1024xf32>
+  %x3 = gpuos.slice %x starts [12, 0] sizes [4, 1024] steps [1, 1] : !gpuos.tensor<32x1024xf32>
+  %x4 = gpuos.slice %x starts [16, 0] sizes [4, 1024] steps [1, 1] : !gpuos.tensor<32x1024xf32>
+  %x5 = gpuos.slice %x starts [20, 0] sizes [4, 1024] steps [1, 1] : !gpuos.tensor<32x1024xf32>
+  %x6 = gpuos.slice %x starts [24, 0] sizes [4, 1024] steps [1, 1] : !gpuos.tensor<32x1024xf32>
+  %x7 = gpuos.slice %x starts [28, 0] sizes [4, 1024] steps [1, 1] : !gpuos.tensor<32x1024xf32>
+  %y0 = gpuos.matmul %x0, %w : !gpuos.tensor<4x1024xf32>, !gpuos.tensor<1024x1024xf32>
+  %y1 = gpuos.matmul %x1, %w : !gpuos.tensor<4x1024xf32>, !gpuos.tensor<1024x1024xf32>
+  %y2 = gpuos.matmul %x2, %w : !gpuos.tensor<4x1024xf32>, !gpuos.tensor<1024x1024xf32>
+  %y3 = gpuos.matmul %x3, %w : !gpuos.tensor<4x1024xf32>, !gpuos.tensor<1024x1024xf32>
+  %y4 = gpuos.matmul %x4, %w : !gpuos.tensor<4x1024xf32>, !gpuos.tensor<1024x1024xf32>
+  %y5 = gpuos.matmul %x5, %w : !gpuos.tensor<4x1024xf32>, !gpuos.tensor<1024x1024xf32>
+  %y6 = gpuos.matmul %x6, %w : !gpuos.tensor<4x1024xf32>, !gpuos.tensor<1024x1024xf32>
+  %y7 = gpuos.matmul %x7, %w : !gpuos.tensor<4x1024xf32>, !gpuos.tensor<1024x1024xf32>
+  gpuos.yield %y0, %y1, %y2, %y3, %y4, %y5, %y6, %y7
+      : !gpuos.tensor<4x1024xf32>, !gpuos.tensor<4x1024xf32>, !gpuos.tensor<4x1024xf32>, !gpuos.tensor<4x1024xf32>, !gpuos.tensor<4x1024xf32>, !gpuos.tensor<4x1024xf32>, !gpuos.tensor<4x1024xf32>, !gpuos.tensor<4x1024xf32>
+}
+
+// A weight of 4096 columns already gives one task 256 tiles (of 16
+// columns): no split.
+// CHECK-LABEL: gpuos.graph @wide_weight
+// CHECK: gpuos.task "wide_weight_t0_matmul" {{.+}} -> (!gpuos.tensor<4x4096xf32>, !gpuos.tensor<4x4096xf32>, !gpuos.tensor<4x4096xf32>, !gpuos.tensor<4x4096xf32>, !gpuos.tensor<4x4096xf32>, !gpuos.tensor<4x4096xf32>, !gpuos.tensor<4x4096xf32>, !gpuos.tensor<4x4096xf32>)
+// CHECK-NOT: gpuos.task
+// CHECK: gpuos.yield
+gpuos.graph @wide_weight(%x : !gpuos.tensor<32x1024xf32>, %w : !gpuos.tensor<1024x4096xf32>)
+    -> (y0 : !gpuos.tensor<4x4096xf32>, y1 : !gpuos.tensor<4x4096xf32>, y2 : !gpuos.tensor<4x4096xf32>, y3 : !gpuos.tensor<4x4096xf32>, y4 : !gpuos.tensor<4x4096xf32>, y5 : !gpuos.tensor<4x4096xf32>, y6 : !gpuos.tensor<4x4096xf32>, y7 : !gpuos.tensor<4x4096xf32>) {
+  %x0 = gpuos.slice %x starts [0, 0] sizes [4, 1024] steps [1, 1] : !gpuos.tensor<32x1024xf32>
+  %x1 = gpuos.slice %x starts [4, 0] sizes [4, 1024] steps [1, 1] : !gpuos.tensor<32x1024xf32>
+  %x2 = gpuos.slice %x starts [8, 0] sizes [4, 1024] steps [1, 1] : !gpuos.tensor<32x1024xf32>
+  %x3 = gpuos.slice %x starts [12, 0] sizes [4, 1024] steps [1, 1] : !gpuos.tensor<32x1024xf32>
+  %x4 = gpuos.slice %x starts [16, 0] sizes [4, 1024] steps [1, 1] : !gpuos.tensor<32x1024xf32>
+  %x5 = gpuos.slice %x starts [20, 0] sizes [4, 1024] steps [1, 1] : !gpuos.tensor<32x1024xf32>
+  %x6 = gpuos.slice %x starts [24, 0] sizes [4, 1024] steps [1, 1] : !gpuos.tensor<32x1024xf32>
+  %x7 = gpuos.slice %x starts [28, 0] sizes [4, 1024] steps [1, 1] : !gpuos.tensor<32x1024xf32>
+  %y0 = gpuos.matmul %x0, %w : !gpuos.tensor<4x1024xf32>, !gpuos.tensor<1024x4096xf32>
+  %y1 = gpuos.matmul %x1, %w : !gpuos.tensor<4x1024xf32>, !gpuos.tensor<1024x4096xf32>
+  %y2 = gpuos.matmul %x2, %w : !gpuos.tensor<4x1024xf32>, !gpuos.tensor<1024x4096xf32>
+  %y3 = gpuos.matmul %x3, %w : !gpuos.tensor<4x1024xf32>, !gpuos.tensor<1024x4096xf32>
+  %y4 = gpuos.matmul %x4, %w : !gpuos.tensor<4x1024xf32>, !gpuos.tensor<1024x4096xf32>
+  %y5 = gpuos.matmul %x5, %w : !gpuos.tensor<4x1024xf32>, !gpuos.tensor<1024x4096xf32>
+  %y6 = gpuos.matmul %x6, %w : !gpuos.tensor<4x1024xf32>, !gpuos.tensor<1024x4096xf32>
+  %y7 = gpuos.matmul %x7, %w : !gpuos.tensor<4x1024xf32>, !gpuos.tensor<1024x4096xf32>
+  gpuos.yield %y0, %y1, %y2, %y3, %y4, %y5, %y6, %y7
+      : !gpuos.tensor<4x4096xf32>, !gpuos.tensor<4x4096xf32>, !gpuos.tensor<4x4096xf32>, !gpuos.tensor<4x4096xf32>, !gpuos.tensor<4x4096xf32>, !gpuos.tensor<4x4096xf32>, !gpuos.tensor<4x4096xf32>, !gpuos.tensor<4x4096xf32>
 }
