@@ -194,12 +194,13 @@ def GpuosFuseSharedWeights : Pass<"gpuos-fuse-shared-weights", "::gpuos::GraphOp
     for every micro-batch: one pass over the weights. At most
     `max-matmuls` ops per task.
 
-    With `one-wave` (default on), the small-M matmuls (M <= 16) of one
-    weight are split over as many tasks as keep their tiles within one per
-    worker block (`kTileSpread`, 264 on the H200): eight 4-row micro-batches
-    through a 1024x1024 weight, 128 tiles a task, become two tasks of four,
-    whose tiles each read half the lhs rows. Each task reads the weight once
-    more: lower latency, more traffic (docs/passes.md).
+    With `one-wave` (default on), each such group of small-M matmuls
+    (M <= 16) is split over as many tasks as keep their tiles within one per
+    worker block (`kTileSpread`, 264 on the H200) and leave each tile at
+    least 64 KiB of lhs rows: eight 4-row micro-batches through a 1024x1024
+    weight, 128 tiles a task, become two tasks of four, whose tiles each
+    read half the lhs rows. Each task reads the weight once more: lower
+    latency, more traffic (docs/passes.md).
 
     Before:
     ```mlir

@@ -80,10 +80,12 @@
 // positions in the priority's shared queue, warp 0 publishes the ranges
 // (expandRun) and frees the entry's slot; no tile runs for it.
 //
-// Counters are relaxed atomics in device memory with explicit fences around
-// them (on the GPU one fence can cover a batch; atomicAddOrdered/stPublish
-// name the pairing, Platform.h); the release/acquire chain runs tile ->
-// task -> successor -> ... -> completion, so the host that sees the
+// Counters are atomics in device memory: releases are a fence before a
+// relaxed update (one fence can cover a batch; atomicAddOrdered/stPublish
+// name the pairing, Platform.h), acquires are on the access itself
+// (ld.acquire, atomicAddAcquire/AcqRel), and what a block acquired is
+// released again only by a later fence. The release/acquire chain runs
+// tile -> task -> successor -> ... -> completion, so the host that sees the
 // completion word sees every output.
 //
 //===----------------------------------------------------------------------===//
@@ -334,8 +336,8 @@ GPUOS_DEV_OUTLINE void completeRun(DeviceControl *c, uint32_t *completionWords,
 
 /// The last tile of a run's only task was counted (and the caller's count
 /// acquired the other tiles): the run is complete. No other
-/// task's decrement to wait for, so neither tasksLeft's atomic nor
-/// completeRun's fence: a failure shows in tasksLeft's bit (recordFailure,
+/// task's decrement to wait for, so no tasksLeft atomic: a failure shows in
+/// tasksLeft's bit (recordFailure,
 /// ordered before the failing tile's count), read after that acquire.
 /// Inline: an outlined call after a fence reloads its saved registers from
 /// memory the fence made cold.
@@ -425,6 +427,8 @@ GPUOS_DEV_OUTLINE uint32_t releaseSuccessors(DeviceControl *c,
       // The last predecessor acquires the others' writes with its update.
       if (atomicAddAcquire(depsLeft + d.index, ~0u) != 1u)
         continue;
+      // The reset reaches the slot's next run through this successor's
+      // release (its publish fence, or the kept chain's last fence).
       stRelaxed(depsLeft + d.index, d.numDeps);
     }
     QueueEntry e;
@@ -715,8 +719,8 @@ GPUOS_DEV_OUTLINE bool finishTile(DeviceControl *c, const WorkerConfig &cfg,
   }
   if (rc != 0)
     recordFailure(r, job, rc);
-  // Step 1, lazily: only for a slot to free, a counter to count, or a
-  // decrement that is not deferred.
+  // Step 1, lazily: here only for a slot to free (step 2's update releases
+  // by itself); later for a decrement that is not deferred.
   bool fenced = false;
   if (pick.mustFree) {
     fenceGpu(); // release: this block's tile writes and our slot reads

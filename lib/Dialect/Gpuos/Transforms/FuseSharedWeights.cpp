@@ -61,49 +61,60 @@ struct FuseSharedWeights
                    unsigned(matmul.getTransposeRhs()) << 1};
   }
 
-  /// Most members of one task for `count` small-M matmuls like `matmul`:
-  /// with `one-wave`, as many tasks as still fit one tile per worker block
-  /// (the tile rule gives each the same tiles, whatever its member count)
-  /// and leave each tile at least kSplitLhsBytes of lhs rows to read.
+  unsigned limit() const { return std::max(1u, static_cast<unsigned>(maxMatmuls)); }
+
+  /// Most members of one task for a group of `count` small-M matmuls like
+  /// `matmul` (one-wave): the fewest that (a) fit the group's tasks into one
+  /// tile per worker block, counting one task's tiles as the tile rule gives
+  /// a shared-weight task, and (b) leave each tile at least kSplitLhsBytes
+  /// of lhs rows; then spread evenly over the tasks that makes. A group cut
+  /// down to single matmuls is tiled as plain matmuls, with no more tiles.
   unsigned membersPerTask(MatmulOp matmul, unsigned count) const {
-    unsigned limit = std::max(1u, static_cast<unsigned>(maxMatmuls));
     auto lhsType = cast<StridedTensorType>(matmul.getLhs().getType());
     ArrayRef<int64_t> shape =
         cast<StridedTensorType>(matmul.getResult().getType()).getShape();
     std::optional<int64_t> lhsElements = lhsType.getNumElements();
-    if (!oneWave || shape.size() != 2 || !lhsElements || shape[0] < 1 ||
-        shape[0] > kSmallMatmulM || shape[1] == kDynamic)
-      return limit;
+    if (!oneWave || count <= 1 || shape.size() != 2 || !lhsElements ||
+        *lhsElements < 1 || shape[0] < 1 || shape[0] > kSmallMatmulM ||
+        shape[1] == kDynamic || shape[1] < 1)
+      return count;
     int64_t tilesPerTask = llvm::divideCeil(
         shape[1], smallMatmulColumns(shape[0], shape[1], /*sharedWeight=*/true));
-    int64_t elementBytes = llvm::divideCeil(
+    int64_t tasksInAWave = std::max<int64_t>(1, kTileSpread / tilesPerTask);
+    int64_t lhsBytes = *lhsElements * llvm::divideCeil(
         lhsType.getElementType().getIntOrFloatBitWidth(), 8);
-    int64_t lhsBytes =
-        int64_t(std::min(count, limit)) * *lhsElements * elementBytes;
-    int64_t tasks = std::min(kTileSpread / tilesPerTask,
-                             lhsBytes / kSplitLhsBytes);
-    tasks = std::clamp<int64_t>(tasks, 1, count);
-    return std::min<unsigned>(limit, llvm::divideCeil(count, tasks));
+    int64_t members = std::max(llvm::divideCeil(count, tasksInAWave),
+                               llvm::divideCeil(kSplitLhsBytes, lhsBytes));
+    if (members >= count)
+      return count;
+    return llvm::divideCeil(count, llvm::divideCeil(count, members));
+  }
+
+  /// Groups matmuls of one key in topological order, each into the newest
+  /// open group it can join without a cycle, at most `limitOf(node)` a
+  /// group.
+  template <typename LimitFn>
+  static void group(FusionGraph &fg, LimitFn limitOf) {
+    llvm::DenseMap<Key, SmallVector<unsigned>> open; // newest last
+    for (unsigned node = 0; node < fg.size(); ++node)
+      if (std::optional<Key> key = keyOf(fg.op(node)))
+        // Each matmul has one result, so the result cap never binds here.
+        joinNewestOpenGroup(fg, open[*key], node, limitOf(node),
+                            std::numeric_limits<unsigned>::max());
   }
 
   void fuse(FusionGraph &fg) {
-    llvm::DenseMap<Key, unsigned> count;
-    for (unsigned node = 0; node < fg.size(); ++node)
-      if (std::optional<Key> key = keyOf(fg.op(node)))
-        ++count[*key];
-    // Open groups by key, most recent last.
-    llvm::DenseMap<Key, SmallVector<unsigned>> open;
-    for (unsigned node = 0; node < fg.size(); ++node) {
-      std::optional<Key> key = keyOf(fg.op(node));
-      if (!key)
-        continue;
-      unsigned limit =
-          membersPerTask(cast<MatmulOp>(fg.op(node)), count.lookup(*key));
-      // One matmul reading another's result would close a cycle; each
-      // matmul has one result, so the result cap never binds here.
-      joinNewestOpenGroup(fg, open[*key], node, limit,
-                          std::numeric_limits<unsigned>::max());
-    }
+    // The groups max-matmuls alone would form (a weight read at two
+    // dependent levels makes one group per level), then each cut into
+    // tasks by the one-wave rule.
+    if (fg.size() == 0)
+      return;
+    FusionGraph whole(*fg.op(0)->getBlock());
+    group(whole, [&](unsigned) { return limit(); });
+    group(fg, [&](unsigned node) {
+      return membersPerTask(cast<MatmulOp>(fg.op(node)),
+                            unsigned(whole.groupSize(node)));
+    });
   }
 };
 } // namespace

@@ -914,7 +914,12 @@ void gpuos::fusion::joinNewestOpenGroup(FusionGraph &fg,
                                         unsigned maxResults) {
   for (unsigned i = open.size(); i-- > 0;) {
     unsigned leader = fg.find(open[i]);
-    if (fg.resultsIfMerged(leader, node) > maxResults ||
+    // A group never takes a consumer of its own members (siblings only):
+    // wouldCreateCycle sees paths through other nodes, not a direct edge.
+    bool readsMember = llvm::any_of(fg.predecessors(node), [&](unsigned p) {
+      return fg.find(p) == leader;
+    });
+    if (readsMember || fg.resultsIfMerged(leader, node) > maxResults ||
         fg.wouldCreateCycle({leader, node}))
       continue;
     leader = fg.merge(leader, node);

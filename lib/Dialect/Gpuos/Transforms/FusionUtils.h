@@ -218,9 +218,9 @@ mlir::LogicalResult fuseGraph(GraphOp graph,
                               llvm::function_ref<void(FusionGraph &)> fuse);
 
 /// Joins `node` to the newest group among `open` (group members, oldest
-/// first) that takes it without closing a cycle or passing `maxResults`
-/// results; a group that reaches `width` nodes leaves `open`. A node that
-/// joins none opens a group of its own.
+/// first) that takes it without reading a member's result, closing a cycle
+/// or passing `maxResults` results; a group that reaches `width` nodes
+/// leaves `open`. A node that joins none opens a group of its own.
 void joinNewestOpenGroup(FusionGraph &fg, llvm::SmallVectorImpl<unsigned> &open,
                          unsigned node, unsigned width, unsigned maxResults);
 
