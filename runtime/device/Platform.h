@@ -105,17 +105,37 @@ GPUOS_DEV void stRelease(uint32_t *p, uint32_t v) {
 #endif
 }
 
+/// How a 32-bit counter update orders memory (atomicAdd32).
+enum class AddOrder { Relaxed, Acquire, AcqRel };
+
+/// atom.<order>.gpu.global.add.u32. On the host (the simulator) every
+/// ordered form is acq_rel: ThreadSanitizer ignores standalone fences, so
+/// the atomics carry the order themselves (as ldObserve and
+/// atomicAddOrdered do).
+template <AddOrder Order>
+GPUOS_DEV uint32_t atomicAdd32(uint32_t *p, uint32_t v) {
+#if defined(__CUDA_ARCH__)
+  uint32_t old;
+  if constexpr (Order == AddOrder::Relaxed)
+    asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], %2;"
+                 : "=r"(old) : "l"(p), "r"(v) : "memory");
+  else if constexpr (Order == AddOrder::Acquire)
+    asm volatile("atom.acquire.gpu.global.add.u32 %0, [%1], %2;"
+                 : "=r"(old) : "l"(p), "r"(v) : "memory");
+  else
+    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;"
+                 : "=r"(old) : "l"(p), "r"(v) : "memory");
+  return old;
+#else
+  return __atomic_fetch_add(p, v, Order == AddOrder::Relaxed ? __ATOMIC_RELAXED
+                                                             : __ATOMIC_ACQ_REL);
+#endif
+}
+
 /// Relaxed read-modify-writes: they order nothing by themselves; the
 /// scheduler pairs them with fenceGpu() where it needs release/acquire.
 GPUOS_DEV uint32_t atomicAddRelaxed(uint32_t *p, uint32_t v) {
-#if defined(__CUDA_ARCH__)
-  uint32_t old;
-  asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], %2;"
-               : "=r"(old) : "l"(p), "r"(v) : "memory");
-  return old;
-#else
-  return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
-#endif
+  return atomicAdd32<AddOrder::Relaxed>(p, v);
 }
 
 GPUOS_DEV uint64_t atomicAddRelaxed(uint64_t *p, uint64_t v) {
@@ -204,28 +224,14 @@ GPUOS_DEV uint32_t atomicAddOrdered(uint32_t *p, uint32_t v) {
 /// than a fence after a relaxed one (docs/runtime.md, "Acquire on the
 /// access").
 GPUOS_DEV uint32_t atomicAddAcquire(uint32_t *p, uint32_t v) {
-#if defined(__CUDA_ARCH__)
-  uint32_t old;
-  asm volatile("atom.acquire.gpu.global.add.u32 %0, [%1], %2;"
-               : "=r"(old) : "l"(p), "r"(v) : "memory");
-  return old;
-#else
-  return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL);
-#endif
+  return atomicAdd32<AddOrder::Acquire>(p, v);
 }
 
 /// Release and acquire in the update itself: the tiles' writes go with it,
 /// and the last updater has everyone's. A later relaxed release still
 /// needs fenceGpu() first (the acquired writes are not released by this).
 GPUOS_DEV uint32_t atomicAddAcqRel(uint32_t *p, uint32_t v) {
-#if defined(__CUDA_ARCH__)
-  uint32_t old;
-  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;"
-               : "=r"(old) : "l"(p), "r"(v) : "memory");
-  return old;
-#else
-  return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL);
-#endif
+  return atomicAdd32<AddOrder::AcqRel>(p, v);
 }
 
 //===----------------------------------------------------------------------===//
