@@ -52,8 +52,31 @@ struct FuseHorizontal : gpuos::impl::GpuosFuseHorizontalBase<FuseHorizontal> {
           unit.cls != UnitClass::Reduction)
         continue;
       joinNewestOpenGroup(fg, open[keyOf(unit, level[node])], node, width,
-                          kMaxTaskResults);
+                          kMaxTaskResults, [&](unsigned leader) {
+                            return withinRowChainCap(fg, leader, node);
+                          });
     }
+  }
+
+  /// Independent row chains side by side are one task's links as much as a
+  /// chain is (the tile runs them all): the same cap holds for the sum.
+  static bool withinRowChainCap(FusionGraph &fg, unsigned leader,
+                                unsigned node) {
+    unsigned links = rowChainLinks(fg.op(node));
+    if (links == 0)
+      return true;
+    Operation *link = firstRowChainLink(fg.op(node));
+    for (unsigned member : fg.members(leader))
+      links += rowChainLinks(fg.op(member));
+    return links <= maxRowOpsPerTask(link);
+  }
+
+  static Operation *firstRowChainLink(Operation *op) {
+    if (auto task = dyn_cast<TaskOp>(op))
+      for (Operation &inner : task.getBodyBlock().without_terminator())
+        if (isRowChainLink(&inner))
+          return &inner;
+    return op;
   }
 
   static std::string keyOf(const UnitInfo &unit, unsigned level) {

@@ -27,37 +27,6 @@ using namespace mlir;
 using namespace gpuos;
 using namespace gpuos::fusion;
 
-/// Row ops one task may chain. The straight-line row code keeps a link in
-/// registers; the loop copy (block sizes other than the tuned one,
-/// misaligned buffers, and rows longer than the straight-line limit, 16
-/// elements per thread or 4096 at 256 threads) keeps it in shared memory
-/// (RowEmitter, staged links). Rows within the limit take 32: the bench's
-/// 32-norm rmsnorm_chain (rows of 4096) as one task runs 34.9-35.8 ->
-/// 24.3-25.7 us sync on the H200 (no hop, and one urgent singleton the
-/// poller runs itself; docs/passes.md). Longer or dynamic rows keep 16,
-/// not measured at 32.
-static constexpr unsigned kMaxRowOpsPerTask = 32;
-static constexpr unsigned kMaxLongRowOpsPerTask = 16;
-static constexpr int64_t kStraightLineRow = 16 * 256;
-
-/// The most links a chain over `op`'s rows may hold.
-static unsigned maxRowOpsPerTask(Operation *op) {
-  ArrayRef<int64_t> shape =
-      cast<StridedTensorType>(op->getOperand(0).getType()).getShape();
-  int64_t row = shape.empty() ? 1 : shape.back();
-  return row != ShapedType::kDynamic && row <= kStraightLineRow
-             ? kMaxRowOpsPerTask
-             : kMaxLongRowOpsPerTask;
-}
-
-/// A row op whose result has its input's shape: links of a row chain.
-static bool isRowChainLink(Operation *op) {
-  if (auto softmax = dyn_cast<SoftmaxOp>(op))
-    return int64_t(softmax.getAxis()) ==
-           cast<StridedTensorType>(softmax.getType()).getRank() - 1;
-  return isa<LayerNormOp, RmsNormOp>(op);
-}
-
 namespace {
 struct FuseReductions
     : gpuos::impl::GpuosFuseReductionsBase<FuseReductions> {

@@ -18,7 +18,6 @@
 #include "gpuos/Dialect/Gpuos/Transforms/Passes.h"
 
 #include <algorithm>
-#include <limits>
 #include <optional>
 
 namespace gpuos {
@@ -98,9 +97,8 @@ struct FuseSharedWeights
     llvm::DenseMap<Key, SmallVector<unsigned>> open; // newest last
     for (unsigned node = 0; node < fg.size(); ++node)
       if (std::optional<Key> key = keyOf(fg.op(node)))
-        // Each matmul has one result, so the result cap never binds here.
         joinNewestOpenGroup(fg, open[*key], node, limitOf(node),
-                            std::numeric_limits<unsigned>::max());
+                            kMaxTaskResults);
   }
 
   void fuse(FusionGraph &fg) {

@@ -88,7 +88,13 @@ UnitInfo gpuos::fusion::classifyUnit(Operation *op) {
     return info;
   info.space.assign(shapeOf(op->getResult(0)).begin(),
                     shapeOf(op->getResult(0)).end());
-  if (!isStaticShape(info.space))
+  // Dynamic shapes never fuse (docs/passes.md), operands included: an add
+  // of a ?x8 and a 4x8 input has a static result.
+  if (!isStaticShape(info.space) ||
+      llvm::any_of(op->getOperandTypes(), [](Type type) {
+        auto tensor = dyn_cast<StridedTensorType>(type);
+        return tensor && !isStaticShape(tensor.getShape());
+      }))
     return info;
 
   auto task = dyn_cast<TaskOp>(op);
@@ -908,10 +914,37 @@ void gpuos::fusion::outlineMultiNodeGroups(GraphOp graph, FusionGraph &fg) {
   (void)sortGraphBody(graph.getBodyBlock());
 }
 
-void gpuos::fusion::joinNewestOpenGroup(FusionGraph &fg,
-                                        SmallVectorImpl<unsigned> &open,
-                                        unsigned node, unsigned width,
-                                        unsigned maxResults) {
+bool gpuos::fusion::isRowChainLink(Operation *op) {
+  if (auto softmax = dyn_cast<SoftmaxOp>(op))
+    return int64_t(softmax.getAxis()) ==
+           cast<StridedTensorType>(softmax.getType()).getRank() - 1;
+  return isa<LayerNormOp, RmsNormOp>(op);
+}
+
+unsigned gpuos::fusion::maxRowOpsPerTask(Operation *link) {
+  constexpr unsigned kMaxRowOpsPerTask = 32, kMaxLongRowOpsPerTask = 16;
+  constexpr int64_t kStraightLineRow = 16 * 256;
+  ArrayRef<int64_t> shape = shapeOf(link->getOperand(0));
+  int64_t row = shape.empty() ? 1 : shape.back();
+  return row != ShapedType::kDynamic && row <= kStraightLineRow
+             ? kMaxRowOpsPerTask
+             : kMaxLongRowOpsPerTask;
+}
+
+unsigned gpuos::fusion::rowChainLinks(Operation *op) {
+  auto task = dyn_cast<TaskOp>(op);
+  if (!task)
+    return isRowChainLink(op) ? 1 : 0;
+  unsigned links = 0;
+  for (Operation &inner : task.getBodyBlock().without_terminator())
+    links += isRowChainLink(&inner) ? 1 : 0;
+  return links;
+}
+
+void gpuos::fusion::joinNewestOpenGroup(
+    FusionGraph &fg, SmallVectorImpl<unsigned> &open, unsigned node,
+    unsigned width, unsigned maxResults,
+    llvm::function_ref<bool(unsigned leader)> accepts) {
   for (unsigned i = open.size(); i-- > 0;) {
     unsigned leader = fg.find(open[i]);
     // A group never takes a consumer of its own members (siblings only):
@@ -919,7 +952,8 @@ void gpuos::fusion::joinNewestOpenGroup(FusionGraph &fg,
     bool readsMember = llvm::any_of(fg.predecessors(node), [&](unsigned p) {
       return fg.find(p) == leader;
     });
-    if (readsMember || fg.resultsIfMerged(leader, node) > maxResults ||
+    if (readsMember || (accepts && !accepts(leader)) ||
+        fg.resultsIfMerged(leader, node) > maxResults ||
         fg.wouldCreateCycle({leader, node}))
       continue;
     leader = fg.merge(leader, node);

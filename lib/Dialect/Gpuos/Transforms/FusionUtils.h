@@ -106,6 +106,10 @@ public:
   unsigned find(unsigned node);
   /// Number of nodes in `node`'s group.
   size_t groupSize(unsigned node) { return groups[find(node)].members.size(); }
+  /// The nodes of `node`'s group.
+  llvm::ArrayRef<unsigned> members(unsigned node) {
+    return groups[find(node)].members;
+  }
   bool isAlone(unsigned node) { return groupSize(node) == 1; }
   /// Merges two groups; returns the new representative.
   unsigned merge(unsigned a, unsigned b);
@@ -217,12 +221,33 @@ void outlineMultiNodeGroups(GraphOp graph, FusionGraph &fg);
 mlir::LogicalResult fuseGraph(GraphOp graph,
                               llvm::function_ref<void(FusionGraph &)> fuse);
 
+/// Row chains (docs/passes.md, "gpuos-fuse-reductions"): row ops whose
+/// result has their input's shape (softmax over the last axis, layer_norm,
+/// rms_norm) are links a task may chain, at most maxRowOpsPerTask of them.
+bool isRowChainLink(mlir::Operation *op);
+/// The most links one task over `link`'s rows may hold. The straight-line
+/// row code keeps a link in registers; the loop copy (block sizes other
+/// than the tuned one, misaligned buffers, and rows longer than the
+/// straight-line limit, 16 elements per thread or 4096 at 256 threads)
+/// keeps it in shared memory (RowEmitter, staged links). Rows within the
+/// limit take 32: the bench's 32-norm rmsnorm_chain (rows of 4096) as one
+/// task runs 34.9-35.8 -> 24.3-25.7 us sync on the H200 (no hop, and one
+/// urgent singleton the poller runs itself; docs/passes.md). Longer or
+/// dynamic rows keep 16, not measured at 32.
+unsigned maxRowOpsPerTask(mlir::Operation *link);
+/// Row chain links in `op`: its body's for a task, else 1 or 0.
+unsigned rowChainLinks(mlir::Operation *op);
+
 /// Joins `node` to the newest group among `open` (group members, oldest
 /// first) that takes it without reading a member's result, closing a cycle
 /// or passing `maxResults` results; a group that reaches `width` nodes
 /// leaves `open`. A node that joins none opens a group of its own.
-void joinNewestOpenGroup(FusionGraph &fg, llvm::SmallVectorImpl<unsigned> &open,
-                         unsigned node, unsigned width, unsigned maxResults);
+/// `accepts(leader)`, when given, may refuse a group for a reason of the
+/// caller's.
+void joinNewestOpenGroup(
+    FusionGraph &fg, llvm::SmallVectorImpl<unsigned> &open, unsigned node,
+    unsigned width, unsigned maxResults,
+    llvm::function_ref<bool(unsigned leader)> accepts = nullptr);
 
 /// Erases views and constants of `body` that nothing uses any more.
 void eraseDeadViewsAndConstants(mlir::Block &body);

@@ -37,6 +37,19 @@ static void absorbViews(TaskOp task, KindNamer &namer) {
   outlineGroup({task.getOperation()}, namer, options);
 }
 
+/// A copy of the view or constant `def` just before `user`, reading copies
+/// of the ones in `shared` it reads in turn.
+static Value privateCopy(Operation *def, Operation *user,
+                         const DenseSet<Operation *> &shared) {
+  OpBuilder builder(user);
+  Operation *copy = builder.clone(*def);
+  for (OpOperand &operand : copy->getOpOperands())
+    if (Operation *below = operand.get().getDefiningOp();
+        below && shared.contains(below))
+      operand.set(privateCopy(below, copy, shared));
+  return copy->getResult(0);
+}
+
 namespace {
 struct Partition : gpuos::impl::GpuosPartitionBase<Partition> {
   void runOnOperation() override {
@@ -65,6 +78,15 @@ struct Partition : gpuos::impl::GpuosPartitionBase<Partition> {
     for (Operation &op : body.without_terminator())
       if (isViewOrConstant(&op) && llvm::is_contained(op.getUsers(), yield))
         yielded.push_back(&op);
+    // A yielded view of another yielded view reads its own copy of it, so
+    // that outlining the other does not make it read that task's output
+    // (a dependent hop for a view of the graph's inputs).
+    DenseSet<Operation *> yieldedSet(yielded.begin(), yielded.end());
+    for (Operation *op : yielded)
+      for (OpOperand &operand : op->getOpOperands())
+        if (Operation *def = operand.get().getDefiningOp();
+            def && yieldedSet.contains(def))
+          operand.set(privateCopy(def, op, yieldedSet));
     for (Operation *op : yielded)
       outlineGroup({op}, namer);
     eraseDeadViewsAndConstants(body);

@@ -8,14 +8,16 @@
 
 using namespace mlir;
 
-void gpuos::buildGpuosPipeline(OpPassManager &pm) {
+void gpuos::buildGpuosPipeline(OpPassManager &pm,
+                               const GpuosPipelineOptions &options) {
   // Sort before the first canonicalize: its region DCE is quadratic on a
   // graph region written in reverse (14 s for 10^4 ops, 7 ms sorted).
   pm.addNestedPass<GraphOp>(createGpuosTopologicalSort());
   pm.addPass(createCanonicalizerPass());
   OpPassManager &graphs = pm.nest<GraphOp>();
   graphs.addPass(createGpuosTopologicalSort());
-  graphs.addPass(createGpuosSplitK());
+  if (options.splitK)
+    graphs.addPass(createGpuosSplitK());
   graphs.addPass(createGpuosFuseElementwise());
   graphs.addPass(createGpuosFuseReductions());
   graphs.addPass(createGpuosFuseSharedWeights());

@@ -147,6 +147,18 @@ gpuos.graph @dynamic(%x : !gpuos.tensor<?x8xf32>) -> (z : !gpuos.tensor<?x8xf32>
   gpuos.yield %b : !gpuos.tensor<?x8xf32>
 }
 
+// Nor does an op with a static result but a dynamic operand (the add
+// broadcasts a ?x8 input against 4x8).
+// CHECK-LABEL: gpuos.graph @dynamic_operand
+// CHECK-NOT: gpuos.task
+// CHECK: gpuos.yield
+gpuos.graph @dynamic_operand(%x : !gpuos.tensor<?x8xf32>, %y : !gpuos.tensor<4x8xf32>)
+    -> (a : !gpuos.tensor<4x8xf32>) {
+  %e = gpuos.exp %y : !gpuos.tensor<4x8xf32>
+  %a = gpuos.add %x, %e : !gpuos.tensor<?x8xf32>, !gpuos.tensor<4x8xf32>
+  gpuos.yield %a : !gpuos.tensor<4x8xf32>
+}
+
 // Two groups get distinct kinds. A graph name that is not a C identifier is
 // sanitized and a hash of it appended.
 // CHECK-LABEL: gpuos.graph @"my-graph"

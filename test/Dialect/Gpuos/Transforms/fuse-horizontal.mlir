@@ -1,5 +1,6 @@
 // RUN: gpuos-opt %s --pass-pipeline='builtin.module(gpuos.graph(gpuos-fuse-horizontal))' | FileCheck %s
 // RUN: gpuos-opt %s --pass-pipeline='builtin.module(gpuos.graph(gpuos-fuse-horizontal{max-width=2}))' | FileCheck %s --check-prefix=WIDTH2
+// RUN: gpuos-opt %s --pass-pipeline='builtin.module(gpuos.graph(gpuos-fuse-reductions, gpuos-fuse-horizontal))' | FileCheck %s --check-prefix=CHAINS
 
 // Independent elementwise ops of one shape, reading the same or different
 // inputs, become one task with one result each.
@@ -106,4 +107,99 @@ gpuos.graph @priorities(%x : !gpuos.tensor<4xf32>)
     gpuos.yield %e : !gpuos.tensor<4xf32>
   }
   gpuos.yield %a, %b, %c : !gpuos.tensor<4xf32>, !gpuos.tensor<4xf32>, !gpuos.tensor<4xf32>
+}
+
+// Row chains side by side count together against the row-chain cap
+// (docs/passes.md, "gpuos-fuse-reductions"): two chains of 16 norms over
+// rows of 64 become one task of 32; two of 20 stay two tasks, not one of 40.
+// CHAINS-LABEL: gpuos.graph @row_chains_within_cap
+// CHAINS: gpuos.task
+// CHAINS-COUNT-32: gpuos.rms_norm
+// CHAINS-NEXT: gpuos.yield
+// CHAINS-NOT: gpuos.task
+// CHAINS-LABEL: gpuos.graph @row_chains_over_cap
+// CHAINS: gpuos.task
+// CHAINS-COUNT-20: gpuos.rms_norm
+// CHAINS-NEXT: gpuos.yield
+// CHAINS: gpuos.task
+// CHAINS-COUNT-20: gpuos.rms_norm
+// CHAINS-NEXT: gpuos.yield
+gpuos.graph @row_chains_within_cap(%x : !gpuos.tensor<4x64xf32>, %y : !gpuos.tensor<4x64xf32>) -> (a : !gpuos.tensor<4x64xf32>, b : !gpuos.tensor<4x64xf32>) {
+  %x0 = gpuos.rms_norm %x eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %x1 = gpuos.rms_norm %x0 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %x2 = gpuos.rms_norm %x1 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %x3 = gpuos.rms_norm %x2 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %x4 = gpuos.rms_norm %x3 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %x5 = gpuos.rms_norm %x4 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %x6 = gpuos.rms_norm %x5 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %x7 = gpuos.rms_norm %x6 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %x8 = gpuos.rms_norm %x7 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %x9 = gpuos.rms_norm %x8 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %x10 = gpuos.rms_norm %x9 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %x11 = gpuos.rms_norm %x10 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %x12 = gpuos.rms_norm %x11 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %x13 = gpuos.rms_norm %x12 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %x14 = gpuos.rms_norm %x13 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %x15 = gpuos.rms_norm %x14 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %y0 = gpuos.rms_norm %y eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %y1 = gpuos.rms_norm %y0 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %y2 = gpuos.rms_norm %y1 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %y3 = gpuos.rms_norm %y2 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %y4 = gpuos.rms_norm %y3 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %y5 = gpuos.rms_norm %y4 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %y6 = gpuos.rms_norm %y5 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %y7 = gpuos.rms_norm %y6 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %y8 = gpuos.rms_norm %y7 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %y9 = gpuos.rms_norm %y8 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %y10 = gpuos.rms_norm %y9 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %y11 = gpuos.rms_norm %y10 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %y12 = gpuos.rms_norm %y11 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %y13 = gpuos.rms_norm %y12 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %y14 = gpuos.rms_norm %y13 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %y15 = gpuos.rms_norm %y14 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  gpuos.yield %x15, %y15 : !gpuos.tensor<4x64xf32>, !gpuos.tensor<4x64xf32>
+}
+
+gpuos.graph @row_chains_over_cap(%x : !gpuos.tensor<4x64xf32>, %y : !gpuos.tensor<4x64xf32>) -> (a : !gpuos.tensor<4x64xf32>, b : !gpuos.tensor<4x64xf32>) {
+  %x0 = gpuos.rms_norm %x eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %x1 = gpuos.rms_norm %x0 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %x2 = gpuos.rms_norm %x1 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %x3 = gpuos.rms_norm %x2 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %x4 = gpuos.rms_norm %x3 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %x5 = gpuos.rms_norm %x4 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %x6 = gpuos.rms_norm %x5 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %x7 = gpuos.rms_norm %x6 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %x8 = gpuos.rms_norm %x7 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %x9 = gpuos.rms_norm %x8 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %x10 = gpuos.rms_norm %x9 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %x11 = gpuos.rms_norm %x10 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %x12 = gpuos.rms_norm %x11 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %x13 = gpuos.rms_norm %x12 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %x14 = gpuos.rms_norm %x13 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %x15 = gpuos.rms_norm %x14 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %x16 = gpuos.rms_norm %x15 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %x17 = gpuos.rms_norm %x16 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %x18 = gpuos.rms_norm %x17 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %x19 = gpuos.rms_norm %x18 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %y0 = gpuos.rms_norm %y eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %y1 = gpuos.rms_norm %y0 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %y2 = gpuos.rms_norm %y1 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %y3 = gpuos.rms_norm %y2 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %y4 = gpuos.rms_norm %y3 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %y5 = gpuos.rms_norm %y4 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %y6 = gpuos.rms_norm %y5 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %y7 = gpuos.rms_norm %y6 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %y8 = gpuos.rms_norm %y7 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %y9 = gpuos.rms_norm %y8 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %y10 = gpuos.rms_norm %y9 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %y11 = gpuos.rms_norm %y10 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %y12 = gpuos.rms_norm %y11 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %y13 = gpuos.rms_norm %y12 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %y14 = gpuos.rms_norm %y13 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %y15 = gpuos.rms_norm %y14 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %y16 = gpuos.rms_norm %y15 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %y17 = gpuos.rms_norm %y16 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %y18 = gpuos.rms_norm %y17 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  %y19 = gpuos.rms_norm %y18 eps 1.0e-6 : !gpuos.tensor<4x64xf32>
+  gpuos.yield %x19, %y19 : !gpuos.tensor<4x64xf32>, !gpuos.tensor<4x64xf32>
 }

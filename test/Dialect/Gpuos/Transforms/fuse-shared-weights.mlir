@@ -1,6 +1,7 @@
 // RUN: gpuos-opt %s --pass-pipeline='builtin.module(gpuos.graph(gpuos-fuse-shared-weights))' | FileCheck %s
 // RUN: gpuos-opt %s --pass-pipeline='builtin.module(gpuos.graph(gpuos-fuse-shared-weights{max-matmuls=3}))' | FileCheck %s --check-prefix=MAX3
 // RUN: gpuos-opt %s --pass-pipeline='builtin.module(gpuos.graph(gpuos-fuse-shared-weights{one-wave=false}))' | FileCheck %s --check-prefix=JAM
+// RUN: gpuos-opt %s --pass-pipeline='builtin.module(gpuos.graph(gpuos-fuse-shared-weights{max-matmuls=20}))' | FileCheck %s --check-prefix=MAX20
 
 // Eight micro-batches (row slices of one activation) through one weight:
 // one task, one matmul per micro-batch, all reading the same weight
@@ -285,4 +286,59 @@ gpuos.graph @empty_columns(%x : !gpuos.tensor<8x1024xf32>, %w : !gpuos.tensor<10
   %y1 = gpuos.matmul %x1, %w : !gpuos.tensor<4x1024xf32>, !gpuos.tensor<1024x0xf32>
   gpuos.yield %y0, %y1
       : !gpuos.tensor<4x0xf32>, !gpuos.tensor<4x0xf32>
+}
+
+// max-matmuls above 16 still keeps a task within 16 results (every fused
+// task's cap): twenty matmuls of one weight become tasks of 16 and 4.
+// MAX20-LABEL: gpuos.graph @twenty
+// MAX20: = gpuos.task "twenty_t0_matmul"
+// MAX20-COUNT-16: gpuos.matmul
+// MAX20-NEXT: gpuos.yield
+// MAX20: = gpuos.task "twenty_t1_matmul"
+// MAX20-COUNT-4: gpuos.matmul
+// MAX20-NEXT: gpuos.yield
+gpuos.graph @twenty(%x : !gpuos.tensor<640x64xf32>, %w : !gpuos.tensor<64x64xf32>)
+    -> (y0 : !gpuos.tensor<32x64xf32>, y1 : !gpuos.tensor<32x64xf32>, y2 : !gpuos.tensor<32x64xf32>, y3 : !gpuos.tensor<32x64xf32>, y4 : !gpuos.tensor<32x64xf32>, y5 : !gpuos.tensor<32x64xf32>, y6 : !gpuos.tensor<32x64xf32>, y7 : !gpuos.tensor<32x64xf32>, y8 : !gpuos.tensor<32x64xf32>, y9 : !gpuos.tensor<32x64xf32>, y10 : !gpuos.tensor<32x64xf32>, y11 : !gpuos.tensor<32x64xf32>, y12 : !gpuos.tensor<32x64xf32>, y13 : !gpuos.tensor<32x64xf32>, y14 : !gpuos.tensor<32x64xf32>, y15 : !gpuos.tensor<32x64xf32>, y16 : !gpuos.tensor<32x64xf32>, y17 : !gpuos.tensor<32x64xf32>, y18 : !gpuos.tensor<32x64xf32>, y19 : !gpuos.tensor<32x64xf32>) {
+  %x0 = gpuos.slice %x starts [0, 0] sizes [32, 64] steps [1, 1] : !gpuos.tensor<640x64xf32>
+  %x1 = gpuos.slice %x starts [32, 0] sizes [32, 64] steps [1, 1] : !gpuos.tensor<640x64xf32>
+  %x2 = gpuos.slice %x starts [64, 0] sizes [32, 64] steps [1, 1] : !gpuos.tensor<640x64xf32>
+  %x3 = gpuos.slice %x starts [96, 0] sizes [32, 64] steps [1, 1] : !gpuos.tensor<640x64xf32>
+  %x4 = gpuos.slice %x starts [128, 0] sizes [32, 64] steps [1, 1] : !gpuos.tensor<640x64xf32>
+  %x5 = gpuos.slice %x starts [160, 0] sizes [32, 64] steps [1, 1] : !gpuos.tensor<640x64xf32>
+  %x6 = gpuos.slice %x starts [192, 0] sizes [32, 64] steps [1, 1] : !gpuos.tensor<640x64xf32>
+  %x7 = gpuos.slice %x starts [224, 0] sizes [32, 64] steps [1, 1] : !gpuos.tensor<640x64xf32>
+  %x8 = gpuos.slice %x starts [256, 0] sizes [32, 64] steps [1, 1] : !gpuos.tensor<640x64xf32>
+  %x9 = gpuos.slice %x starts [288, 0] sizes [32, 64] steps [1, 1] : !gpuos.tensor<640x64xf32>
+  %x10 = gpuos.slice %x starts [320, 0] sizes [32, 64] steps [1, 1] : !gpuos.tensor<640x64xf32>
+  %x11 = gpuos.slice %x starts [352, 0] sizes [32, 64] steps [1, 1] : !gpuos.tensor<640x64xf32>
+  %x12 = gpuos.slice %x starts [384, 0] sizes [32, 64] steps [1, 1] : !gpuos.tensor<640x64xf32>
+  %x13 = gpuos.slice %x starts [416, 0] sizes [32, 64] steps [1, 1] : !gpuos.tensor<640x64xf32>
+  %x14 = gpuos.slice %x starts [448, 0] sizes [32, 64] steps [1, 1] : !gpuos.tensor<640x64xf32>
+  %x15 = gpuos.slice %x starts [480, 0] sizes [32, 64] steps [1, 1] : !gpuos.tensor<640x64xf32>
+  %x16 = gpuos.slice %x starts [512, 0] sizes [32, 64] steps [1, 1] : !gpuos.tensor<640x64xf32>
+  %x17 = gpuos.slice %x starts [544, 0] sizes [32, 64] steps [1, 1] : !gpuos.tensor<640x64xf32>
+  %x18 = gpuos.slice %x starts [576, 0] sizes [32, 64] steps [1, 1] : !gpuos.tensor<640x64xf32>
+  %x19 = gpuos.slice %x starts [608, 0] sizes [32, 64] steps [1, 1] : !gpuos.tensor<640x64xf32>
+  %y0 = gpuos.matmul %x0, %w : !gpuos.tensor<32x64xf32>, !gpuos.tensor<64x64xf32>
+  %y1 = gpuos.matmul %x1, %w : !gpuos.tensor<32x64xf32>, !gpuos.tensor<64x64xf32>
+  %y2 = gpuos.matmul %x2, %w : !gpuos.tensor<32x64xf32>, !gpuos.tensor<64x64xf32>
+  %y3 = gpuos.matmul %x3, %w : !gpuos.tensor<32x64xf32>, !gpuos.tensor<64x64xf32>
+  %y4 = gpuos.matmul %x4, %w : !gpuos.tensor<32x64xf32>, !gpuos.tensor<64x64xf32>
+  %y5 = gpuos.matmul %x5, %w : !gpuos.tensor<32x64xf32>, !gpuos.tensor<64x64xf32>
+  %y6 = gpuos.matmul %x6, %w : !gpuos.tensor<32x64xf32>, !gpuos.tensor<64x64xf32>
+  %y7 = gpuos.matmul %x7, %w : !gpuos.tensor<32x64xf32>, !gpuos.tensor<64x64xf32>
+  %y8 = gpuos.matmul %x8, %w : !gpuos.tensor<32x64xf32>, !gpuos.tensor<64x64xf32>
+  %y9 = gpuos.matmul %x9, %w : !gpuos.tensor<32x64xf32>, !gpuos.tensor<64x64xf32>
+  %y10 = gpuos.matmul %x10, %w : !gpuos.tensor<32x64xf32>, !gpuos.tensor<64x64xf32>
+  %y11 = gpuos.matmul %x11, %w : !gpuos.tensor<32x64xf32>, !gpuos.tensor<64x64xf32>
+  %y12 = gpuos.matmul %x12, %w : !gpuos.tensor<32x64xf32>, !gpuos.tensor<64x64xf32>
+  %y13 = gpuos.matmul %x13, %w : !gpuos.tensor<32x64xf32>, !gpuos.tensor<64x64xf32>
+  %y14 = gpuos.matmul %x14, %w : !gpuos.tensor<32x64xf32>, !gpuos.tensor<64x64xf32>
+  %y15 = gpuos.matmul %x15, %w : !gpuos.tensor<32x64xf32>, !gpuos.tensor<64x64xf32>
+  %y16 = gpuos.matmul %x16, %w : !gpuos.tensor<32x64xf32>, !gpuos.tensor<64x64xf32>
+  %y17 = gpuos.matmul %x17, %w : !gpuos.tensor<32x64xf32>, !gpuos.tensor<64x64xf32>
+  %y18 = gpuos.matmul %x18, %w : !gpuos.tensor<32x64xf32>, !gpuos.tensor<64x64xf32>
+  %y19 = gpuos.matmul %x19, %w : !gpuos.tensor<32x64xf32>, !gpuos.tensor<64x64xf32>
+  gpuos.yield %y0, %y1, %y2, %y3, %y4, %y5, %y6, %y7, %y8, %y9, %y10, %y11, %y12, %y13, %y14, %y15, %y16, %y17, %y18, %y19
+      : !gpuos.tensor<32x64xf32>, !gpuos.tensor<32x64xf32>, !gpuos.tensor<32x64xf32>, !gpuos.tensor<32x64xf32>, !gpuos.tensor<32x64xf32>, !gpuos.tensor<32x64xf32>, !gpuos.tensor<32x64xf32>, !gpuos.tensor<32x64xf32>, !gpuos.tensor<32x64xf32>, !gpuos.tensor<32x64xf32>, !gpuos.tensor<32x64xf32>, !gpuos.tensor<32x64xf32>, !gpuos.tensor<32x64xf32>, !gpuos.tensor<32x64xf32>, !gpuos.tensor<32x64xf32>, !gpuos.tensor<32x64xf32>, !gpuos.tensor<32x64xf32>, !gpuos.tensor<32x64xf32>, !gpuos.tensor<32x64xf32>, !gpuos.tensor<32x64xf32>
 }

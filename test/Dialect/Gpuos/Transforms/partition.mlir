@@ -237,3 +237,16 @@ gpuos.graph @sibling_tiles(%h : !gpuos.tensor<1x1024xf32>, %wg : !gpuos.tensor<1
   %o = gpuos.matmul %e, %wo : !gpuos.tensor<1x1024xf32>, !gpuos.tensor<1024x4096xf32>
   gpuos.yield %rt, %g, %u, %q, %k, %v, %o : !gpuos.tensor<1x8xf32>, !gpuos.tensor<1x2816xf32>, !gpuos.tensor<1x2816xf32>, !gpuos.tensor<1x1024xf32>, !gpuos.tensor<1x1024xf32>, !gpuos.tensor<1x1024xf32>, !gpuos.tensor<1x4096xf32>
 }
+
+// A yielded view of another yielded view reads the graph input through
+// views its own task clones, not the other view's task output (no
+// dependent hop between the two).
+// CHECK-LABEL: gpuos.graph @view_of_yielded_view
+// CHECK: gpuos.task "view_of_yielded_view_t0_transpose" ins(%{{.+}} = %x :
+// CHECK: gpuos.task "view_of_yielded_view_t1_transpose_slice" ins(%{{.+}} = %x :
+gpuos.graph @view_of_yielded_view(%x : !gpuos.tensor<4x8xf32>)
+    -> (a : !gpuos.tensor<8x4xf32, strides = [1, 8]>, b : !gpuos.tensor<2x4xf32, strides = [1, 8]>) {
+  %t = gpuos.transpose %x [1, 0] : !gpuos.tensor<4x8xf32>
+  %s = gpuos.slice %t starts [0, 0] sizes [2, 4] steps [1, 1] : !gpuos.tensor<8x4xf32, strides = [1, 8]>
+  gpuos.yield %t, %s : !gpuos.tensor<8x4xf32, strides = [1, 8]>, !gpuos.tensor<2x4xf32, strides = [1, 8]>
+}

@@ -20,7 +20,14 @@ namespace gpuos {
 /// horizontal fusion, partitioning and priorities; then canonicalize.
 /// Afterwards each graph body holds only tasks and its yield, in
 /// critical-path order. docs/passes.md describes each step.
-void buildGpuosPipeline(mlir::OpPassManager &pm);
+/// Choices of the pipeline that tools may turn off.
+struct GpuosPipelineOptions {
+  /// gpuos-split-k (it reassociates the K sum of the matmuls it splits).
+  bool splitK = true;
+};
+
+void buildGpuosPipeline(mlir::OpPassManager &pm,
+                        const GpuosPipelineOptions &options = {});
 
 /// Registers the pipeline as `gpuos-pipeline` for textual pipelines.
 void registerGpuosPipeline();
