@@ -105,18 +105,71 @@ class _Recorder(capture):
 
 
 def _freeze(x: Any) -> Any:
-    """A hashable stand-in for a non-tensor argument; TypeError when it
-    holds a tensor or cannot be compared."""
+    """A hashable stand-in for a non-tensor argument, with every element's
+    exact type (2 and 2.0 differ, inside containers too; a torch.Size is not
+    a tuple) and a float's sign (-0.0 is not 0.0); TypeError when it holds a
+    tensor or cannot be compared."""
     if isinstance(x, torch.Tensor):
         raise TypeError("a tensor inside a container argument")
     if isinstance(x, (list, tuple)):
         return (type(x), tuple(_freeze(i) for i in x))
     if isinstance(x, dict):
-        return (dict, tuple((k, _freeze(v)) for k, v in x.items()))
+        return (type(x), tuple((_freeze(k), _freeze(v)) for k, v in x.items()))
     hash(x)
-    if x != x:  # NaN: the generated guard (x == V) would never hold
+    if x != x:  # NaN: equal to no guard value
         raise TypeError(f"{x!r} is not equal to itself")
+    if type(x) is float:
+        return (float, x.hex())
     return (type(x), x)
+
+
+def _frozen_equals(x: Any, frozen: Any) -> bool:
+    """The generated guard of an argument that is not a tensor, int, bool,
+    str, None or float: the same stand-in as at recording."""
+    try:
+        return _freeze(x) == frozen
+    except TypeError:
+        return False
+
+
+def _outside_tensor_ids(fn: Any) -> set:
+    """Ids of the tensors fn can read other than through its arguments, as
+    far as they can be found without running it: closure cells, defaults,
+    the globals its code names, and an nn.Module's (or a bound method's
+    module's) parameters and buffers. Attributes of other objects are not
+    followed."""
+    found: set = set()
+
+    def add(x: Any) -> None:
+        if isinstance(x, torch.Tensor):
+            found.add(id(x))
+        elif isinstance(x, torch.nn.Module):
+            found.update(id(t) for t in x.parameters())
+            found.update(id(t) for t in x.buffers())
+        elif isinstance(x, (list, tuple)):
+            for item in x:
+                add(item)
+        elif isinstance(x, dict):
+            for item in x.values():
+                add(item)
+
+    add(fn)
+    add(getattr(fn, "__self__", None))
+    func = getattr(fn, "__func__", fn)
+    if isinstance(fn, torch.nn.Module):
+        func = getattr(type(fn).forward, "__func__", type(fn).forward)
+    for cell in getattr(func, "__closure__", None) or ():
+        try:
+            add(cell.cell_contents)
+        except ValueError:  # an empty cell
+            pass
+    add(getattr(func, "__defaults__", None) or ())
+    add(getattr(func, "__kwdefaults__", None) or {})
+    code, globals_ = getattr(func, "__code__", None), getattr(func, "__globals__", {})
+    for name in getattr(code, "co_names", ()):
+        if name in globals_:
+            add(globals_[name])
+    return found
 
 
 def _signature(args: tuple, kwargs: dict) -> Tuple:
@@ -214,7 +267,7 @@ class _Jit:
         if runner is None:
             return self.fn(*args, **kwargs)
         self.fast = runner
-        return runner(args, kwargs)
+        return runner(args, kwargs, True)
 
     def _record(self, args: tuple, kwargs: dict, key: Tuple) -> Optional[Callable]:
         _stats.bump("jit_records")
@@ -228,6 +281,16 @@ class _Jit:
             return None
 
     def _trace(self, args: tuple, kwargs: dict, slots: List[Any]) -> _Variant:
+        # The recording sees tensors, not names: an argument that is also a
+        # tensor fn reads from outside would make every read of that tensor
+        # an argument read, so later calls would compute with the new
+        # argument where fn reads the outside tensor.
+        outside = _outside_tensor_ids(self.fn)
+        for slot, t in enumerate(slots):
+            if isinstance(t, torch.Tensor) and id(t) in outside:
+                raise _Abort(f"argument {slot} is also a tensor {self.name} reads from "
+                             f"outside (a closure, default, global or module tensor): "
+                             f"its reads cannot be told apart")
         rec = _Recorder(self.priority, self.executor, self.arch, slots)
         try:
             with rec:
@@ -327,11 +390,14 @@ class _Jit:
                                "Tensor": torch.Tensor,
                                "grad_enabled": torch.is_grad_enabled,
                                "DEV": v.device}
-        lines = ["def run(a, kw):"]
+        # `matched`: slow() found this variant by its key, which is the
+        # guard's ground truth; the guard is skipped, so a guard stricter
+        # than the key can cost a slow call but never loop back into slow().
+        lines = ["def run(a, kw, matched=False):"]
         if kwnames:
-            lines.append(f"    if len(a) != {npos} or len(kw) != {len(kwnames)}:")
+            lines.append(f"    if not matched and (len(a) != {npos} or len(kw) != {len(kwnames)}):")
         else:
-            lines.append(f"    if kw or len(a) != {npos}:")
+            lines.append(f"    if not matched and (kw or len(a) != {npos}):")
         lines.append("        return slow(a, kw)")
         for slot in range(len(parts)):
             if slot < npos:
@@ -353,11 +419,17 @@ class _Jit:
                               f"{x}.stride() == R{slot} and {x}.dtype is D{slot} and "
                               f"{x}.device == V{slot}")
                 grads.append(f"{x}.requires_grad")
-            else:
-                env[f"T{slot}"], env[f"V{slot}"] = part[0], args_value(part)
+            elif part[0] is float:
+                env[f"V{slot}"] = part[1]
+                checks.append(f"type({x}) is float and {x}.hex() == V{slot}")
+            elif part[0] in (int, bool, str, type(None)):
+                env[f"T{slot}"], env[f"V{slot}"] = part
                 checks.append(f"type({x}) is T{slot} and {x} == V{slot}")
+            else:  # containers and other hashables: the whole stand-in
+                env[f"K{slot}"], env["FROZEN_EQ"] = part, _frozen_equals
+                checks.append(f"FROZEN_EQ({x}, K{slot})")
         checks.append("grad_enabled() is " + ("True" if grad else "False"))
-        lines.append("    if not (" + " and\n            ".join(checks) + "):")
+        lines.append("    if not matched and not (" + " and\n            ".join(checks) + "):")
         lines.append("        return slow(a, kw)")
         outside = [s for s in v.sources if isinstance(s, torch.Tensor)]
         if grad and outside:
@@ -388,7 +460,10 @@ class _Jit:
                 env["launch"] = device_for(index).launcher(v.graph, self.priority, self.arch)
                 env["stream"], env["IDX"] = _executor.current_raw_stream, index
                 lines.append(f"    launch(({', '.join(operands)},), stream(IDX))")
-        exprs = [self._expr(it, j, env) for j, it in enumerate(v.items)]
+        # Each recorded clone is made once per call, so results that are the
+        # same clone, or views of it, alias each other as in eager.
+        clones: Dict[Tuple, str] = {}
+        exprs = [self._expr(it, j, env, lines, clones) for j, it in enumerate(v.items)]
         if v.container is None:
             lines.append(f"    return {exprs[0]}")
         elif v.container is tuple:
@@ -401,7 +476,10 @@ class _Jit:
         return env["run"]
 
     @staticmethod
-    def _expr(item: Tuple, j: int, env: Dict[str, Any]) -> str:
+    def _expr(item: Tuple, j: int, env: Dict[str, Any], lines: List[str],
+              clones: Dict[Tuple, str]) -> str:
+        """The runner's expression for a returned item; a clone becomes a
+        variable assigned in `lines` the first time it is named."""
         kind = item[0]
         if kind == "out":
             return f"o{item[1]}"
@@ -411,21 +489,17 @@ class _Jit:
             env[f"C{j}"] = item[1]
             return f"C{j}"
         if kind == "clone":
-            return _Jit._expr(item[1], j, env) + ".clone()"
+            src = item[1]
+            key = ("ref", id(src[1])) if src[0] == "ref" else src
+            if key not in clones:
+                clones[key] = f"cl{len(clones)}"
+                base = _Jit._expr(src, j, env, lines, clones)
+                lines.append(f"    {clones[key]} = {base}.clone()")
+            return clones[key]
         # a view: rebuilt on this call's tensor at the recorded place
-        base = _Jit._expr(item[1], j, env)
+        base = _Jit._expr(item[1], j, env, lines, clones)
         env[f"VS{j}"], env[f"VR{j}"] = item[2], item[3]
         return f"{base}.as_strided(VS{j}, VR{j}, {base}.storage_offset() + {item[4]})"
-
-
-def args_value(part: Tuple) -> Any:
-    """The argument value a frozen signature part stands for."""
-    kind, value = part
-    if kind in (list, tuple):
-        return kind(args_value(p) for p in value)
-    if kind is dict:
-        return {k: args_value(p) for k, p in value}
-    return value
 
 
 def jit(fn: Optional[Callable] = None, *, priority: str = "normal", executor: str = "cuda",

@@ -288,3 +288,54 @@ def test_a_nan_argument_runs_in_pytorch_instead_of_recursing():
     out = f(torch.ones(3), math.nan)
     assert torch.isnan(out).all()
     assert gpuos.stats()["jit_fallbacks"] == 1
+
+
+def test_container_elements_are_guarded_by_type():
+    # (2,) and (2.0,) compare equal in Python; the guard tells them apart.
+    g = gpuos.jit(lambda x, s: x * s[0])
+    x = torch.arange(4)
+    assert g(x, (2,)).dtype == torch.int64
+    out = g(x, (2.0,))
+    assert out.dtype == torch.float32 and torch.equal(out, x * 2.0)
+    k = gpuos.jit(lambda x, d: x * d["k"], executor="interpreter")
+    y = torch.arange(3)
+    assert torch.equal(k(y, {"k": 3}), y * 3)
+    assert k(y, {"k": 3.0}).dtype == torch.float32
+    assert gpuos.stats()["jit_records"] == 4
+
+
+def test_negative_zero_is_not_zero():
+    h = gpuos.jit(lambda x, s: x / s)
+    x = torch.ones(3)
+    assert torch.equal(h(x, 0.0), torch.full((3,), float("inf")))
+    assert torch.equal(h(x, -0.0), torch.full((3,), float("-inf")))
+
+
+def test_tuple_subclasses_are_guarded_without_recursion():
+    # A torch.Size argument used to fail its own guard and loop back into
+    # the slow path until RecursionError.
+    g = gpuos.jit(lambda x, shape: x.reshape(shape) * 2)
+    x = torch.randn(2, 3)
+    for _ in range(3):
+        check(g(x, torch.Size([3, 2])), x.double().reshape(3, 2) * 2)
+    assert g(x, (3, 2)).shape == (3, 2)  # a plain tuple: another signature
+    assert gpuos.stats()["jit_records"] == 2
+
+
+def test_an_argument_that_is_also_an_outside_tensor_is_refused():
+    w = torch.tensor([1.0, 2.0, 3.0])
+    g = gpuos.jit(lambda x: x * w)
+    check(g(w), w.double() * w.double())
+    x = torch.full((3,), 10.0)
+    check(g(x), x.double() * w.double())  # not x * x
+    assert gpuos.stats()["jit_fallbacks"] == 1
+
+
+def test_a_returned_copy_is_made_once():
+    def f(x):
+        y = x.clone()
+        return y, y.t(), y
+    a, at, again = gpuos.jit(f)(torch.randn(2, 3))
+    assert again is a and at.data_ptr() == a.data_ptr()
+    a[0, 0] = 100.0
+    assert at[0, 0] == 100.0
