@@ -21,6 +21,8 @@ void Arena::reset(uint64_t base, uint64_t bytes) {
 bool Arena::allocate(uint64_t bytes, uint64_t &addr) {
   if (bytes == 0)
     bytes = 1;
+  if (bytes > size_) // and so no rounding up past 2^64
+    return false;
   bytes = (bytes + kAlign - 1) & ~(kAlign - 1);
   for (auto it = free_.begin(); it != free_.end(); ++it) {
     if (it->second < bytes)

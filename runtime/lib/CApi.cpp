@@ -4,6 +4,8 @@
 #include "CApiInternal.h"
 
 #include <algorithm>
+#include <exception>
+#include <new>
 #include <string>
 
 using namespace gpuos::runtime;
@@ -28,6 +30,27 @@ gpuos_status fail(gpuos_status code, const char *message) {
   return code;
 }
 
+/// C callers cannot catch C++ exceptions: one thrown below an entry point
+/// (host memory running out, mostly) becomes the entry point's error.
+gpuos_status fromException(const char *function) {
+  std::string where = std::string(function) + ": ";
+  try {
+    throw;
+  } catch (const std::bad_alloc &) {
+    return fail(GPUOS_ERROR_OUT_OF_MEMORY, (where + "out of host memory").c_str());
+  } catch (const std::exception &e) {
+    return fail(GPUOS_ERROR_INVALID_ARGUMENT, (where + e.what()).c_str());
+  } catch (...) {
+    return fail(GPUOS_ERROR_INVALID_ARGUMENT, (where + "unknown exception").c_str());
+  }
+}
+
+/// Ends each entry point's function-try-block.
+#define GPUOS_C_CATCH                                                          \
+  catch (...) {                                                                \
+    return fromException(__func__);                                            \
+  }
+
 #define GPUOS_C_CHECK_RT(rt)                                                   \
   do {                                                                         \
     if (!(rt) || !(rt)->rt)                                                    \
@@ -51,6 +74,9 @@ BufferArg toArg(const gpuos_buffer &b) {
     a.dtype = b.dtype;
   return a;
 }
+
+const char *const kPriorityChoices =
+    "the priority must be -1 (default), 0 (urgent), 1 (normal) or 2 (background)";
 
 bool toPriority(int p, Priority &out) {
   if (p < 0 || p > 2)
@@ -100,7 +126,7 @@ void gpuos_options_init(gpuos_options *o) {
 }
 
 gpuos_status gpuos_open(int ordinal, const gpuos_options *o,
-                        gpuos_runtime **out) {
+                        gpuos_runtime **out) try {
   GPUOS_C_CHECK_OUT(out);
   *out = nullptr;
   RuntimeOptions options;
@@ -139,18 +165,18 @@ gpuos_status gpuos_open(int ordinal, const gpuos_options *o,
     return s;
   *out = wrapRuntime(std::move(rt));
   return GPUOS_OK;
-}
+} GPUOS_C_CATCH
 
-gpuos_status gpuos_close(gpuos_runtime *rt) {
+gpuos_status gpuos_close(gpuos_runtime *rt) try {
   GPUOS_C_CHECK_RT(rt);
   return report(rt->rt->close());
-}
+} GPUOS_C_CATCH
 
 void gpuos_destroy(gpuos_runtime *rt) { delete rt; }
 
 gpuos_status gpuos_load_image(gpuos_runtime *rt, const void *cubin,
                               size_t cubin_bytes, const char *manifest,
-                              size_t manifest_bytes) {
+                              size_t manifest_bytes) try {
   GPUOS_C_CHECK_RT(rt);
   if (!cubin || !cubin_bytes)
     return fail(GPUOS_ERROR_INVALID_ARGUMENT, "the cubin is null or empty");
@@ -159,17 +185,17 @@ gpuos_status gpuos_load_image(gpuos_runtime *rt, const void *cubin,
   const char *c = static_cast<const char *>(cubin);
   return report(rt->rt->loadImage(std::vector<char>(c, c + cubin_bytes),
                                   std::string(manifest, manifest_bytes)));
-}
+} GPUOS_C_CATCH
 
 gpuos_status gpuos_load_image_files(gpuos_runtime *rt, const char *cubin_path,
-                                    const char *manifest_path) {
+                                    const char *manifest_path) try {
   GPUOS_C_CHECK_RT(rt);
   if (!cubin_path || !manifest_path)
     return fail(GPUOS_ERROR_INVALID_ARGUMENT, "a path is null");
   return report(rt->rt->loadImageFiles(cubin_path, manifest_path));
-}
+} GPUOS_C_CATCH
 
-gpuos_status gpuos_alloc(gpuos_runtime *rt, uint64_t bytes, uint64_t *ptr) {
+gpuos_status gpuos_alloc(gpuos_runtime *rt, uint64_t bytes, uint64_t *ptr) try {
   GPUOS_C_CHECK_RT(rt);
   GPUOS_C_CHECK_OUT(ptr);
   Buffer b;
@@ -177,28 +203,28 @@ gpuos_status gpuos_alloc(gpuos_runtime *rt, uint64_t bytes, uint64_t *ptr) {
     return s;
   *ptr = b.ptr;
   return GPUOS_OK;
-}
+} GPUOS_C_CATCH
 
-gpuos_status gpuos_free(gpuos_runtime *rt, uint64_t ptr) {
+gpuos_status gpuos_free(gpuos_runtime *rt, uint64_t ptr) try {
   GPUOS_C_CHECK_RT(rt);
   return report(rt->rt->free(ptr));
-}
+} GPUOS_C_CATCH
 
 gpuos_status gpuos_copy_to_device(gpuos_runtime *rt, uint64_t dst,
-                                  const void *src, uint64_t bytes) {
+                                  const void *src, uint64_t bytes) try {
   GPUOS_C_CHECK_RT(rt);
   return report(rt->rt->copyToDevice(dst, src, bytes));
-}
+} GPUOS_C_CATCH
 
 gpuos_status gpuos_copy_from_device(gpuos_runtime *rt, void *dst, uint64_t src,
-                                    uint64_t bytes) {
+                                    uint64_t bytes) try {
   GPUOS_C_CHECK_RT(rt);
   return report(rt->rt->copyFromDevice(dst, src, bytes));
-}
+} GPUOS_C_CATCH
 
 gpuos_status gpuos_graph_create(gpuos_runtime *rt, const gpuos_task *tasks,
                                 uint32_t num_tasks, int default_priority,
-                                gpuos_graph *out) {
+                                gpuos_graph *out) try {
   GPUOS_C_CHECK_RT(rt);
   GPUOS_C_CHECK_OUT(out);
   if (!tasks && num_tasks)
@@ -207,9 +233,7 @@ gpuos_status gpuos_graph_create(gpuos_runtime *rt, const gpuos_task *tasks,
   if (default_priority == GPUOS_PRIORITY_DEFAULT)
     spec.priority = Priority::Normal;
   else if (!toPriority(default_priority, spec.priority))
-    return fail(GPUOS_ERROR_INVALID_ARGUMENT,
-                "the priority must be -1 (default), 0 (urgent), 1 (normal) or "
-                "2 (background)");
+    return fail(GPUOS_ERROR_INVALID_ARGUMENT, kPriorityChoices);
   for (uint32_t i = 0; i < num_tasks; ++i) {
     const gpuos_task &t = tasks[i];
     std::string where = "task " + std::to_string(i);
@@ -238,12 +262,12 @@ gpuos_status gpuos_graph_create(gpuos_runtime *rt, const gpuos_task *tasks,
     return s;
   *out = id;
   return GPUOS_OK;
-}
+} GPUOS_C_CATCH
 
 gpuos_status gpuos_graph_from_manifest(gpuos_runtime *rt, const char *graph,
                                        const char *const *names,
                                        const gpuos_buffer *buffers,
-                                       uint32_t num_bindings, gpuos_graph *out) {
+                                       uint32_t num_bindings, gpuos_graph *out) try {
   GPUOS_C_CHECK_RT(rt);
   GPUOS_C_CHECK_OUT(out);
   if (!graph)
@@ -261,15 +285,15 @@ gpuos_status gpuos_graph_from_manifest(gpuos_runtime *rt, const char *graph,
     return s;
   *out = id;
   return GPUOS_OK;
-}
+} GPUOS_C_CATCH
 
-gpuos_status gpuos_graph_destroy(gpuos_runtime *rt, gpuos_graph graph) {
+gpuos_status gpuos_graph_destroy(gpuos_runtime *rt, gpuos_graph graph) try {
   GPUOS_C_CHECK_RT(rt);
   return report(rt->rt->destroyGraph(graph));
-}
+} GPUOS_C_CATCH
 
 gpuos_status gpuos_submit(gpuos_runtime *rt, gpuos_graph graph, int priority,
-                          gpuos_submission *out) {
+                          gpuos_submission *out) try {
   GPUOS_C_CHECK_RT(rt);
   GPUOS_C_CHECK_OUT(out);
   Submission s;
@@ -279,46 +303,49 @@ gpuos_status gpuos_submit(gpuos_runtime *rt, gpuos_graph graph, int priority,
   } else {
     Priority p;
     if (!toPriority(priority, p))
-      return fail(GPUOS_ERROR_INVALID_ARGUMENT,
-                  "the priority must be -1 (default), 0 (urgent), 1 (normal) "
-                  "or 2 (background)");
+      return fail(GPUOS_ERROR_INVALID_ARGUMENT, kPriorityChoices);
     st = rt->rt->submit(graph, p, s);
   }
   if (gpuos_status code = report(st))
     return code;
   *out = s.id;
   return GPUOS_OK;
-}
+} GPUOS_C_CATCH
 
 gpuos_status gpuos_submit_on_stream(gpuos_runtime *rt, gpuos_graph graph, int priority,
-                                    void *stream, gpuos_submission *out) {
+                                    void *stream, gpuos_submission *out) try {
   GPUOS_C_CHECK_RT(rt);
   GPUOS_C_CHECK_OUT(out);
-  Priority p;
-  if (!toPriority(priority, p))
-    return fail(GPUOS_ERROR_INVALID_ARGUMENT,
-                "the priority must be 0 (urgent), 1 (normal) or 2 (background)");
   Submission s;
-  if (gpuos_status code = report(
-          rt->rt->submitOnStream(graph, p, reinterpret_cast<uint64_t>(stream), s)))
+  Status st;
+  uint64_t handle = reinterpret_cast<uint64_t>(stream);
+  if (priority == GPUOS_PRIORITY_DEFAULT) {
+    st = rt->rt->submitOnStream(graph, handle, s);
+  } else {
+    Priority p;
+    if (!toPriority(priority, p))
+      return fail(GPUOS_ERROR_INVALID_ARGUMENT, kPriorityChoices);
+    st = rt->rt->submitOnStream(graph, p, handle, s);
+  }
+  if (gpuos_status code = report(st))
     return code;
   *out = s.id;
   return GPUOS_OK;
-}
+} GPUOS_C_CATCH
 
 gpuos_status gpuos_wait(gpuos_runtime *rt, gpuos_submission submission,
-                        int64_t timeout_us) {
+                        int64_t timeout_us) try {
   GPUOS_C_CHECK_RT(rt);
   return report(rt->rt->wait(Submission{submission}, timeout_us));
-}
+} GPUOS_C_CATCH
 
-gpuos_status gpuos_poll(gpuos_runtime *rt, gpuos_submission submission) {
+gpuos_status gpuos_poll(gpuos_runtime *rt, gpuos_submission submission) try {
   GPUOS_C_CHECK_RT(rt);
   return report(rt->rt->poll(Submission{submission}));
-}
+} GPUOS_C_CATCH
 
 gpuos_status gpuos_on_complete(gpuos_runtime *rt, gpuos_submission submission,
-                               gpuos_completion_fn fn, void *user) {
+                               gpuos_completion_fn fn, void *user) try {
   GPUOS_C_CHECK_RT(rt);
   if (!fn)
     return fail(GPUOS_ERROR_INVALID_ARGUMENT, "the callback 'fn' is null");
@@ -326,14 +353,14 @@ gpuos_status gpuos_on_complete(gpuos_runtime *rt, gpuos_submission submission,
       Submission{submission}, [fn, user](Submission s, const Status &st) {
         fn(s.id, static_cast<gpuos_status>(st.code()), st.message().c_str(), user);
       }));
-}
+} GPUOS_C_CATCH
 
-gpuos_status gpuos_park(gpuos_runtime *rt) {
+gpuos_status gpuos_park(gpuos_runtime *rt) try {
   GPUOS_C_CHECK_RT(rt);
   return report(rt->rt->park());
-}
+} GPUOS_C_CATCH
 
-gpuos_status gpuos_get_stats(gpuos_runtime *rt, gpuos_stats *out) {
+gpuos_status gpuos_get_stats(gpuos_runtime *rt, gpuos_stats *out) try {
   GPUOS_C_CHECK_RT(rt);
   GPUOS_C_CHECK_OUT(out);
   Stats s;
@@ -363,10 +390,10 @@ gpuos_status gpuos_get_stats(gpuos_runtime *rt, gpuos_stats *out) {
   out->host_queued = s.hostQueued;
   out->num_sms = (uint32_t)s.perSM.size();
   return GPUOS_OK;
-}
+} GPUOS_C_CATCH
 
 gpuos_status gpuos_get_sm_stats(gpuos_runtime *rt, gpuos_sm_stats *out,
-                                uint32_t capacity, uint32_t *count) {
+                                uint32_t capacity, uint32_t *count) try {
   GPUOS_C_CHECK_RT(rt);
   GPUOS_C_CHECK_OUT(count);
   if (capacity && !out)
@@ -381,10 +408,10 @@ gpuos_status gpuos_get_sm_stats(gpuos_runtime *rt, gpuos_sm_stats *out,
                             s.perSM[i].busyCycles, s.perSM[i].activeCycles};
   *count = n;
   return GPUOS_OK;
-}
+} GPUOS_C_CATCH
 
 gpuos_status gpuos_at_safe_point(gpuos_runtime *rt,
-                                 gpuos_status (*action)(void *user), void *user) {
+                                 gpuos_status (*action)(void *user), void *user) try {
   GPUOS_C_CHECK_RT(rt);
   if (!action)
     return fail(GPUOS_ERROR_INVALID_ARGUMENT, "the action is null");
@@ -396,12 +423,12 @@ gpuos_status gpuos_at_safe_point(gpuos_runtime *rt,
                          std::string("the safe-point action returned ") +
                              gpuos_status_name(code));
   }));
-}
+} GPUOS_C_CATCH
 
 gpuos_status gpuos_graph_set_timeout(gpuos_runtime *rt, gpuos_graph graph,
-                                     int64_t timeout_us) {
+                                     int64_t timeout_us) try {
   GPUOS_C_CHECK_RT(rt);
   return report(rt->rt->setGraphTimeout(graph, timeout_us));
-}
+} GPUOS_C_CATCH
 
 } // extern "C"

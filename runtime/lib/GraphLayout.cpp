@@ -275,16 +275,17 @@ Status buildGraphLayout(const ImageManifest &manifest, const GraphSpec &spec,
       if (!b.shape.empty() && b.shape != shapes[j])
         return invalid(bw + " has shape " + dims(b.shape) +
                        ", the kind expects " + dims(shapes[j]));
-      uint64_t extent = (uint64_t)mb.elemBytes;
-      for (size_t d = 0; d < shapes[j].size(); ++d) {
-        if (shapes[j][d] == 0) {
-          extent = 0;
-          break;
-        }
-        extent += (uint64_t)(shapes[j][d] - 1) * (uint64_t)strides[j][d] *
-                  (uint64_t)mb.elemBytes;
-      }
-      uint64_t available = b.bytes ? b.bytes : (capacity ? capacity(b.ptr) : 0);
+      uint64_t extent;
+      if (!viewExtentBytes(shapes[j], strides[j], mb.elemBytes, extent))
+        return invalid(bw + " spans more than 2^64 bytes with shape " +
+                       dims(shapes[j]) + " and strides " + dims(strides[j]));
+      // What the runtime knows of its own allocations wins over a claim.
+      uint64_t known = capacity ? capacity(b.ptr) : 0;
+      if (known && b.bytes > known)
+        return invalid(bw + " claims " + std::to_string(b.bytes) +
+                       " bytes but its allocation has " + std::to_string(known) +
+                       " from " + hex(b.ptr));
+      uint64_t available = b.bytes ? b.bytes : known;
       if (available && extent > available)
         return invalid(bw + " needs " + std::to_string(extent) +
                        " bytes for shape " + dims(shapes[j]) + " but " +

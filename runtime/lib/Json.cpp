@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <unordered_set>
 
 namespace gpuos::runtime::json {
 
@@ -178,6 +179,7 @@ private:
   bool object(Value &out, int depth) {
     ++pos_; // {
     std::vector<std::pair<std::string, Value>> members;
+    std::unordered_set<std::string> keys;
     skipSpace();
     if (pos_ < text_.size() && text_[pos_] == '}') {
       ++pos_;
@@ -199,9 +201,8 @@ private:
       Value member;
       if (!value(member, depth + 1))
         return false;
-      for (const auto &existing : members)
-        if (existing.first == key)
-          return fail("duplicate key \"" + key + "\"");
+      if (!keys.insert(key).second) // a set: linear time in the members
+        return fail("duplicate key \"" + key + "\"");
       members.emplace_back(std::move(key), std::move(member));
       skipSpace();
       if (pos_ >= text_.size())

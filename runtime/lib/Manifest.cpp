@@ -3,7 +3,9 @@
 #include "gpuos/runtime/Manifest.h"
 #include "gpuos/runtime/Json.h"
 
+#include <algorithm>
 #include <cctype>
+#include <unordered_set>
 
 namespace gpuos::runtime {
 
@@ -41,6 +43,23 @@ int64_t dtypeBytes(std::string_view d) {
   if (d == "f64" || d == "i64" || d == "u64" || d == "index")
     return 8;
   return 0;
+}
+
+bool viewExtentBytes(const std::vector<int64_t> &shape,
+                     const std::vector<int64_t> &strides, int64_t elemBytes,
+                     uint64_t &bytes) {
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) {
+    bytes = 0;
+    return true;
+  }
+  uint64_t extent = (uint64_t)elemBytes, step;
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (__builtin_mul_overflow((uint64_t)(shape[d] - 1), (uint64_t)strides[d], &step) ||
+        __builtin_mul_overflow(step, (uint64_t)elemBytes, &step) ||
+        __builtin_add_overflow(extent, step, &extent))
+      return false;
+  bytes = extent;
+  return true;
 }
 
 size_t ManifestTask::argBlockBytes() const {
@@ -161,14 +180,21 @@ Status parseBuffer(const Context &cx, const json::Value &v,
     // Contiguous row-major; dynamic sizes make dynamic strides.
     b.strides.assign(b.shape.size(), 1);
     for (size_t i = b.shape.size(); i-- > 1;)
-      b.strides[i - 1] = (b.shape[i] == kDynamic || b.strides[i] == kDynamic)
-                             ? kDynamic
-                             : b.shape[i] * b.strides[i];
+      if (b.shape[i] == kDynamic || b.strides[i] == kDynamic)
+        b.strides[i - 1] = kDynamic;
+      else if (__builtin_mul_overflow(b.shape[i], b.strides[i], &b.strides[i - 1]))
+        return cx.fail("'shape' spans more than 2^63 elements");
   }
   if (b.strides.size() != b.shape.size())
     return cx.fail("'strides' has " + std::to_string(b.strides.size()) +
                    " entries for a rank-" + std::to_string(b.shape.size()) +
                    " 'shape'");
+  bool dynamic = std::count(b.shape.begin(), b.shape.end(), kDynamic) +
+                     std::count(b.strides.begin(), b.strides.end(), kDynamic) >
+                 0;
+  uint64_t extent;
+  if (!dynamic && !viewExtentBytes(b.shape, b.strides, b.elemBytes, extent))
+    return cx.fail("the view spans more than 2^64 bytes");
   GPUOS_RETURN_IF_ERROR(getInt(cx, v, "vector_align", false, b.vectorAlign));
   if (b.vectorAlign < 0 || (b.vectorAlign & (b.vectorAlign - 1)))
     return cx.fail("'vector_align' must be 0 or a power of two");
@@ -197,8 +223,8 @@ Status parseTask(const Context &cx, const json::Value &v, ManifestTask &t) {
   if (t.blockSize < 32 || t.blockSize > 1024 || t.blockSize % 32)
     return tcx.fail("'block_size' must be a multiple of 32 in [32, 1024]");
   GPUOS_RETURN_IF_ERROR(getInt(tcx, v, "shared_bytes", false, t.sharedBytes));
-  if (t.sharedBytes < 0)
-    return tcx.fail("'shared_bytes' must not be negative");
+  if (t.sharedBytes < 0 || t.sharedBytes > UINT32_MAX)
+    return tcx.fail("'shared_bytes' must be in [0, 2^32)");
   GPUOS_RETURN_IF_ERROR(getDims(tcx, v, "tile", false, t.tile));
   GPUOS_RETURN_IF_ERROR(getInt(tcx, v, "num_tiles", false, t.numTiles));
   if (t.numTiles < 0)
@@ -304,11 +330,12 @@ Status parseManifest(std::string_view text, ImageManifest &out) {
   const json::Value *tasks = root.find("tasks");
   if (!tasks || !tasks->isArray())
     return cx.fail("'tasks' must be an array");
+  std::unordered_set<std::string> kinds;
   for (size_t i = 0; i < tasks->items().size(); ++i) {
     ManifestTask t;
     GPUOS_RETURN_IF_ERROR(parseTask(cx.nest("tasks[" + std::to_string(i) + "]"),
                                     tasks->items()[i], t));
-    if (m.findKind(t.kind) >= 0)
+    if (!kinds.insert(t.kind).second)
       return cx.fail("tasks[" + std::to_string(i) + "]: kind '" + t.kind +
                      "' appears twice; kinds are unique within an image");
     m.tasks.push_back(std::move(t));

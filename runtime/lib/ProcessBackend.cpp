@@ -5,7 +5,7 @@
 // so the ring, completion words and job records need no request. Every
 // other Backend call is one request and its reply, under one lock.
 //
-// When the device host dies (a signal, an exit) or stops answering, every
+// When the device host dies (a signal, an exit) or breaks its socket, every
 // request fails with Faulted naming what happened to it, which the runtime
 // treats as a fault of the resident kernel: it recovers through
 // resetContext, which ends the device host and starts a fresh one.

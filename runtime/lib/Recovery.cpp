@@ -127,7 +127,7 @@ Status Runtime::Impl::watchdog() {
       continue;
     }
     if (launched && !running.empty() &&
-        now - rs.deadline >= std::chrono::microseconds(options.hangGraceUs))
+        now - rs.deadline >= micros(options.hangGraceUs))
       return recover("the kernel is hung: " + running + " still running " +
                          std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
                                             now - rs.deadline)

@@ -18,9 +18,14 @@
 
 #include "gpuos/runtime/DeviceHost.h"
 
-#include <fstream>
+#include <cerrno>
+#include <cstring>
 #include <iterator>
 #include <thread>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace gpuos::runtime {
 
@@ -50,10 +55,36 @@ std::string Status::toString() const {
 }
 
 Status readFile(const std::string &path, std::vector<char> &out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return Status::error(ErrorCode::InvalidArgument, "cannot read " + path);
-  out.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  // Not through an istream: a directory opens as one, and libstdc++'s
+  // streambuf iterators throw on the read error.
+  auto error = [&](const char *why) {
+    return Status::error(ErrorCode::InvalidArgument,
+                         "cannot read " + path + ": " + why);
+  };
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return error(std::strerror(errno));
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return error("not a regular file");
+  }
+  out.clear();
+  char chunk[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, chunk, sizeof(chunk));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      Status failed = error(std::strerror(errno));
+      ::close(fd);
+      return failed;
+    }
+    if (n == 0)
+      break;
+    out.insert(out.end(), chunk, chunk + n);
+  }
+  ::close(fd);
   return Status::success();
 }
 
@@ -118,6 +149,11 @@ Status Runtime::loadImageFiles(const std::string &cubinPath,
 }
 
 Status Runtime::loadImage(std::vector<char> cubin, const std::string &json) {
+  {
+    // A closed runtime says so before the manifest's errors.
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    GPUOS_RETURN_IF_ERROR(impl_->usable());
+  }
   ImageManifest manifest;
   GPUOS_RETURN_IF_ERROR(parseManifest(json, manifest));
   return loadImage(std::move(cubin), std::move(manifest));
@@ -164,6 +200,22 @@ Status Runtime::free(uint64_t ptr) {
     if (std::find(g.ownedBuffers.begin(), g.ownedBuffers.end(), ptr) !=
         g.ownedBuffers.end())
       return invalid("free: the buffer belongs to graph " + std::to_string(id));
+  // Graphs bound to it cannot run again (runs in flight finish first: the
+  // memory is released at the next safe point).
+  uint64_t end = ptr + it->second;
+  for (auto &[id, g] : m.graphs) {
+    if (g.lost)
+      continue;
+    for (size_t t = 0; t < g.spec.tasks.size() && !g.lost; ++t)
+      for (const BufferArg &b : g.spec.tasks[t].buffers)
+        if (b.ptr >= ptr && b.ptr < end) {
+          g.lost = true;
+          g.stale = invalid("graph " + std::to_string(id) + " uses buffer " +
+                            std::to_string(ptr) + " (task " + std::to_string(t) +
+                            "), which was freed; destroy the graph");
+          break;
+        }
+  }
   m.allocations.erase(it);
   m.pendingFrees.push_back(ptr);
   if (!m.launched) {
@@ -315,11 +367,12 @@ Status Runtime::createGraphFromManifest(
                 "graph '" + graph + "': buffer '" + b.name + "' (" +
                 (b.isOutput ? "an output" : "an input") + " of '" + mt.kind +
                 "') is not bound"));
-          uint64_t extent = (uint64_t)b.elemBytes;
-          for (size_t d = 0; d < b.shape.size(); ++d)
-            if (b.shape[d] > 0)
-              extent += (uint64_t)(b.shape[d] - 1) * (uint64_t)b.strides[d] *
-                        (uint64_t)b.elemBytes;
+          // Static (no dynamic sizes above); parseManifest checked it fits.
+          uint64_t extent = 0;
+          if (!viewExtentBytes(b.shape, b.strides, b.elemBytes, extent))
+            return failOwned(invalid("intermediate '" + b.name +
+                                     "' spans more than 2^64 bytes"));
+          extent = std::max<uint64_t>(extent, 1);
           uint64_t p = 0;
           Status st = m.backend->allocDevice(extent, p);
           if (!st.ok())
@@ -371,17 +424,7 @@ Status Runtime::destroyGraph(GraphId id) {
 }
 
 Status Runtime::submit(GraphId id, Submission &out) {
-  Priority priority;
-  {
-    std::lock_guard<std::mutex> lock(impl_->mutex);
-    auto it = impl_->graphs.find(id);
-    if (it == impl_->graphs.end()) {
-      GPUOS_RETURN_IF_ERROR(impl_->usable());
-      return invalid("unknown graph " + std::to_string(id));
-    }
-    priority = it->second.priority;
-  }
-  return submit(id, priority, out);
+  return impl_->submit(id, std::nullopt, nullptr, out);
 }
 
 Status Runtime::submit(GraphId id, Priority priority, Submission &out) {
@@ -393,12 +436,16 @@ Status Runtime::submitOnStream(GraphId id, Priority priority, uint64_t stream,
   return impl_->submit(id, priority, &stream, out);
 }
 
-Status Runtime::Impl::submit(GraphId id, Priority priority, const uint64_t *stream,
-                             Submission &out) {
+Status Runtime::submitOnStream(GraphId id, uint64_t stream, Submission &out) {
+  return impl_->submit(id, std::nullopt, &stream, out);
+}
+
+Status Runtime::Impl::submit(GraphId id, std::optional<Priority> priority,
+                             const uint64_t *stream, Submission &out) {
   std::unique_lock<std::mutex> lock(mutex);
   GPUOS_RETURN_IF_ERROR(needImage());
-  if ((uint32_t)priority >= kNumPriorities)
-    return invalid("priority " + std::to_string((uint32_t)priority) +
+  if (priority && (uint32_t)*priority >= kNumPriorities)
+    return invalid("priority " + std::to_string((uint32_t)*priority) +
                    " is not urgent (0), normal (1) or background (2)");
   // The graph, found again after every wait that gave up the lock (it may
   // have been destroyed, or gone stale in a swap).
@@ -419,7 +466,7 @@ Status Runtime::Impl::submit(GraphId id, Priority priority, const uint64_t *stre
       GPUOS_RETURN_IF_ERROR(findGraph());
     }
   }
-  uint32_t q = (uint32_t)priority;
+  uint32_t q = (uint32_t)priority.value_or(it->second.priority);
   uint64_t tiles = it->second.layout.totalTiles;
 
   // Admission: at most half a queue of tiles in flight per priority (over
@@ -431,7 +478,8 @@ Status Runtime::Impl::submit(GraphId id, Priority priority, const uint64_t *stre
   auto start = Clock::now();
   for (uint32_t spins = 0;; ++spins) {
     reapAll();
-    if (inFlightTiles[q] + tiles <= maxTilesInFlight()) {
+    bool admitted = inFlightTiles[q] + tiles <= maxTilesInFlight();
+    if (admitted) {
       GraphRecord &g = it->second;
       for (uint32_t r : g.runSlots)
         if (!runs[r].busy) {
@@ -441,30 +489,8 @@ Status Runtime::Impl::submit(GraphId id, Priority priority, const uint64_t *stre
       if (index != UINT32_MAX || !stream || g.runSlots.size() < kStreamRunSlots)
         break;
       // Every slot of the graph has a run whose stream has not got to it
-      // (the caller is far ahead of it, or holds it): wait without the
-      // lock, which the other threads' wait/poll/submit need meanwhile.
-      lock.unlock();
-      std::this_thread::sleep_for(std::chrono::microseconds(20));
-      lock.lock();
-      GPUOS_RETURN_IF_ERROR(needImage());
-      if (quiesced) // a swap began meanwhile: not deferred (see above)
-        GPUOS_RETURN_IF_ERROR(waitQuiesce(lock, "a stream-ordered submit"));
-      GPUOS_RETURN_IF_ERROR(findGraph());
-      tiles = it->second.layout.totalTiles; // a swap may have rebound it
-      if ((spins & 1023) == 1023) {
-        GPUOS_RETURN_IF_ERROR(checkResident());
-        if (Clock::now() - start > std::chrono::seconds(60))
-          return Status::error(
-              ErrorCode::Timeout,
-              "a stream-ordered submit of graph " + std::to_string(id) +
-                  " waited 60 s for a run slot: the graph's " +
-                  std::to_string(kStreamRunSlots) +
-                  " earlier stream-ordered runs have not run (is their stream held, "
-                  "or blocked?)");
-      }
-      continue;
-    }
-    if (quiesced) {
+      // (the caller is far ahead of it, or holds it).
+    } else if (quiesced) {
       // Nothing completes while quiesced: wait for the end (not inside it).
       GPUOS_RETURN_IF_ERROR(waitQuiesce(lock, "a submit beyond the queue's "
                                               "admission limit"));
@@ -472,9 +498,30 @@ Status Runtime::Impl::submit(GraphId id, Priority priority, const uint64_t *stre
       tiles = it->second.layout.totalTiles;
       continue;
     }
-    if ((spins & 1023) == 1023)
+    // Wait without the lock, which the other threads' wait, poll, submit
+    // and close need meanwhile.
+    lock.unlock();
+    if (admitted)
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+    else
+      std::this_thread::yield();
+    lock.lock();
+    GPUOS_RETURN_IF_ERROR(needImage());
+    if (quiesced && stream) // a swap began meanwhile: not deferred (see above)
+      GPUOS_RETURN_IF_ERROR(waitQuiesce(lock, "a stream-ordered submit"));
+    GPUOS_RETURN_IF_ERROR(findGraph());
+    tiles = it->second.layout.totalTiles; // a swap may have rebound it
+    if ((spins & 1023) == 1023) {
       GPUOS_RETURN_IF_ERROR(checkResident());
-    cpuPause();
+      if (admitted && Clock::now() - start > std::chrono::seconds(60))
+        return Status::error(
+            ErrorCode::Timeout,
+            "a stream-ordered submit of graph " + std::to_string(id) +
+                " waited 60 s for a run slot: the graph's " +
+                std::to_string(kStreamRunSlots) +
+                " earlier stream-ordered runs have not run (is their stream held, "
+                "or blocked?)");
+    }
   }
   GraphRecord &g = it->second;
   if (index == UINT32_MAX) {
@@ -498,7 +545,7 @@ Status Runtime::Impl::submit(GraphId id, Priority priority, const uint64_t *stre
   rs.hasDeadline = limit > 0;
   rs.declared = false;
   if (rs.hasDeadline) {
-    rs.deadline = Clock::now() + std::chrono::microseconds(limit);
+    rs.deadline = Clock::now() + micros(limit);
     ++runsWithDeadline;
   }
   if (quiesced) { // a swap or atSafePoint: queued on the host
@@ -573,6 +620,14 @@ Status Runtime::wait(Submission s, int64_t timeoutUs) {
     GPUOS_RETURN_IF_ERROR(m.lookup(s, index, epoch, done, result));
     if (done)
       return result;
+    // A submission queued inside this thread's safe-point action runs only
+    // after the action returns: waiting for it there would never end.
+    if (timeoutUs != 0 && m.quiesced &&
+        m.quiesceOwner == std::this_thread::get_id() &&
+        std::any_of(m.deferred.begin(), m.deferred.end(),
+                    [&](const Impl::Deferred &d) { return d.index == index; }))
+      return invalid("wait: the submission was queued inside atSafePoint or an "
+                     "image swap on this thread, and runs after it returns");
   }
   auto start = Clock::now();
   uint32_t status;
@@ -587,12 +642,14 @@ Status Runtime::wait(Submission s, int64_t timeoutUs) {
       }
     });
     std::lock_guard<std::mutex> lock(m.mutex);
+    if (m.closed) // closed while this waited
+      return m.drainedResult(s);
     bool ended = false;
     Status st = m.settle(s, index, epoch, ended);
     if (ended)
       return st;
     if (timeoutUs >= 0 &&
-        Clock::now() - start >= std::chrono::microseconds(timeoutUs))
+        Clock::now() - start >= micros(timeoutUs))
       return Status::error(ErrorCode::Timeout,
                            "the submission did not finish within " +
                                std::to_string(timeoutUs) + " us");

@@ -16,6 +16,7 @@
 #include "TestHooks.h"
 
 #include <algorithm>
+#include <optional>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -38,6 +39,14 @@ using namespace proto;
 namespace rtdetail {
 
 using Clock = std::chrono::steady_clock;
+
+/// A caller's microseconds as a Clock duration, clamped to a century: a
+/// "never" such as INT64_MAX us overflows when scaled to the clock's
+/// nanoseconds, and the deadline or timeout it sets lands in the past.
+inline Clock::duration micros(int64_t us) {
+  constexpr int64_t kCenturyUs = 100LL * 366 * 24 * 3600 * 1'000'000;
+  return std::chrono::microseconds(std::clamp(us, -kCenturyUs, kCenturyUs));
+}
 
 inline void cpuPause() {
 #if defined(__x86_64__)
@@ -76,7 +85,7 @@ struct GraphRecord {
   /// Not ok: the graph cannot run any more (its kinds left the image, or its
   /// buffers were lost with a context); submit() returns this.
   Status stale;
-  bool lost = false; // its buffers died with a context: stale for good
+  bool lost = false; // stale for good: its buffers died with a context, or were freed
 };
 
 struct RunSlot {
@@ -189,6 +198,9 @@ struct Runtime::Impl {
   uint64_t inFlightTiles[kNumPriorities] = {};
   std::unordered_map<uint64_t, Status> failures; // serial -> its error
   std::deque<uint64_t> failureOrder;
+  static constexpr size_t kKeptFailures = 4096;
+  /// Submissions before this serial may have failed and been forgotten.
+  uint64_t forgottenBelow = 0;
 
   // Completion callbacks (Callbacks.cpp): pending by serial until the
   // submission finishes (finished()), then ready; the notifier thread calls
@@ -349,7 +361,9 @@ struct Runtime::Impl {
   //===--------------------------------------------------------------------===//
 
   /// Runtime::submit and submitOnStream (stream: null for a plain submit).
-  Status submit(GraphId id, Priority priority, const uint64_t *stream, Submission &out);
+  /// No priority: the graph's default.
+  Status submit(GraphId id, std::optional<Priority> priority, const uint64_t *stream,
+                Submission &out);
   /// The most run slots a graph gets for stream-ordered submissions.
   static constexpr size_t kStreamRunSlots = 16;
   /// Posts run slot `index`'s stream-ordered entry and the launch that
@@ -482,7 +496,7 @@ struct Runtime::Impl {
       return Status::success();
     auto start = Clock::now();
     auto late = [&] {
-      return Clock::now() - start > std::chrono::microseconds(timeoutUs);
+      return Clock::now() - start > micros(timeoutUs);
     };
     uint32_t phase = loadAcquire(&hs->parkPhase);
     while (phase == kPhaseParking) {
@@ -550,7 +564,7 @@ struct Runtime::Impl {
         return false;
       if (!running)
         return true;
-      if (Clock::now() - start > std::chrono::microseconds(timeoutUs))
+      if (Clock::now() - start > micros(timeoutUs))
         return false;
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
@@ -661,7 +675,8 @@ struct Runtime::Impl {
     ++failed;
     failures[serial] = result;
     failureOrder.push_back(serial);
-    if (failureOrder.size() > 4096) {
+    if (failureOrder.size() > kKeptFailures) {
+      forgottenBelow = std::max(forgottenBelow, failureOrder.front() + 1);
       failures.erase(failureOrder.front());
       failureOrder.pop_front();
     }
@@ -700,7 +715,21 @@ struct Runtime::Impl {
     auto it = failures.find(serial);
     if (it != failures.end())
       return it->second;
+    if (serial < forgottenBelow) // never a success it cannot vouch for
+      return invalid("submission serial " + std::to_string(serial) +
+                     " finished before the last " + std::to_string(kKeptFailures) +
+                     " failures; whether it failed is no longer known");
     return Status::success();
+  }
+
+  /// What a wait under way when close() ran returns: the result of a run
+  /// close drained (its callback got the same), Closed for one it could not.
+  Status drainedResult(Submission s) const {
+    uint64_t serial = s.id >> 24;
+    const RunSlot &rs = runs[runOf(s.id)];
+    if (rs.serial == serial && rs.busy && !rs.declared)
+      return Status::error(ErrorCode::Closed, "the runtime is closed");
+    return finishedStatus(serial);
   }
 
   /// Decodes a submission. done: finished (then `result` is its status).
@@ -712,8 +741,12 @@ struct Runtime::Impl {
       return invalid("unknown submission " + std::to_string(s.id));
     RunSlot &rs = runs[index];
     if (rs.serial != serial || !rs.busy || rs.declared || reap(index)) {
-      // The slot moved on (or just completed): this submission finished.
-      if (rs.serial < serial)
+      // The slot moved on (or just completed): this submission finished,
+      // unless the serial is another slot's, still running (a forged id).
+      if (rs.serial < serial ||
+          (rs.serial != serial &&
+           std::any_of(busyRuns.begin(), busyRuns.end(),
+                       [&](uint32_t r) { return runs[r].serial == serial; })))
         return invalid("unknown submission " + std::to_string(s.id));
       done = true;
       result = finishedStatus(serial);

@@ -85,6 +85,9 @@ public:
   Status makeCurrent() override { return Status::success(); }
 
   Status allocDevice(size_t bytes, uint64_t &addr) override {
+    if (bytes > SIZE_MAX - 255) // as cuMemAlloc answers
+      return Status::error(ErrorCode::OutOfMemory,
+                           "cannot allocate " + std::to_string(bytes) + " bytes");
     size_t rounded = (bytes + 255) & ~size_t(255);
     void *p = std::aligned_alloc(256, rounded ? rounded : 256);
     if (!p)

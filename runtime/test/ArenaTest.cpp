@@ -32,6 +32,18 @@ TEST(Arena, ReleaseIsDeferredUntilReclaim) {
   EXPECT_EQ(w, y);
 }
 
+// A request near 2^64 bytes does not fit (rounding it up to the alignment
+// wrapped to 0 bytes, which "fit" at an address the next call got too).
+TEST(Arena, HugeRequestsDoNotFit) {
+  Arena a;
+  a.reset(0, 4096);
+  uint64_t x, y;
+  EXPECT_FALSE(a.allocate(UINT64_MAX - 64, x));
+  EXPECT_FALSE(a.allocate(4097, x));
+  ASSERT_TRUE(a.allocate(4096, y));
+  EXPECT_EQ(a.usedBytes(), 4096u);
+}
+
 // Freed neighbours coalesce into one range.
 TEST(Arena, FreeRangesCoalesce) {
   Arena a;

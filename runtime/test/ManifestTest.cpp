@@ -123,6 +123,28 @@ TEST(Manifest, ErrorsNameTheField) {
             "[32, 1024]");
 }
 
+// Sizes at the edges of the types: a view spanning more than 64 bits of
+// bytes (the default strides' product overflowed into a stride of 0) and
+// shared memory beyond the 32 bits the launch carries (it was truncated)
+// are refused, named.
+TEST(Manifest, ViewsAndSharedMemoryMustFitTheirTypes) {
+  EXPECT_EQ(parseError(withTask(
+                R"({"kind": "k", "tile": [4], "buffers": [{"name": "o", "role": "output", "dtype": "f32", "shape": [4294967296, 4294967296, 4294967296]}]})")),
+            "manifest: tasks[0] ('k'): buffers[0]: 'shape' spans more than 2^63 "
+            "elements");
+  EXPECT_EQ(parseError(withTask(
+                R"({"kind": "k", "tile": [4], "buffers": [{"name": "o", "role": "output", "dtype": "f32", "shape": [4611686018427387904], "strides": [1]}]})")),
+            "manifest: tasks[0] ('k'): buffers[0]: the view spans more than 2^64 "
+            "bytes");
+  EXPECT_EQ(parseError(withTask(
+                R"({"kind": "k", "shared_bytes": 4294968320, "tile": [4], "buffers": []})")),
+            "manifest: tasks[0] ('k'): 'shared_bytes' must be in [0, 2^32)");
+  ImageManifest m;
+  EXPECT_TRUE(parseManifest(withTask(
+                  R"({"kind": "k", "tile": [4, 4], "buffers": [{"name": "o", "role": "output", "dtype": "f32", "shape": [1073741824, 1024], "strides": [1024, 1]}]})"),
+                  m).ok()); // 4 TiB fits
+}
+
 // "ops" (optional): the ops a task was compiled from, in body order, with
 // their source locations; malformed entries are named.
 TEST(Manifest, OpsOfATask) {

@@ -85,6 +85,13 @@ constexpr int64_t kManifestAbi = 0;
 /// Bytes per element of a dtype name (f32 -> 4, i1 -> 1), 0 if unknown.
 int64_t dtypeBytes(std::string_view dtype);
 
+/// Bytes from a view's element [0, ..., 0] to one past its last element
+/// (shape, strides in elements, no dynamic entries; 0 for an empty view);
+/// false when that does not fit 64 bits.
+bool viewExtentBytes(const std::vector<int64_t> &shape,
+                     const std::vector<int64_t> &strides, int64_t elemBytes,
+                     uint64_t &bytes);
+
 /// Parses and checks a manifest: required fields, types, buffer roles,
 /// consistent ranks, depends_on in range and acyclic, C-identifier kinds
 /// unique within the image.

@@ -327,6 +327,8 @@ public:
   /// docs/runtime.md, "Stream-ordered submissions".
   Status submitOnStream(GraphId graph, Priority priority, uint64_t stream,
                         Submission &out);
+  /// With the graph's default priority.
+  Status submitOnStream(GraphId graph, uint64_t stream, Submission &out);
   /// Ok when done; Timeout (still running), TaskFailed, Faulted, Closed.
   /// timeoutUs < 0: no limit.
   Status wait(Submission submission, int64_t timeoutUs = -1);

@@ -123,7 +123,10 @@ void gpuos_options_init(gpuos_options *options);
 /* options may be NULL (defaults). GPUOS_ERROR_NO_GPU without a driver. */
 gpuos_status gpuos_open(int ordinal, const gpuos_options *options,
                         gpuos_runtime **out);
-/* Parks and frees; the handle stays valid and answers GPUOS_ERROR_CLOSED. */
+/* Parks and frees; the handle stays valid and answers GPUOS_ERROR_CLOSED
+ * (a gpuos_wait already under way returns its drained submission's result).
+ * No call lets a C++ exception out: one becomes its error
+ * (GPUOS_ERROR_OUT_OF_MEMORY for host memory). */
 gpuos_status gpuos_close(gpuos_runtime *rt);
 /* Closes if needed and frees the handle. NULL is fine. */
 void gpuos_destroy(gpuos_runtime *rt);
@@ -158,10 +161,11 @@ gpuos_status gpuos_submit(gpuos_runtime *rt, gpuos_graph graph, int priority,
  * legacy default stream) before this call, and the stream's later work
  * starts after the run completes; the host does not wait. wait/poll report
  * the run's status. A stream capturing a CUDA graph is refused
- * (GPUOS_ERROR_INVALID_ARGUMENT). GPU runtimes in this process only. */
+ * (GPUOS_ERROR_INVALID_ARGUMENT). GPU runtimes in this process only.
+ * priority: as for gpuos_submit (GPUOS_PRIORITY_DEFAULT: the graph's). */
 gpuos_status gpuos_submit_on_stream(gpuos_runtime *rt, gpuos_graph graph, int priority,
                                     void *stream, gpuos_submission *out);
-/* timeout_us < 0: no limit. */
+/* timeout_us < 0: no limit (values beyond a century count as a century). */
 gpuos_status gpuos_wait(gpuos_runtime *rt, gpuos_submission submission,
                         int64_t timeout_us);
 /* GPUOS_OK when done, GPUOS_ERROR_NOT_READY while running. */
