@@ -17,7 +17,7 @@ from typing import Any, Callable, Dict, List, Sequence
 
 import torch
 
-from ._graph import DTYPES, FLOAT_DTYPES, GraphBuilder, TensorType, Unsupported, Value
+from ._graph import DTYPES, FLOAT_DTYPES, GraphBuilder, TensorType, Unsupported, Value, exact_in
 from ._patterns import emit_norm, emit_softmax, fuse
 
 aten = torch.ops.aten
@@ -114,8 +114,17 @@ COMPARE = {
 
 def _binary(ctx: Ctx, name: str, lhs: Any, rhs: Any) -> Value:
     dtype = ctx.out_dtype
-    a, b = ctx.operand(lhs, dtype), ctx.operand(rhs, dtype)
     shape = _out_shape(ctx)
+    scalars = [x for x in (lhs, rhs) if type(x) in (int, float)]
+    if (dtype in ("f16", "bf16") and name in ("add", "sub", "mul", "div")
+            and not all(exact_in(float(x), dtype) for x in scalars)):
+        # PyTorch computes a 16-bit float op in f32 (its opmath type), the
+        # scalar unrounded: x * 1e5 must not become x * inf in f16.
+        a, b = ctx.operand(lhs, "f32"), ctx.operand(rhs, "f32")
+        wide = ctx.b.op(f"gpuos.{name} {a.name}, {b.name} : {a.type}, {b.type}",
+                        ctx.result(shape, "f32"), [a, b], kind=name)
+        return ctx.cast(wide, dtype)
+    a, b = ctx.operand(lhs, dtype), ctx.operand(rhs, dtype)
     # A decomposed norm or softmax closes here: emit the fused op instead.
     fused = fuse(ctx.b, name, a, b, tuple(shape))
     if fused is not None:
@@ -477,7 +486,8 @@ def _max_dim(ctx: Ctx, x: Value, dim: int, keepdim=False):
                       ctx.result(ctx.out[0].shape, x.type.dtype), [x], kind="reduce_max",
                       attrs=((axis,), bool(keepdim)))
     index = ctx.b.op(f"gpuos.argmax {x.name} axis {axis}{keep} : {x.type}",
-                     ctx.result(ctx.out[1].shape, "i64"), [x], kind="argmax")
+                     ctx.result(ctx.out[1].shape, "i64"), [x], kind="argmax",
+                     attrs=(axis, bool(keepdim)))
     return (values, index)
 
 
@@ -529,7 +539,8 @@ def _matmul(ctx: Ctx, lhs: Value, rhs: Value) -> Value:
     if src is not None:
         b, flags = src, flags + " transpose_rhs"
     return ctx.b.op(f"gpuos.matmul {a.name}, {b.name}{flags} : {a.type}, {b.type}",
-                    ctx.result(_out_shape(ctx), dtype), [a, b], kind="matmul")
+                    ctx.result(_out_shape(ctx), dtype), [a, b], kind="matmul",
+                    attrs=(flags,))  # a @ b and a @ b.t() differ (_patterns._same)
 
 
 def _addmm(ctx: Ctx, bias, lhs, rhs, beta=1, alpha=1) -> Value:

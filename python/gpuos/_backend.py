@@ -42,8 +42,12 @@ def _val(node):
 
 
 def _hint(x):
-    """A SymInt's example value (dynamic shapes), else x."""
+    """A SymInt's example value (dynamic shapes), else x. A size known only
+    from the data (nonzero, a boolean mask, .item()) has none: Unsupported,
+    so the op runs in PyTorch."""
     if isinstance(x, torch.SymInt):
+        if x.node.hint is None:
+            raise Unsupported(f"a size that depends on the data ({x})")
         return x.node.hint
     return x
 

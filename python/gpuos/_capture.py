@@ -22,7 +22,9 @@ inputs with grad mode on): gpuos never produces gradients.
 
 from __future__ import annotations
 
+import functools
 import logging
+import threading
 import weakref
 from typing import Any, Dict, List, Optional
 
@@ -51,6 +53,54 @@ _VIEW_OPS = {
     torch.ops.aten.squeeze.default, torch.ops.aten.alias.default,
     torch.ops.aten.detach.default,
 }
+
+
+# The captures entered on each thread, innermost last. `_entered` counts
+# them over all threads: one global read tells the hot paths (gpuos.jit's
+# call, a tensor's printing) that nothing is pending anywhere.
+_local = threading.local()
+_entered = 0
+
+
+def active_captures() -> List["capture"]:
+    stack = getattr(_local, "stack", None)
+    if stack is None:
+        stack = _local.stack = []
+    return stack
+
+
+def flush_active_captures(tensors=None) -> None:
+    """Writes the pending tensors of this thread's open captures (those
+    holding one of `tensors`, or all): something is about to read them
+    without an aten op (a gpuos launch reads data pointers, printing runs
+    with the dispatch modes off)."""
+    if not _entered:
+        return
+    for c in reversed(active_captures()):
+        if tensors is None or any(c._holds(t) for t in tensors):
+            c.flush()
+
+
+def _flushing(read):
+    """`read` (a Tensor method that reads values without an aten op the
+    mode sees) after a flush of the capture the tensor is pending in."""
+    @functools.wraps(read)
+    def method(self, *args, **kwargs):
+        if _entered:
+            flush_active_captures([self])
+        return read(self, *args, **kwargs)
+    method.gpuos_flushing = True
+    return method
+
+
+def _install_read_hooks() -> None:
+    # Printing formats under _disable_current_modes(); numpy(), tolist()
+    # __array__ and pickling read CPU memory directly (the interpreter
+    # executor's tensors).
+    for name in ("__repr__", "__format__", "numpy", "tolist", "__array__", "__reduce_ex__"):
+        read = getattr(torch.Tensor, name)
+        if not getattr(read, "gpuos_flushing", False):
+            setattr(torch.Tensor, name, _flushing(read))
 
 
 def _mutates(func) -> bool:
@@ -86,7 +136,24 @@ class capture(TorchDispatchMode):
         # are _Pending keys, not tensors, so recording keeps nothing alive.
         self.calls: List[tuple] = []
 
+    def __enter__(self):
+        global _entered
+        _install_read_hooks()
+        active_captures().append(self)
+        _entered += 1
+        try:
+            return super().__enter__()
+        except BaseException:
+            active_captures().remove(self)
+            _entered -= 1
+            raise
+
     # --- what runs where ----------------------------------------------------
+    def _holds(self, t: Any) -> bool:
+        """Whether `t`, or the tensor it views, is pending here."""
+        return self._is_pending(t) or (isinstance(t, torch.Tensor) and
+                                       self._is_pending(t._base))
+
     def _is_pending(self, t: Any) -> bool:
         if not isinstance(t, torch.Tensor):
             return False
@@ -212,6 +279,12 @@ class capture(TorchDispatchMode):
                 outputs[key] = t
         if not outputs:
             return
+        # An enclosing capture's pending tensors may be among this graph's
+        # inputs (read below with every mode off, its own included), or be
+        # read by the PyTorch replay: they are older work, written first.
+        for c in active_captures():
+            if c is not self and not c.trace.empty():
+                c.flush()
         keys = list(outputs)
         with _disable_current_modes():
             try:
@@ -235,8 +308,25 @@ class capture(TorchDispatchMode):
         try:
             if exc_type is None:
                 self.flush()
+            else:
+                # What the block computed before the exception is the
+                # caller's: write it, without hiding that exception.
+                try:
+                    self.flush()
+                except Exception:
+                    log.exception("gpuos.capture: the flush at the exit of a "
+                                  "block that raised failed too")
+                    self._reset()
         finally:
+            self._leave()
             super().__exit__(exc_type, exc, tb)
+
+    def _leave(self) -> None:
+        global _entered
+        stack = active_captures()
+        if self in stack:
+            stack.remove(self)
+            _entered -= 1
 
 
 class _Pending:

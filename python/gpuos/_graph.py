@@ -9,6 +9,7 @@ the printed operand types always match what the parser infers.
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -95,11 +96,52 @@ class Def:
     attrs: Tuple = ()
 
 
-def _float_literal(value: float) -> str:
+# MLIR spells infinities and NaN by their bits, at the type's width:
+# (+inf, -inf, NaN).
+_NONFINITE_BITS = {
+    "f32": ("0x7F800000", "0xFF800000", "0x7FC00000"),
+    "f64": ("0x7FF0000000000000", "0xFFF0000000000000", "0x7FF8000000000000"),
+    "f16": ("0x7C00", "0xFC00", "0x7E00"),
+    "bf16": ("0x7F80", "0xFF80", "0x7FC0"),
+}
+# The smallest magnitude bf16 rounds to infinity (halfway past its largest).
+_BF16_INF_FROM = struct.unpack(">f", bytes.fromhex("7f7f8000"))[0]
+
+
+def _rounds_to_inf(value: float, dtype: str) -> bool:
+    """Whether a finite `value` becomes an infinity in `dtype`, as a scalar
+    converted by PyTorch does (MLIR rejects such a literal instead)."""
+    if dtype == "bf16":
+        return abs(value) >= _BF16_INF_FROM
+    fmt = {"f32": "f", "f16": "e"}.get(dtype)
+    if fmt is None:
+        return False
+    try:
+        struct.pack(fmt, value)  # raises exactly when the value rounds to inf
+        return False
+    except OverflowError:
+        return True
+
+
+def exact_in(value: float, dtype: str) -> bool:
+    """Whether `value` is exactly a value of the 16-bit float `dtype`."""
+    if value != value or value in (float("inf"), float("-inf")):
+        return True
+    try:
+        if dtype == "f16":
+            return struct.unpack("e", struct.pack("e", value))[0] == value
+        bits = struct.unpack(">I", struct.pack(">f", value))[0]
+    except OverflowError:
+        return False
+    return struct.unpack(">f", struct.pack(">I", bits))[0] == value and not bits & 0xFFFF
+
+
+def _float_literal(value: float, dtype: str = "f32") -> str:
+    pos_inf, neg_inf, nan = _NONFINITE_BITS[dtype]
     if value != value:
-        return "0x7FC00000"  # NaN is spelled by its bits in MLIR
-    if value in (float("inf"), float("-inf")):
-        return "-1.0e+38" if value < 0 else "1.0e+38"
+        return nan
+    if value in (float("inf"), float("-inf")) or _rounds_to_inf(value, dtype):
+        return neg_inf if value < 0 else pos_inf
     text = repr(float(value))
     mantissa, _, exponent = text.partition("e")
     if "." not in mantissa:
@@ -161,7 +203,7 @@ class GraphBuilder:
     def constant(self, value, dtype: str) -> Value:
         """A rank-0 constant, shared by every use of the same value."""
         if dtype in FLOAT_DTYPES:
-            literal = _float_literal(float(value))
+            literal = _float_literal(float(value), dtype)
         elif dtype == "i1":
             literal = "true" if value else "false"
         else:

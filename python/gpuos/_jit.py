@@ -39,7 +39,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from . import _executor, _stats
+from . import _capture, _executor, _stats
 from ._aten import supports
 from ._capture import _mutates, capture
 from ._compiler import CompileError
@@ -101,13 +101,15 @@ class _Recorder(capture):
         raise _Abort(self.aborted)
 
     def __exit__(self, exc_type, exc, tb):
+        self._leave()
         return TorchDispatchMode.__exit__(self, exc_type, exc, tb)
 
 
 def _freeze(x: Any) -> Any:
     """A hashable stand-in for a non-tensor argument, with every element's
     exact type (2 and 2.0 differ, inside containers too; a torch.Size is not
-    a tuple) and a float's sign (-0.0 is not 0.0); TypeError when it holds a
+    a tuple) and a float's sign (-0.0 is not 0.0); other objects by identity,
+    and a plain object's attributes by value too; TypeError when it holds a
     tensor or cannot be compared."""
     if isinstance(x, torch.Tensor):
         raise TypeError("a tensor inside a container argument")
@@ -120,6 +122,17 @@ def _freeze(x: Any) -> Any:
         raise TypeError(f"{x!r} is not equal to itself")
     if type(x) is float:
         return (float, x.hex())
+    attrs = getattr(x, "__dict__", None)
+    if (isinstance(attrs, dict) and not isinstance(x, torch.nn.Module)
+            and not callable(x) and not isinstance(x, type)):
+        # A plain object (a config): the recording baked the attributes it
+        # read, so they are part of the guard. A module's tensors are read
+        # live, and functions and classes stand for themselves.
+        try:
+            return (type(x), x, _freeze(dict(attrs)))
+        except TypeError as e:
+            raise TypeError(f"a {type(x).__name__} argument whose attributes "
+                            f"cannot be guarded ({e})") from None
     return (type(x), x)
 
 
@@ -172,6 +185,16 @@ def _outside_tensor_ids(fn: Any) -> set:
     return found
 
 
+def _modes() -> Tuple:
+    """Global state a recording bakes in besides the arguments: autocast's
+    casts (per device type) and the dtype Python scalars and factories take."""
+    if not torch._C._is_any_autocast_enabled():
+        return (torch.get_default_dtype(),)
+    return (torch.get_default_dtype(),) + tuple(
+        torch.get_autocast_dtype(d) if torch.is_autocast_enabled(d) else None
+        for d in ("cuda", "cpu"))
+
+
 def _signature(args: tuple, kwargs: dict) -> Tuple:
     parts = []
     first: Dict[int, int] = {}
@@ -181,7 +204,7 @@ def _signature(args: tuple, kwargs: dict) -> Tuple:
                           first.setdefault(id(x), slot)))
         else:
             parts.append(_freeze(x))
-    return (len(args), tuple(kwargs), torch.is_grad_enabled(), tuple(parts))
+    return (len(args), tuple(kwargs), torch.is_grad_enabled(), _modes(), tuple(parts))
 
 
 def _interpreter_launch(graph):
@@ -385,7 +408,7 @@ class _Jit:
         """The per-call code of a variant, with what the recording fixed as
         constants: the guard, the output allocations, one launch, the
         result's structure."""
-        npos, kwnames, grad, parts = key
+        npos, kwnames, grad, modes, parts = key
         env: Dict[str, Any] = {"slow": self.slow, "autograd": self.autograd,
                                "Tensor": torch.Tensor,
                                "grad_enabled": torch.is_grad_enabled,
@@ -429,6 +452,14 @@ class _Jit:
                 env[f"K{slot}"], env["FROZEN_EQ"] = part, _frozen_equals
                 checks.append(f"FROZEN_EQ({x}, K{slot})")
         checks.append("grad_enabled() is " + ("True" if grad else "False"))
+        env["MODES"] = modes
+        if len(modes) == 1:  # the common case: two cheap calls
+            env["any_autocast"], env["default_dtype"] = (
+                torch._C._is_any_autocast_enabled, torch.get_default_dtype)
+            checks.append("not any_autocast() and default_dtype() is MODES[0]")
+        else:
+            env["modes"] = _modes
+            checks.append("modes() == MODES")
         lines.append("    if not matched and not (" + " and\n            ".join(checks) + "):")
         lines.append("        return slow(a, kw)")
         outside = [s for s in v.sources if isinstance(s, torch.Tensor)]
@@ -515,6 +546,8 @@ def jit(fn: Optional[Callable] = None, *, priority: str = "normal", executor: st
     state = _Jit(fn, priority, executor, max_variants, arch)
 
     def call(*args, **kwargs):
+        if _capture._entered:  # the launch reads data pointers, no aten op
+            _capture.flush_active_captures()
         return state.fast(args, kwargs)
     functools.update_wrapper(call, fn, updated=())
     call.gpuos_jit = state

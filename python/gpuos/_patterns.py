@@ -231,8 +231,10 @@ def fuse(b: GraphBuilder, op: str, lhs: Value, rhs: Value,
             found = _with_param(b, p, q, "weight")
         elif op == "add":
             found = _with_param(b, p, q, "bias")
-        else:
+        elif op == "div":
             found = _softmax(b, p, q)
+        else:  # sub, maximum, minimum, pow complete none of them
+            found = None
         if found is not None:
             return found
     return None

@@ -184,3 +184,32 @@ def test_a_subgraph_that_fails_to_compile_runs_in_pytorch(monkeypatch, caplog):
     assert gpuos.stats()["compile_fallbacks"] == 1  # not retried per call
     assert any("runs in PyTorch" in r.message and "simulated" in r.message
                for r in caplog.records)
+
+
+def test_the_softmax_peephole_is_only_a_division():
+    # exp(x - max) minus (not over) its sum is no softmax.
+    def f(x):
+        e = torch.exp(x - x.amax(-1, keepdim=True))
+        return e - e.sum(-1, keepdim=True), torch.maximum(e, e.sum(-1, keepdim=True))
+    check(f, torch.randn(4, 5))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_half_scalars_are_not_rounded_before_the_op(dtype):
+    # PyTorch multiplies in f32: 1e5 and the usual -1e9 mask scale stay finite.
+    def f(x, m):
+        return x * 1e5, (x + (1 - m) * -1e9).softmax(-1), 70000 * (x / 100000.0)
+    x = (torch.rand(4, 8) * 0.6 - 0.3).to(dtype)  # x * 1e5 fits f16
+    m = (torch.rand(4, 8) > 0.3).to(dtype)
+    out = compiled(f)(x, m)
+    for o, r in zip(out, f(x, m)):
+        assert torch.isfinite(o).all()
+        torch.testing.assert_close(o.double(), r.double(), rtol=1e-2, atol=1e-2)
+
+
+def test_a_data_dependent_size_runs_in_pytorch():
+    def f(x):
+        return x[x > 0].exp() * 2
+    x = torch.randn(64)
+    with torch._dynamo.config.patch(capture_dynamic_output_shape_ops=True):
+        assert torch.equal(compiled(f)(x), f(x))

@@ -188,3 +188,68 @@ def test_norm_statistics_still_referenced_are_computed():
     assert_close(out, ref_out, torch.float32)
     assert_close(mean, ref_mean, torch.float32)
     assert_close(rstd, ref_rstd, torch.float32)
+
+
+def test_printing_and_numpy_flush_first(capsys):
+    # Printing formats with every dispatch mode off, and numpy()/tolist()
+    # read memory directly: each must see the written values.
+    x = torch.ones(4)
+    with gpuos.capture(**CPU):
+        y = x * 3
+        print(y)
+        shown = f"{y}"
+        listed = (x * 4).tolist()
+        arr = (x * 5).numpy()
+    assert "tensor([3., 3., 3., 3.])" in capsys.readouterr().out
+    assert shown == "tensor([3., 3., 3., 3.])"
+    assert listed == [4.0] * 4 and arr.tolist() == [5.0] * 4
+
+
+def test_an_exception_still_writes_what_the_block_computed():
+    x = torch.ones(4)
+    with pytest.raises(KeyError):
+        with gpuos.capture(**CPU):
+            y = x * 3
+            raise KeyError("user code")
+    assert y.tolist() == [3.0] * 4
+
+
+def test_a_nested_capture_reads_the_outer_blocks_values():
+    x = torch.ones(4)
+    with gpuos.capture(**CPU):
+        y = x * 2
+        with gpuos.capture(**CPU):
+            z = y + 1
+    assert z.tolist() == [3.0] * 4 and y.tolist() == [2.0] * 4
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+def test_infinite_and_nan_constants_keep_their_value(dtype):
+    # -inf masks (a fully masked softmax row is NaN in eager), +inf bounds,
+    # NaN fills, and a finite scalar that is infinite in the dtype.
+    x = torch.randn(3, 4).to(dtype)
+    mask = torch.tensor([[True, False, True, False]] * 2 + [[True] * 4])
+    with gpuos.capture(**CPU):
+        masked = x.masked_fill(mask, float("-inf"))
+        soft = torch.softmax(masked.float(), -1)
+        clamped = x.clamp(max=float("inf"))
+        nan = x.masked_fill(mask, float("nan"))
+        big = x * 1e39
+    ref_masked = x.masked_fill(mask, float("-inf"))
+    assert torch.equal(masked, ref_masked)
+    torch.testing.assert_close(soft, torch.softmax(ref_masked.float(), -1), equal_nan=True)
+    assert torch.equal(clamped, x)
+    assert torch.equal(nan.isnan(), mask) and torch.equal(nan[~mask], x[~mask])
+    assert torch.equal(big.isinf(), (x * 1e39).isinf())
+    assert torch.isinf(big).all() or dtype == torch.float64
+
+
+def test_norm_matching_tells_a_matmul_from_its_transpose():
+    # (a @ b) * rsqrt(mean((a @ b.t())^2)) is no RMSNorm of a @ b.
+    a, b = torch.randn(8, 8), torch.randn(8, 8)
+    with gpuos.capture(**CPU):
+        bb = b * 1.0
+        y = (a @ bb) * torch.rsqrt(((a @ bb.t()) ** 2).mean(-1, keepdim=True) + 1e-6)
+    ad, bd = a.double(), b.double()
+    assert_close(y, (ad @ bd) * torch.rsqrt(((ad @ bd.t()) ** 2).mean(-1, keepdim=True) + 1e-6),
+                 torch.float32)

@@ -339,3 +339,43 @@ def test_a_returned_copy_is_made_once():
     assert again is a and at.data_ptr() == a.data_ptr()
     a[0, 0] = 100.0
     assert at[0, 0] == 100.0
+
+
+def test_autocast_and_the_default_dtype_are_part_of_the_signature():
+    f = gpuos.jit(lambda x, w: x @ w + 1.5)
+    x, w = torch.randn(4, 8), torch.randn(8, 8)
+    assert f(x, w).dtype == torch.float32
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        inside = f(x, w)
+        assert inside.dtype == torch.bfloat16
+        assert_close(inside, ref(lambda x, w: x @ w + 1.5, x, w), computed_in=torch.bfloat16)
+    assert f(x, w).dtype == torch.float32
+    g = gpuos.jit(lambda x: x + torch.full((4,), 2.0))
+    old = torch.get_default_dtype()
+    try:
+        torch.set_default_dtype(torch.float64)
+        assert g(torch.zeros(4, dtype=torch.float64)).dtype == torch.float64
+    finally:
+        torch.set_default_dtype(old)
+    assert g(torch.zeros(4)).dtype == torch.float32
+
+
+def test_a_config_objects_attributes_are_guarded():
+    class Config:
+        scale = 2.0
+
+    cfg = Config()
+    cfg.scale = 2.0
+    f = gpuos.jit(lambda x, c: x * c.scale)
+    assert f(torch.ones(3), cfg).tolist() == [2.0] * 3
+    cfg.scale = 5.0
+    assert f(torch.ones(3), cfg).tolist() == [5.0] * 3
+
+
+def test_a_jit_call_inside_capture_reads_written_values():
+    f = gpuos.jit(lambda t: t + 1)
+    x = torch.ones(4)
+    with gpuos.capture(executor="interpreter"):
+        y = x * 2
+        z = f(y)
+    assert z.tolist() == [3.0] * 4
