@@ -292,6 +292,14 @@ class _Jit:
         self.fast = runner
         return runner(args, kwargs, True)
 
+    def stale(self, key: Tuple, args: tuple, kwargs: dict):
+        """A variant whose outside tensors changed layout: forgotten, and
+        the call records again."""
+        with self.lock:
+            self.variants.pop(key, None)
+            self.fast = self.slow
+        return self.slow(args, kwargs)
+
     def _record(self, args: tuple, kwargs: dict, key: Tuple) -> Optional[Callable]:
         _stats.bump("jit_records")
         slots = list(args) + list(kwargs.values())
@@ -463,6 +471,19 @@ class _Jit:
         lines.append("    if not matched and not (" + " and\n            ".join(checks) + "):")
         lines.append("        return slow(a, kw)")
         outside = [s for s in v.sources if isinstance(s, torch.Tensor)]
+        # The recording read outside tensors (closures, parameters) with
+        # their layout then; one changed since (module.half(), w.data = ...)
+        # would be read wrongly: the variant is recorded again.
+        same = []
+        for j, src in enumerate(v.sources):
+            if isinstance(src, torch.Tensor):
+                env[f"X{j}"], env[f"XM{j}"] = src, (src.shape, src.stride(), src.dtype,
+                                                    src.device)
+                same.append(f"(X{j}.shape, X{j}.stride(), X{j}.dtype, X{j}.device) == XM{j}")
+        if same:
+            env["stale"], env["KEY"] = self.stale, key
+            lines.append("    if not (" + " and\n            ".join(same) + "):")
+            lines.append("        return stale(KEY, a, kw)")
         if grad and outside:
             grads.append("OUTSIDE_GRAD()")
             env["OUTSIDE_GRAD"] = lambda: any(t.requires_grad for t in outside)

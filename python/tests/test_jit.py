@@ -379,3 +379,17 @@ def test_a_jit_call_inside_capture_reads_written_values():
         y = x * 2
         z = f(y)
     assert z.tolist() == [3.0] * 4
+
+
+def test_an_outside_tensor_that_changed_layout_records_again():
+    # module.double() keeps the Parameter objects and changes their data:
+    # the variant recorded for f32 weights must not read them as f32.
+    lin = torch.nn.Linear(4, 3)
+    f = gpuos.jit(lambda x: lin(x) * 2)
+    x = torch.randn(2, 4)
+    check(f(x), F.linear(x.double(), lin.weight.double(), lin.bias.double()) * 2)
+    lin.double()
+    out = f(x.double())
+    assert out.dtype == torch.float64
+    torch.testing.assert_close(out, F.linear(x.double(), lin.weight, lin.bias) * 2)
+    assert gpuos.stats()["jit_records"] == 2
