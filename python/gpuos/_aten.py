@@ -114,6 +114,8 @@ COMPARE = {
 
 def _binary(ctx: Ctx, name: str, lhs: Any, rhs: Any) -> Value:
     dtype = ctx.out_dtype
+    if dtype == "i1":  # the dialect's arithmetic takes numbers, not bools
+        raise Unsupported(f"{name} of bool tensors")
     shape = _out_shape(ctx)
     scalars = [x for x in (lhs, rhs) if type(x) in (int, float)]
     if (dtype in ("f16", "bf16") and name in ("add", "sub", "mul", "div")
@@ -193,6 +195,8 @@ def _scaled(ctx: Ctx, x, alpha):
 def _pow(ctx: Ctx, x, exponent) -> Value:
     if isinstance(exponent, (int, float)) and exponent == 2:
         return _binary(ctx, "mul", x, x)
+    if ctx.out_dtype not in FLOAT_DTYPES:
+        raise Unsupported(f"pow of {ctx.out_dtype} (gpuos.pow takes floats)")
     if isinstance(exponent, (int, float)) and exponent == 0.5:
         return _unary(ctx, "sqrt", x)
     return _binary(ctx, "pow", x, exponent)
@@ -331,7 +335,10 @@ def _clone(ctx: Ctx, x: Value, memory_format=None) -> Value:
 
 def _cat(ctx: Ctx, tensors: Sequence[Value], dim=0) -> Value:
     dtype = ctx.out_dtype
-    values = [ctx.copy(ctx.cast(t, dtype)) for t in tensors]
+    rank = len(_out_shape(ctx))
+    # PyTorch skips a 1-D empty operand of a higher-rank cat (legacy).
+    values = [ctx.copy(ctx.cast(t, dtype)) for t in tensors
+              if not (rank > 1 and t.type.shape == (0,))]
     if len(values) == 1:
         return values[0]
     rank = len(values[0].type.shape)
@@ -369,17 +376,22 @@ def _reduce(kind: str):
 
 
 def _argmax(ctx: Ctx, x: Value, dim=None, keepdim=False) -> Value:
-    a = x
-    if dim is None:
+    if dim is None:  # over the flattened tensor; keepdim keeps every axis as 1
         a = ctx.copy(x)
         flat = [a.type.numel()]
         a = ctx.b.op(f"gpuos.reshape {a.name} to [{flat[0]}] : {a.type}",
                      ctx.result(flat, a.type.dtype), [a])
-        dim = 0
+        index = ctx.b.op(f"gpuos.argmax {a.name} axis 0 : {a.type}",
+                         ctx.result([], "i64"), [a])
+        if not keepdim:
+            return index
+        shape = _out_shape(ctx)
+        return ctx.b.op(f"gpuos.reshape {index.name} to [{', '.join(map(str, shape))}] "
+                        f": {index.type}", ctx.result(shape, "i64"), [index])
     keep = " keepdim" if keepdim else ""
     return ctx.b.op(
-        f"gpuos.argmax {a.name} axis {_axis(dim, len(a.type.shape))}{keep} : {a.type}",
-        ctx.result(_out_shape(ctx), "i64"), [a])
+        f"gpuos.argmax {x.name} axis {_axis(dim, len(x.type.shape))}{keep} : {x.type}",
+        ctx.result(_out_shape(ctx), "i64"), [x])
 
 
 def _softmax(ctx: Ctx, x: Value, dim: int, half_to_float=False) -> Value:

@@ -285,8 +285,17 @@ class capture(TorchDispatchMode):
         for c in active_captures():
             if c is not self and not c.trace.empty():
                 c.flush()
-        keys = list(outputs)
+        # x.clone(), a literal, cat([x]): an unchanged input, copied here
+        # (inputs are not mutated while pending ops read them).
+        copies = {k: src for k in outputs
+                  if isinstance(src := trace.unchanged_input(k), torch.Tensor)}
+        keys = [k for k in outputs if k not in copies]
         with _disable_current_modes():
+            for k, src in copies.items():
+                outputs[k].copy_(src)
+            if not keys:
+                _stats.bump("flushes")
+                return
             try:
                 graph, sources = trace.finish(keys, self.arch, image=True)
                 tensors = list(sources)

@@ -206,8 +206,10 @@ class GraphBuilder:
             literal = _float_literal(float(value), dtype)
         elif dtype == "i1":
             literal = "true" if value else "false"
-        else:
-            literal = str(int(value))
+        else:  # wrapped to the width, as PyTorch converts an int scalar
+            bits = int(dtype[1:])
+            wrapped = int(value) & ((1 << bits) - 1)
+            literal = str(wrapped - (1 << bits) if wrapped >> (bits - 1) else wrapped)
         key = (literal, dtype)
         if key not in self._constants:
             self._constants[key] = self.op(

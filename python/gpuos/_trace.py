@@ -55,6 +55,17 @@ class Trace:
             self.inputs.append((name, source))
         return self.values[key]
 
+    def unchanged_input(self, key: Any) -> Optional[Any]:
+        """The source of the graph input a key's value is, unchanged and
+        contiguous (finish refuses it as an output: the caller copies it)."""
+        value = self.values.get(key)
+        if value is None or not value.type.contiguous:
+            return None
+        for (_, src), (_, v) in zip(self.inputs, self.builder.inputs):
+            if v is value:
+                return src
+        return None
+
     def call(self, op, args, kwargs, out, resolve: Callable[[Any], Any]) -> Any:
         """Lowers op(*args, **kwargs); `resolve` maps an argument leaf to a
         Value (or returns it unchanged). Returns the Value(s)."""

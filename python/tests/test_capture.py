@@ -253,3 +253,31 @@ def test_norm_matching_tells_a_matmul_from_its_transpose():
     ad, bd = a.double(), b.double()
     assert_close(y, (ad @ bd) * torch.rsqrt(((ad @ bd.t()) ** 2).mean(-1, keepdim=True) + 1e-6),
                  torch.float32)
+
+
+def test_ops_the_compiler_rejects_are_not_recorded():
+    # Each of these lowered to IR the compiler refused, and the whole
+    # graph around it ran in PyTorch (flush_fallbacks); now each is lowered
+    # right or runs alone in PyTorch, and values follow eager.
+    x = torch.randn(3, 4)
+    b = x > 0
+    i8 = torch.tensor([1, -5, 100], dtype=torch.int8)
+    n = torch.tensor([2, 3, -4])
+    cases = {
+        "argmax keepdim": lambda: torch.argmax(x * 2, keepdim=True),
+        "bool add": lambda: (b + b) & (x * 2 > 0),
+        "int pow": lambda: (n * 1) ** 3,
+        "int8 wraps": lambda: (i8 * 1) + 300,
+        "legacy empty cat": lambda: torch.cat([x * 2, torch.empty(0)]),
+        "clone": lambda: (x * 2, x.clone()),
+    }
+    for name, fn in cases.items():
+        gpuos.reset_stats()
+        with gpuos.capture(**CPU):
+            got = fn()
+        want = fn()
+        for g, w in zip(got if isinstance(got, tuple) else (got,),
+                        want if isinstance(want, tuple) else (want,)):
+            assert g.dtype == w.dtype and g.shape == w.shape, name
+            assert torch.equal(g, w), name
+        assert gpuos.stats().get("flush_fallbacks", 0) == 0, name
