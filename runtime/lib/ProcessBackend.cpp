@@ -5,7 +5,7 @@
 // so the ring, completion words and job records need no request. Every
 // other Backend call is one request and its reply, under one lock.
 //
-// When the device host dies (a signal, an exit) or breaks its socket, every
+// When the device host dies (a signal, an exit) or stops answering, every
 // request fails with Faulted naming what happened to it, which the runtime
 // treats as a fault of the resident kernel: it recovers through
 // resetContext, which ends the device host and starts a fresh one.
@@ -15,6 +15,7 @@
 #include "gpuos/runtime/DeviceHost.h"
 
 #include "DeviceHostWire.h"
+#include "TestHooks.h"
 
 #include <chrono>
 #include <csignal>
@@ -252,6 +253,7 @@ public:
 
 private:
   static constexpr std::chrono::milliseconds kStartTimeout{60'000};
+  static constexpr std::chrono::milliseconds kReplyTimeout{120'000};
   static constexpr std::chrono::milliseconds kExitWait{2'000};
   std::vector<std::string> command;
   BackendInfo info_;
@@ -288,18 +290,27 @@ private:
     rq.version = wire::kWireVersion;
     bool sent = fd >= 0 ? wire::sendWithFd(sock, &rq, sizeof(rq), fd)
                         : wire::sendAll(sock, &rq, sizeof(rq));
-    if (sent && answered) {
+    sent = sent && (!rq.payload || wire::sendAll(sock, payload, rq.payload));
+    if (sent) {
+      // A host that stops answering (stopped, wedged in a driver call)
+      // must not hold every runtime call: past the deadline it is ended,
+      // and the runtime recovers as from its death.
+      uint32_t hook = testhooks::deviceHostReplyMs.load(std::memory_order_relaxed);
+      int limitMs = answered ? (int)kStartTimeout.count()
+                             : (int)(hook ? hook : kReplyTimeout.count());
       pollfd ready{sock, POLLIN, 0};
       int n;
-      while ((n = ::poll(&ready, 1, (int)kStartTimeout.count())) < 0 && errno == EINTR) {
+      while ((n = ::poll(&ready, 1, limitMs)) < 0 && errno == EINTR) {
       }
-      if (n == 0) {
+      if (n == 0 && answered) {
         *answered = false;
         return lost();
       }
+      if (n == 0)
+        return hostGone("did not answer a request within " + std::to_string(limitMs) +
+                        " ms");
     }
-    if (!sent || (rq.payload && !wire::sendAll(sock, payload, rq.payload)) ||
-        !wire::recvAll(sock, &rp, sizeof(rp)))
+    if (!sent || !wire::recvAll(sock, &rp, sizeof(rp)))
       return hostGone();
     if (rp.version != wire::kWireVersion)
       return hostGone("speaks wire version " + std::to_string(rp.version) +

@@ -25,6 +25,10 @@ inline std::atomic<uint32_t> delayAfterRingStoreUs{0};
 /// that branch. Counted always; it is rare outside tests.
 inline std::atomic<uint64_t> parkedAfterConsuming{0};
 
+/// Milliseconds a device host process has to start its reply to a request
+/// (ProcessBackend.cpp; 0: the default, two minutes). Tests shorten it.
+inline std::atomic<uint32_t> deviceHostReplyMs{0};
+
 } // namespace gpuos::runtime::testhooks
 
 #endif // GPUOS_RUNTIME_LIB_TESTHOOKS_H

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "RuntimeFixture.h"
+#include "TestHooks.h"
 
 #include <algorithm>
 #include <atomic>
@@ -423,6 +424,37 @@ TEST_P(RecoveryTest, DeviceHostDeathFailsWhatWasQueuedAndRecovers) {
   Stats stats;
   ASSERT_OK(rt->stats(stats));
   EXPECT_EQ(stats.recoveries, 1u);
+}
+
+// A device host that stops answering (stopped here, as a process wedged
+// in a driver call would be) is ended at the reply deadline instead of
+// holding every call, and the runtime recovers as from its death.
+TEST_P(RecoveryTest, DeviceHostThatStopsAnsweringIsEndedAndRecovers) {
+  if (!hosted())
+    GTEST_SKIP() << "the context is in this process";
+  openWith(RuntimeOptions());
+  if (IsSkipped() || HasFatalFailure())
+    return;
+  int host = rt->deviceInfo().hostProcess;
+  ASSERT_GT(host, 0);
+  GraphId spin = spinGraph(alloc(64 * 8), 8, 20'000'000);
+  Submission s;
+  ASSERT_OK(rt->submit(spin, Priority::Background, s));
+  std::this_thread::sleep_for(std::chrono::milliseconds(10)); // tiles start
+  testhooks::deviceHostReplyMs = 300;
+  ASSERT_EQ(kill(host, SIGSTOP), 0);
+  auto start = Clock::now();
+  Status st = rt->wait(s, kWaitUs); // its checks of the kernel get no answer
+  testhooks::deviceHostReplyMs = 0;
+  EXPECT_LT(seconds(Clock::now() - start), 10.0);
+  EXPECT_EQ(st.code(), ErrorCode::Faulted) << st.toString();
+  EXPECT_TRUE(has(st, "did not answer a request within 300 ms")) << st.message();
+  int next = rt->deviceInfo().hostProcess;
+  EXPECT_GT(next, 0);
+  EXPECT_NE(next, host);
+  GraphId again = oneTaskGraph("tiny", alloc(1024));
+  ASSERT_OK(rt->submit(again, Priority::Urgent, s));
+  EXPECT_OK(rt->wait(s, kWaitUs));
 }
 
 // A fault inside a gang (an urgent graph run with no other gang in
