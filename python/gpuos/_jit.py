@@ -356,6 +356,17 @@ class _Jit:
                 raise _Abort("an output is a view of arguments that share memory")
             return ("arg", found[0]) if found else None
 
+        def owner(t: torch.Tensor) -> torch.Tensor:
+            """The first pending tensor over t's storage: t itself, or the
+            result t aliases without being a view of it (t.detach())."""
+            ptr = t.untyped_storage().data_ptr()
+            for ref in rec.pending.values():
+                p = ref()
+                if p is not None and p._base is None and \
+                        p.untyped_storage().data_ptr() == ptr:
+                    return p
+            return t
+
         for r in returned:
             if not isinstance(r, torch.Tensor):
                 if r is not None and not isinstance(r, (bool, int, float, str)):
@@ -368,7 +379,7 @@ class _Jit:
                 # A recorded view (x.t(), x.detach()) of an argument, or a
                 # result (or a view of one) the graph computes.
                 where = arg_of(r)
-                base = None if where else (r._base if r._base is not None else r)
+                base = None if where else (r._base if r._base is not None else owner(r))
                 if where is None:
                     where = graph_output(base)
                 if r is base:
@@ -537,6 +548,13 @@ class _Jit:
             return f"o{item[1]}"
         if kind == "arg":
             return f"t{item[1]}"
+        if kind == "ref" and item[1]._base is not None:
+            # A view of an outside tensor: a new view object each call, as
+            # eager makes (one object would carry a caller's t_() over).
+            r = item[1]
+            env[f"C{j}"], env[f"VS{j}"], env[f"VR{j}"] = r._base, tuple(r.shape), r.stride()
+            env[f"VO{j}"] = r.storage_offset()
+            return f"C{j}.as_strided(VS{j}, VR{j}, VO{j})"
         if kind in ("ref", "const"):
             env[f"C{j}"] = item[1]
             return f"C{j}"

@@ -393,3 +393,20 @@ def test_an_outside_tensor_that_changed_layout_records_again():
     assert out.dtype == torch.float64
     torch.testing.assert_close(out, F.linear(x.double(), lin.weight, lin.bias) * 2)
     assert gpuos.stats()["jit_records"] == 2
+
+
+def test_returned_aliases_of_results_and_outside_views_follow_eager():
+    # y.detach() aliases y; a returned view of an outside tensor is a new
+    # view object each call (a caller's t_() on one does not carry over).
+    W = torch.arange(6.0).view(2, 3)
+
+    def fn(x):
+        y = x * 2
+        return y, y.detach(), W.t()
+    f = gpuos.jit(fn)
+    for _ in range(2):
+        y, d, wt = f(torch.ones(3))
+        d.add_(1)
+        assert y.tolist() == [3.0] * 3
+        assert wt.shape == (3, 2)
+        wt.t_()

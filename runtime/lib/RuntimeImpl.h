@@ -863,8 +863,13 @@ struct Runtime::Impl {
       st = upload(rs.rootsDev, roots.data(), roots.size() * sizeof(QueueEntry));
     if (st.ok())
       st = upload(runTableDev + (uint64_t)index * sizeof(RunRow), &row, sizeof(row));
-    if (!st.ok())
+    if (!st.ok()) { // the slot and its arena ranges go back, as above
+      arena.release(rs.countersDev);
+      if (rs.rootsDev)
+        arena.release(rs.rootsDev);
+      giveBack();
       return st;
+    }
     rs.graph = id;
     rs.inUse = true;
     rs.busy = false;
