@@ -1,5 +1,6 @@
 //===- ElementwiseKernels.cpp - unary, binary, cmp, select, cast ----------===//
 
+#include "FloatMinMax.h"
 #include "Indexing.h"
 #include "gpuos/Interpreter/Kernels.h"
 #include <cmath>
@@ -127,9 +128,9 @@ static double binaryFloat(BinaryFn fn, double a, double b) {
   case BinaryFn::Div:
     return a / b;
   case BinaryFn::Max:
-    return std::isnan(a) || std::isnan(b) ? a + b : std::max(a, b);
+    return floatMaximum(a, b);
   case BinaryFn::Min:
-    return std::isnan(a) || std::isnan(b) ? a + b : std::min(a, b);
+    return floatMinimum(a, b);
   case BinaryFn::Pow:
     return std::pow(a, b);
   }

@@ -1,5 +1,6 @@
 //===- ReductionKernels.cpp - reduce, argmax, softmax, norms --------------===//
 
+#include "FloatMinMax.h"
 #include "Indexing.h"
 #include "gpuos/Interpreter/Kernels.h"
 #include <cmath>
@@ -40,13 +41,6 @@ struct Lanes {
     return (lane / inner) * len * inner + lane % inner;
   }
 };
-
-static double floatMax(double a, double b) {
-  return std::isnan(a) || std::isnan(b) ? a + b : std::max(a, b);
-}
-static double floatMin(double a, double b) {
-  return std::isnan(a) || std::isnan(b) ? a + b : std::min(a, b);
-}
 
 Expected<HostTensor> gpuos::interp::reduce(ReduceFn fn, const HostTensor &input,
                                            ArrayRef<int64_t> axes, bool keepdim,
@@ -121,7 +115,7 @@ Expected<HostTensor> gpuos::interp::reduce(ReduceFn fn, const HostTensor &input,
     if (fn == ReduceFn::Sum || fn == ReduceFn::Mean)
       a = round(a + x);
     else
-      a = fn == ReduceFn::Max ? floatMax(a, x) : floatMin(a, x);
+      a = fn == ReduceFn::Max ? floatMaximum(a, x) : floatMinimum(a, x);
   }
   for (int64_t o = 0; o < outCount; ++o)
     result.setDouble(o, fn == ReduceFn::Mean
@@ -178,7 +172,7 @@ Expected<HostTensor> gpuos::interp::softmax(const HostTensor &input,
     int64_t base = lanes.base(lane);
     double max = -std::numeric_limits<double>::infinity();
     for (int64_t j = 0; j < lanes.len; ++j)
-      max = floatMax(max, input.getDouble(base + j * lanes.inner));
+      max = floatMaximum(max, input.getDouble(base + j * lanes.inner));
     double sum = 0;
     for (int64_t j = 0; j < lanes.len; ++j) {
       exps[j] =

@@ -97,13 +97,14 @@ NvJitLink::begin(const LinkOptions &options) const {
 }
 
 NvJitLink::Session::Session(Session &&other) noexcept
-    : api(other.api), handle(other.handle) {
+    : api(other.api), handle(other.handle), added(std::move(other.added)) {
   other.handle = nullptr;
 }
 
 NvJitLink::Session &NvJitLink::Session::operator=(Session &&other) noexcept {
   std::swap(api, other.api);
   std::swap(handle, other.handle);
+  std::swap(added, other.added);
   return *this;
 }
 
@@ -124,9 +125,13 @@ llvm::Error NvJitLink::Session::fail(llvm::StringRef what, int result) {
           .str());
 }
 
-llvm::Error NvJitLink::Session::add(const LinkInput &input) {
+llvm::Error NvJitLink::Session::add(LinkInput moved) {
   if (!handle)
     return llvm::createStringError("nvJitLink session already completed");
+  // nvJitLink keeps the name pointer (a link error names the file that
+  // first defined a symbol); the data is kept too, as nothing documents
+  // that it is copied.
+  const LinkInput &input = added.emplace_back(std::move(moved));
   if (Result r = api->addData(handle, inputType(input.kind), input.data.data(),
                               input.data.size(), input.name.c_str()))
     return fail("nvJitLinkAddData(" + input.name + ")", r);

@@ -17,6 +17,13 @@
 // RUN: not gpuos-jit %s --custom-source=%S/Inputs/other.cu --no-cache -o %t/other 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=UNDEF
 // UNDEF: error: 'gpuos.custom' op calls @scaled_softplus, but no custom source defines extern "C" __device__ scaled_softplus (sources: {{.*}}other.cu)
+// A definition whose prototype differs from the call: nvJitLink names the
+// file that defined the function first, the custom source's PTX. It keeps
+// the name pointer it was given after nvJitLinkAddData returns, so the
+// link session must keep the name alive (it printed freed memory).
+// RUN: gpuos-jit %s --custom-source=%S/Inputs/softplus-wrong-prototype.cu --no-cache -o %t/proto 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=PROTO
+// PROTO: Prototype doesn't match for 'scaled_softplus' in 'gpuos_tasks.ptx', first defined in '{{[^']*}}/Inputs/softplus-wrong-prototype.cu.ptx'
 // RUN: not gpuos-jit %s --custom-source=%t/missing.cu -o %t/m 2>&1 | FileCheck %s --check-prefix=READ
 // READ: gpuos-jit: cannot read custom source '{{.*}}missing.cu'
 // Without a reference graph the interpreter says it cannot run the op.

@@ -883,6 +883,34 @@ TEST_F(InterpreterTest, MaxPropagatesNaN) {
   EXPECT_TRUE(std::isnan(red->getDouble(0)));
 }
 
+// Float max/min order -0 below +0 (IEEE maximum/minimum, as the lowering's
+// arith.maximumf/minimumf): max is +0 and min -0 in either operand order,
+// elementwise and in reduce. (== cannot tell the zeros apart: signbit.)
+TEST_F(InterpreterTest, MaxMinOfSignedZerosIgnoreOperandOrder) {
+  HostTensor a = HostTensor::fromDoubles({2}, DType::F32, {-0.0, 0.0});
+  HostTensor b = HostTensor::fromDoubles({2}, DType::F32, {0.0, -0.0});
+  for (auto [lhs, rhs] : {std::pair(&a, &b), std::pair(&b, &a)}) {
+    llvm::Expected<HostTensor> max = binary(BinaryFn::Max, *lhs, *rhs);
+    llvm::Expected<HostTensor> min = binary(BinaryFn::Min, *lhs, *rhs);
+    ASSERT_TRUE(static_cast<bool>(max)) << llvm::toString(max.takeError());
+    ASSERT_TRUE(static_cast<bool>(min)) << llvm::toString(min.takeError());
+    for (int64_t i = 0; i < 2; ++i) {
+      EXPECT_EQ(max->getDouble(i), 0.0);
+      EXPECT_FALSE(std::signbit(max->getDouble(i))) << "max, element " << i;
+      EXPECT_EQ(min->getDouble(i), 0.0);
+      EXPECT_TRUE(std::signbit(min->getDouble(i))) << "min, element " << i;
+    }
+  }
+  for (const HostTensor *input : {&a, &b}) {
+    llvm::Expected<HostTensor> max = reduce(ReduceFn::Max, *input, {0}, false, {});
+    llvm::Expected<HostTensor> min = reduce(ReduceFn::Min, *input, {0}, false, {});
+    ASSERT_TRUE(static_cast<bool>(max)) << llvm::toString(max.takeError());
+    ASSERT_TRUE(static_cast<bool>(min)) << llvm::toString(min.takeError());
+    EXPECT_FALSE(std::signbit(max->getDouble(0)));
+    EXPECT_TRUE(std::signbit(min->getDouble(0)));
+  }
+}
+
 const char *kTwoInputs = R"mlir(
   gpuos.graph @pair(%x : !gpuos.tensor<2x4xf32>, %w : !gpuos.tensor<4xf32>)
       -> (y : !gpuos.tensor<2x4xf32>) {

@@ -13,6 +13,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -66,7 +67,10 @@ public:
     Session(Session &&other) noexcept;
     Session &operator=(Session &&other) noexcept;
     ~Session();
-    llvm::Error add(const LinkInput &input);
+    /// The session keeps `input` (name and data) until it is destroyed:
+    /// nvJitLink holds on to the name pointer and quotes it in later
+    /// errors ("first defined in ...").
+    llvm::Error add(LinkInput input);
     /// Links what was added; the session is spent afterwards.
     llvm::Expected<LinkResult> complete();
 
@@ -76,6 +80,8 @@ public:
     llvm::Error fail(llvm::StringRef what, int result);
     const Api *api = nullptr;
     void *handle = nullptr;
+    /// What was added; a deque, so earlier entries never move.
+    std::deque<LinkInput> added;
   };
   llvm::Expected<Session> begin(const LinkOptions &options) const;
 

@@ -105,6 +105,23 @@ FailureOr<Lanes> TaskEmitter::eval(Value value, const Index &index) {
     if (auto it = scope.find(key); it != scope.end())
       return it->second;
 
+  // Each producer or view on a chain is one more nested eval (1 to 2.5 KiB
+  // of stack): a long hand-written chain would overflow the stack. Fused
+  // tasks stay far below (kMaxTaskComputeOps in the fusion passes).
+  if (evalDepth >= kMaxEvalDepth) {
+    Operation *op = value.getDefiningOp();
+    InFlightDiagnostic diag =
+        task.emitOpError()
+        << "body is too deep to lower: a value depends on a chain of more "
+           "than "
+        << kMaxEvalDepth
+        << " ops and views; split the task or shorten the chain";
+    diag.attachNote(op ? op->getLoc() : value.getLoc())
+        << "the chain is this deep here";
+    return failure();
+  }
+
+  ++evalDepth;
   FailureOr<Lanes> result = failure();
   Lanes staged = stagedValue ? stagedValue(value, index) : Lanes();
   if (!staged.empty()) {
@@ -114,6 +131,7 @@ FailureOr<Lanes> TaskEmitter::eval(Value value, const Index &index) {
   } else {
     result = evalOp(value.getDefiningOp(), index);
   }
+  --evalDepth;
   if (succeeded(result))
     memo.back()[key] = *result;
   return result;
@@ -389,8 +407,20 @@ FailureOr<Lanes> TaskEmitter::evalConcat(ConcatOp op, const Index &index) {
         local, idxConst(offsets[i + 1] - offsets[i] - 1));
   };
   bool uniform = along.isAffine() && along.coef == 0;
+  // Operands with elements: an empty one holds no element to select, and
+  // its clamp would read element -1 of a buffer that has none.
+  SmallVector<unsigned> filled;
+  for (unsigned i = 0, e = op.getInputs().size(); i < e; ++i)
+    if (offsets[i + 1] > offsets[i])
+      filled.push_back(i);
+  if (filled.empty()) { // the concat has no element: this never runs
+    Type elementType = elementTypeOf(op.getResult());
+    return Lanes(lanes, scalarConstant(b, b.getZeroAttr(elementType),
+                                       elementType));
+  }
   SmallVector<Lanes> values;
-  for (auto [i, input] : llvm::enumerate(op.getInputs())) {
+  for (unsigned i : filled) {
+    Value input = op.getInputs()[i];
     Index operand = index;
     DimIndex mapped;
     if (uniform) {
@@ -409,10 +439,11 @@ FailureOr<Lanes> TaskEmitter::evalConcat(ConcatOp op, const Index &index) {
   for (unsigned lane = 0; lane < lanes; ++lane) {
     Value position = laneValue(along, lane);
     Value chosen = values.back()[lane];
-    for (int64_t i = values.size() - 2; i >= 0; --i) {
+    for (int64_t k = values.size() - 2; k >= 0; --k) {
       Value inside = b.createOrFold<arith::CmpIOp>(
-          arith::CmpIPredicate::slt, position, idxConst(offsets[i + 1]));
-      chosen = b.createOrFold<arith::SelectOp>(inside, values[i][lane], chosen);
+          arith::CmpIPredicate::slt, position,
+          idxConst(offsets[filled[k] + 1]));
+      chosen = b.createOrFold<arith::SelectOp>(inside, values[k][lane], chosen);
     }
     result.push_back(chosen);
   }

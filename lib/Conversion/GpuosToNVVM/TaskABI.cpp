@@ -60,6 +60,28 @@ static LogicalResult checkStatic(TaskOp task, StridedTensorType type,
                                "yet (ABI dynamic slots)";
 }
 
+/// The emitter reads sizes and strides from the types of every value in the
+/// body, not only the inputs: a `?` inside (a reshape to [2, ?] of a static
+/// input, which Partition clones into the task of its user) would be read
+/// as a size of INT64_MIN and compute garbage, so it is rejected at the op.
+static LogicalResult checkStaticBody(TaskOp task) {
+  WalkResult walk = task.getBody().walk([&](Operation *op) {
+    for (auto [index, value] : llvm::enumerate(op->getResults())) {
+      auto type = dyn_cast<StridedTensorType>(value.getType());
+      if (!type || (type.hasStaticShape() &&
+                    !llvm::is_contained(type.getStrides(), kDynamic)))
+        continue;
+      op->emitOpError() << "result #" << index << " has type " << type
+                        << " in task '" << task.getKind()
+                        << "'; dynamic sizes and strides are not lowered yet "
+                           "(ABI dynamic slots): give the op static sizes";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 FailureOr<TaskABI> TaskABI::get(TaskOp task) {
   TaskABI abi;
   abi.kind = task.getKind().str();
@@ -82,6 +104,8 @@ FailureOr<TaskABI> TaskABI::get(TaskOp task) {
       return failure();
     abi.buffers.push_back(type);
   }
+  if (failed(checkStaticBody(task)))
+    return failure();
   auto first = cast<StridedTensorType>(task.getResult(0).getType());
   abi.iterShape.assign(first.getShape().begin(), first.getShape().end());
   abi.tile.assign(task.getTile().begin(), task.getTile().end());

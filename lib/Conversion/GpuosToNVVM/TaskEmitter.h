@@ -202,6 +202,10 @@ private:
   llvm::SmallVector<bool> vectorized;
   std::vector<std::map<MemoKey, Lanes>> memo;
   unsigned constantCounter = 0;
+  /// Nested eval calls now, and the most allowed: chains of 1,020 views or
+  /// ops lower within 2.5 MiB of stack, a third of a thread's 8 MiB.
+  unsigned evalDepth = 0;
+  static constexpr unsigned kMaxEvalDepth = 1024;
 
   /// Row statistics of the row being processed (RowEmitter): key (op,
   /// stage), and the row's leading index values they belong to.

@@ -12,6 +12,36 @@ gpuos.graph @dynamic(%x : !gpuos.tensor<?x64xf32>) -> (y : !gpuos.tensor<?x64xf3
 
 // -----
 
+// A `?` inside the body is rejected at the op that makes it, though the
+// task's inputs and results are static: gpuos-partition makes this task
+// from a valid graph (reshape to [2, ?], then reduce), and the sizes the
+// lowering reads would be INT64_MIN.
+gpuos.graph @dynamic_view(%x : !gpuos.tensor<4x8xf32>) -> (y : !gpuos.tensor<2xf32>) {
+  %r = gpuos.task "dyn_view" ins(%a = %x : !gpuos.tensor<4x8xf32>) tile [2] -> (!gpuos.tensor<2xf32>) {
+    // expected-error @+1 {{'gpuos.reshape' op result #0 has type '!gpuos.tensor<2x?xf32>' in task 'dyn_view'; dynamic sizes and strides are not lowered yet (ABI dynamic slots): give the op static sizes}}
+    %0 = gpuos.reshape %a to [2, ?] : !gpuos.tensor<4x8xf32>
+    %1 = gpuos.reduce sum %0 axes [1] : !gpuos.tensor<2x?xf32>
+    gpuos.yield %1 : !gpuos.tensor<2xf32>
+  }
+  gpuos.yield %r : !gpuos.tensor<2xf32>
+}
+
+// -----
+
+// A dynamic size that a broadcast would have to stretch: the lowering
+// cannot know that the `?` is 1.
+gpuos.graph @dynamic_broadcast(%x : !gpuos.tensor<8xf32>, %y : !gpuos.tensor<4x8xf32>) -> (z : !gpuos.tensor<4x8xf32>) {
+  %r = gpuos.task "dyn_broadcast" ins(%a = %x : !gpuos.tensor<8xf32>, %b = %y : !gpuos.tensor<4x8xf32>) tile [4, 8] -> (!gpuos.tensor<4x8xf32>) {
+    // expected-error @+1 {{'gpuos.reshape' op result #0 has type '!gpuos.tensor<?x8xf32>' in task 'dyn_broadcast'; dynamic sizes and strides are not lowered yet (ABI dynamic slots): give the op static sizes}}
+    %0 = gpuos.reshape %a to [?, 8] : !gpuos.tensor<8xf32>
+    %1 = gpuos.add %0, %b : !gpuos.tensor<?x8xf32>, !gpuos.tensor<4x8xf32>
+    gpuos.yield %1 : !gpuos.tensor<4x8xf32>
+  }
+  gpuos.yield %r : !gpuos.tensor<4x8xf32>
+}
+
+// -----
+
 gpuos.graph @twice(%x : !gpuos.tensor<64xf32>) -> (y : !gpuos.tensor<64xf32>, z : !gpuos.tensor<64xf32>) {
   // expected-note @+1 {{the other task}}
   %r = gpuos.task "same" ins(%a = %x : !gpuos.tensor<64xf32>) tile [64] -> (!gpuos.tensor<64xf32>) {

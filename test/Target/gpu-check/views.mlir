@@ -7,6 +7,7 @@
 // CHECK-DAG: .visible .func gpuos_task_view_slice(
 // CHECK-DAG: .visible .func gpuos_task_view_reshape(
 // CHECK-DAG: .visible .func gpuos_task_view_reshape_lanes(
+// CHECK-DAG: .visible .func gpuos_task_view_concat_empty(
 
 gpuos.graph @transpose(%x : !gpuos.tensor<64x32xf32>, %y : !gpuos.tensor<32x64xf32>)
     -> (o : !gpuos.tensor<32x64xf32>) {
@@ -71,4 +72,19 @@ gpuos.graph @reshape_lanes(%x : !gpuos.tensor<4x12xf32>, %y : !gpuos.tensor<6x8x
     gpuos.yield %0 : !gpuos.tensor<6x8xf32>
   }
   gpuos.yield %r : !gpuos.tensor<6x8xf32>
+}
+
+// A concat with empty operands, first and between two others: each element
+// comes from %b or %d at its own position (the empty ones are never read).
+gpuos.graph @concat_empty(%x : !gpuos.tensor<4x0xf32>, %y : !gpuos.tensor<4x8xf32>,
+                          %z : !gpuos.tensor<4x0xf32>, %w : !gpuos.tensor<4x5xf32>)
+    -> (o : !gpuos.tensor<4x13xf32>) {
+  %r = gpuos.task "view_concat_empty" ins(%a = %x : !gpuos.tensor<4x0xf32>, %b = %y : !gpuos.tensor<4x8xf32>,
+                                        %c = %z : !gpuos.tensor<4x0xf32>, %d = %w : !gpuos.tensor<4x5xf32>)
+      tile [2, 13] -> (!gpuos.tensor<4x13xf32>) {
+    %0 = gpuos.concat %a, %b, %c, %d axis 1 : !gpuos.tensor<4x0xf32>, !gpuos.tensor<4x8xf32>, !gpuos.tensor<4x0xf32>, !gpuos.tensor<4x5xf32>
+    %1 = gpuos.neg %0 : !gpuos.tensor<4x13xf32>
+    gpuos.yield %1 : !gpuos.tensor<4x13xf32>
+  }
+  gpuos.yield %r : !gpuos.tensor<4x13xf32>
 }

@@ -163,6 +163,20 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *,
                              formatShape(input.getShape()), " (", *have,
                              " elements) to ", formatShape(target), " (",
                              count, " elements)");
+  // With a static operand, `?` is the count over the static sizes: when
+  // that does not divide evenly no size fits, and only the interpreter
+  // would notice (at run time).
+  if (have && dynamic && count == 0 && *have != 0)
+    return emitOptionalError(loc, "'", getOperationName(), "' cannot reshape ",
+                             formatShape(input.getShape()), " (", *have,
+                             " elements) to ", formatShape(target),
+                             " (0 elements for any size of ?)");
+  if (have && dynamic && count != 0 && *have % count != 0)
+    return emitOptionalError(loc, "'", getOperationName(), "' cannot reshape ",
+                             formatShape(input.getShape()), " (", *have,
+                             " elements) to ", formatShape(target), ": ",
+                             *have, " is not a multiple of ", count,
+                             ", the product of the static sizes");
   results.push_back(StridedTensorType::get(target, input.getElementType()));
   return success();
 }

@@ -46,6 +46,7 @@ struct FuseElementwise
           continue;
         if (!fg.readsDirectly(node, *producer) ||
             fg.resultsIfMerged(*producer, node) > kMaxTaskResults ||
+            !fg.withinOpCap({*producer, node}) ||
             fg.wouldCreateCycle({*producer, node}))
           continue;
         fg.merge(*producer, node);

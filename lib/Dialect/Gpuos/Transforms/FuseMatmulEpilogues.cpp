@@ -134,7 +134,8 @@ struct FuseMatmulEpilogues
         if (units[matmul].space != unit.space ||
             units[matmul].priority != unit.priority ||
             !fg.readsDirectly(node, leader) ||
-            fg.resultsIfMerged(leader, node) > kMaxTaskResults)
+            fg.resultsIfMerged(leader, node) > kMaxTaskResults ||
+            !fg.withinOpCap({leader, node}))
           continue;
         // Every value the unit reads from outside the group must be ready
         // before the matmul's inputs are.

@@ -243,7 +243,7 @@ struct FuseMatmulPrologues
         for (Value view = operand; view != produced; view = view.getDefiningOp()->getOperand(0))
           members.push_back(*fg.producer(view));
         if (*shared + staged > kMatvecSharedBytes || !fg.readsDirectly(node, *producer) ||
-            fg.wouldCreateCycle(members))
+            !fg.withinOpCap(members) || fg.wouldCreateCycle(members))
           continue;
         for (unsigned member : ArrayRef(members).drop_front())
           fg.merge(*producer, member);

@@ -71,6 +71,7 @@ struct FuseReductions
         if (anchor.space != unit.space || anchor.priority != unit.priority ||
             !fg.readsDirectly(node, leader) ||
             fg.resultsIfMerged(leader, node) > kMaxTaskResults ||
+            !fg.withinOpCap({leader, node}) ||
             fg.wouldCreateCycle({leader, node}))
           continue;
         int anchorNode = anchorOf[leader];
@@ -108,6 +109,7 @@ struct FuseReductions
         anchorsIn[other] + anchorsIn[leader] > maxRowOpsPerTask(op) ||
         !fg.readsDirectly(leader, other) ||
         fg.resultsIfMerged(other, leader) > kMaxTaskResults ||
+        !fg.withinOpCap({other, leader}) ||
         fg.wouldCreateCycle({other, leader}))
       return leader;
     unsigned anchors = anchorsIn[other] + anchorsIn[leader];
@@ -166,6 +168,7 @@ struct FuseReductions
       if ((!onlyGroupReads &&
            (!exportsPrologue || readsProductDirectly(fg, units, *producer) ||
             fg.resultsIfMerged(*producer, leader) > kMaxTaskResults)) ||
+          !fg.withinOpCap({*producer, leader}) ||
           !fg.readsDirectly(leader, *producer))
         continue;
       // A producer others read too (exported) may reach the group again

@@ -8,7 +8,6 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
 #include <algorithm>
-#include <functional>
 
 using namespace mlir;
 using namespace gpuos;
@@ -188,13 +187,15 @@ FusionGraph::FusionGraph(Block &body) {
     group.outSucc.assign(succ[node].begin(), succ[node].end());
     group.outPred.assign(pred[node].begin(), pred[node].end());
     group.last = node;
-    if (auto task = dyn_cast<TaskOp>(nodes[node]))
-      if (llvm::any_of(task.getBodyBlock().getArguments(), [](Value arg) {
-            return llvm::any_of(arg.getUsers(), [](Operation *user) {
-              return isIndexMap(user);
-            });
-          }))
-        group.viewers.push_back(node);
+    auto task = dyn_cast<TaskOp>(nodes[node]);
+    group.computeOps = task ? computeOpCount(task.getBodyBlock())
+                            : isViewOrConstant(nodes[node]) ? 0 : 1;
+    if (task && llvm::any_of(task.getBodyBlock().getArguments(), [](Value arg) {
+          return llvm::any_of(arg.getUsers(), [](Operation *user) {
+            return isIndexMap(user);
+          });
+        }))
+      group.viewers.push_back(node);
   }
   outsideUses.resize(nodes.size());
   for (unsigned node = 0; node < nodes.size(); ++node) {
@@ -291,6 +292,7 @@ unsigned FusionGraph::merge(unsigned a, unsigned b) {
   into.viewers.append(from.viewers.begin(), from.viewers.end());
   into.last = std::max(into.last, from.last);
   into.results = results;
+  into.computeOps += from.computeOps;
   from = Group();
   compact(a);
   return a;
@@ -381,6 +383,19 @@ bool FusionGraph::wouldCreateCycle(ArrayRef<unsigned> merging) {
       return backwardStep == Step::Cycle;
   }
   return true; // gave up: treated as a cycle, which only forgoes a merge
+}
+
+bool FusionGraph::withinOpCap(ArrayRef<unsigned> merging) {
+  SmallVector<unsigned, 4> leaders;
+  int64_t ops = 0;
+  for (unsigned node : merging) {
+    unsigned leader = find(node);
+    if (llvm::is_contained(leaders, leader))
+      continue;
+    leaders.push_back(leader);
+    ops += groups[leader].computeOps;
+  }
+  return ops <= kMaxTaskComputeOps;
 }
 
 bool FusionGraph::readsDirectly(unsigned consumer, unsigned producer) {
@@ -498,24 +513,27 @@ TaskOp gpuos::fusion::outlineGroup(ArrayRef<Operation *> members,
   auto isMember = [&](Operation *op) { return op && memberSet.contains(op); };
 
   // Inputs: what the members read from outside, looking through views and
-  // constants, which are cloned in.
+  // constants, which are cloned in; in depth-first operand order. Explicit
+  // stacks, here and below: recursion per view overflowed the stack on a
+  // chain of 200,000 views.
   SmallVector<Value> inputs;
   llvm::SmallPtrSet<Value, 16> seenInputs;
-  std::function<void(Value)> collectInput = [&](Value value) {
-    Operation *def = value.getDefiningOp();
-    if (isMember(def))
-      return;
-    if (def && isViewOrConstant(def)) {
-      for (Value operand : def->getOperands())
-        collectInput(operand);
-      return;
+  SmallVector<Value> pending;
+  auto collectInputs = [&](ValueRange operands) {
+    llvm::append_range(pending, llvm::reverse(operands));
+    while (!pending.empty()) {
+      Value value = pending.pop_back_val();
+      Operation *def = value.getDefiningOp();
+      if (isMember(def))
+        continue;
+      if (def && isViewOrConstant(def))
+        llvm::append_range(pending, llvm::reverse(def->getOperands()));
+      else if (seenInputs.insert(value).second)
+        inputs.push_back(value);
     }
-    if (seenInputs.insert(value).second)
-      inputs.push_back(value);
   };
   for (Operation *member : members)
-    for (Value operand : member->getOperands())
-      collectInput(operand);
+    collectInputs(member->getOperands());
 
   // Results: member values with users outside the group (or the yield).
   SmallVector<Value> results;
@@ -547,20 +565,31 @@ TaskOp gpuos::fusion::outlineGroup(ArrayRef<Operation *> members,
 
   OpBuilder inner = OpBuilder::atBlockEnd(block);
   SmallVector<Operation *> absorbed; // views and constants cloned in
-  std::function<void(Value)> materialize = [&](Value value) {
-    if (map.contains(value))
-      return;
-    Operation *def = value.getDefiningOp();
-    assert(def && isViewOrConstant(def) && !isMember(def) &&
-           "an operand that is neither an input nor a view or constant");
-    for (Value operand : def->getOperands())
-      materialize(operand);
-    inner.clone(*def, map);
-    absorbed.push_back(def);
+  // Clones the views and constants `operands` need, operands first. A value
+  // is pushed unexpanded, then again expanded once its operands are queued.
+  SmallVector<std::pair<Value, bool>> toClone;
+  auto materialize = [&](ValueRange operands) {
+    for (Value operand : llvm::reverse(operands))
+      toClone.push_back({operand, false});
+    while (!toClone.empty()) {
+      auto [value, expanded] = toClone.pop_back_val();
+      if (map.contains(value))
+        continue;
+      Operation *def = value.getDefiningOp();
+      assert(def && isViewOrConstant(def) && !isMember(def) &&
+             "an operand that is neither an input nor a view or constant");
+      if (!expanded) {
+        toClone.push_back({value, true});
+        for (Value operand : llvm::reverse(def->getOperands()))
+          toClone.push_back({operand, false});
+        continue;
+      }
+      inner.clone(*def, map);
+      absorbed.push_back(def);
+    }
   };
   for (Operation *member : members) {
-    for (Value operand : member->getOperands())
-      materialize(operand);
+    materialize(member->getOperands());
     auto memberTask = dyn_cast<TaskOp>(member);
     if (!memberTask) {
       inner.clone(*member, map);
@@ -954,6 +983,7 @@ void gpuos::fusion::joinNewestOpenGroup(
     });
     if (readsMember || (accepts && !accepts(leader)) ||
         fg.resultsIfMerged(leader, node) > maxResults ||
+        !fg.withinOpCap({leader, node}) ||
         fg.wouldCreateCycle({leader, node}))
       continue;
     leader = fg.merge(leader, node);

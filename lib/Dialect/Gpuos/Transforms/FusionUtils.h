@@ -123,6 +123,11 @@ public:
   unsigned resultsIfMerged(unsigned a, unsigned b) {
     return countMerge(a, b, /*apply=*/false);
   }
+  /// True when the groups of `nodes` as one task hold at most
+  /// kMaxTaskComputeOps compute ops (computeOpCount of a task member, 1 for
+  /// a plain op, 0 for views and constants). Every merge of the fusion
+  /// passes asks.
+  bool withinOpCap(llvm::ArrayRef<unsigned> nodes);
   /// True when the members of `consumer`'s group read every value they
   /// take from `producer`'s group directly: plain ops always do (views are
   /// nodes of their own); a task does when the body arguments bound to
@@ -145,6 +150,7 @@ private:
     unsigned last = 0; // the largest member
     size_t compactedAt = 0;
     unsigned results = 0;
+    int64_t computeOps = 0;
   };
 
   /// Drops neighbours that are members now, when the lists have grown.
@@ -171,6 +177,13 @@ llvm::SmallVector<UnitInfo> classifyUnits(const FusionGraph &fg);
 /// task's argument block, and a chain whose every link is read elsewhere
 /// must not become one task with thousands of them.
 constexpr unsigned kMaxTaskResults = 16;
+
+/// Most compute ops a fused task may hold. The lowering evaluates a value
+/// by walking back through its producers, nested calls per op: a 5,000-op
+/// chain fused into one task overflowed gpuos-jit's 8 MiB stack, and it
+/// refuses bodies nested deeper than 1,024 (TaskEmitter::kMaxEvalDepth).
+/// Longer chains split into tasks of at most this many.
+constexpr int64_t kMaxTaskComputeOps = 512;
 
 /// Hands out task kinds `<graph>_t<N>_<op names>`: C identifiers, unique in
 /// a module because graph symbols are. N continues after the largest index

@@ -174,6 +174,26 @@ gpuos.graph @g(%x : !gpuos.tensor<?xf32>) -> (y : !gpuos.tensor<4xf32>) {
 
 // -----
 
+// With a static operand the `?` is known: the static sizes must divide the
+// element count (32 is not a multiple of 3).
+gpuos.graph @g(%x : !gpuos.tensor<4x8xf32>) -> (y : !gpuos.tensor<3xf32>) {
+  // expected-error @+1 {{'gpuos.reshape' cannot reshape 4x8 (32 elements) to 3x?: 32 is not a multiple of 3, the product of the static sizes}}
+  %a = gpuos.reshape %x to [3, ?] : !gpuos.tensor<4x8xf32>
+  %y = gpuos.reduce sum %a axes [1] : !gpuos.tensor<3x?xf32>
+  gpuos.yield %y : !gpuos.tensor<3xf32>
+}
+
+// -----
+
+// A static size of 0 leaves no elements for any `?`.
+gpuos.graph @g(%x : !gpuos.tensor<4x8xf32>) -> (y : !gpuos.tensor<0x?xf32>) {
+  // expected-error @+1 {{'gpuos.reshape' cannot reshape 4x8 (32 elements) to 0x? (0 elements for any size of ?)}}
+  %y = gpuos.reshape %x to [0, ?] : !gpuos.tensor<4x8xf32>
+  gpuos.yield %y : !gpuos.tensor<0x?xf32>
+}
+
+// -----
+
 // Sizes and strides that overflow int64 are errors, not wrapped values.
 gpuos.graph @g(%x : !gpuos.tensor<?xf32>) -> (y : !gpuos.tensor<4xf32>) {
   // expected-error @+1 {{'gpuos.reshape' target 4611686018427387904x4 has more elements than int64 counts}}
