@@ -5,6 +5,7 @@
 #include "gpuos/Dialect/Gpuos/IR/GpuosDialect.h"
 #include "gpuos/Interpreter/Interpreter.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -42,6 +43,17 @@ Expected<HostTensor> gpuos::interp::readElements(ElementsAttr attr) {
   if (!dtype || !type.hasStaticShape())
     return kernelError("constant needs a static shape and a gpuos element "
                        "type");
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    // A blob of packed elements, read through a dense attribute over it
+    // (i1 is bit-packed there but a byte each in a blob: not read).
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    bool splat = false;
+    if (!blob || type.getElementType().isInteger(1) ||
+        !DenseElementsAttr::isValidRawBuffer(type, blob->getData(), splat))
+      return kernelError("the constant's resource blob is missing or does not "
+                         "hold its elements");
+    return readElements(DenseElementsAttr::getFromRawBuffer(type, blob->getData()));
+  }
   HostTensor result(type.getShape(), *dtype);
   bool read =
       isFloat(*dtype)
@@ -152,6 +164,11 @@ static Expected<HostTensor> evaluateCustom(CustomOp custom,
                        " is not a gpuos.graph of this module");
   auto resultType = cast<StridedTensorType>(custom.getType());
   std::optional<DType> dtype = dtypeFromType(resultType.getElementType());
+  // Built-in ops only: a custom op inside would recurse (into itself, at
+  // worst) once per element.
+  if (graph.walk([](CustomOp) { return WalkResult::interrupt(); }).wasInterrupted())
+    return kernelError(callee + "'s reference @" + reference->getValue().str() +
+                       " holds a gpuos.custom; a reference is of built-in ops");
   if (graph.getInputTypes().size() != inputs.size() ||
       graph.getOutputTypes().size() != 1)
     return kernelError(callee + "'s reference @" + reference->getValue().str() +

@@ -182,6 +182,14 @@ llvm::Error Compiler::Impl::prepare() {
   if (!runtime)
     return runtime.takeError();
   runtimePath = *runtime;
+  if (options.maxRegisters < -1 || options.maxRegisters > 255)
+    return llvm::createStringError(
+        "maxRegisters " + std::to_string(options.maxRegisters) +
+        " is not -1 (the default), 0 (no limit) or 1 to 255");
+  if (options.maxRegisters == 0 && !runtimePath.empty())
+    return llvm::createStringError(
+        "maxRegisters 0 (no limit) needs runtimeLibrary \"none\": the "
+        "resident kernel's registers bound every task linked into it");
   if (options.maxRegisters < 0) {
     // The device library's own limit; without the library, none.
     int limit = options.occupancy == Occupancy::Throughput

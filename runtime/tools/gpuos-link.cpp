@@ -16,11 +16,13 @@
 
 #include "gpuos/runtime/NvJitLinkApi.h"
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <sys/stat.h>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -124,9 +126,15 @@ int main(int argc, char **argv) {
     return 1;
   };
   for (const std::string &path : inputs) {
+    // A directory opens as a stream, and reading it throws (an abort).
+    struct stat st;
+    const char *why = ::stat(path.c_str(), &st) != 0 ? std::strerror(errno)
+                      : !S_ISREG(st.st_mode)          ? "not a regular file"
+                                                      : nullptr;
     std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      std::fprintf(stderr, "gpuos-link: cannot read %s\n", path.c_str());
+    if (why || !in) {
+      std::fprintf(stderr, "gpuos-link: cannot read %s: %s\n", path.c_str(),
+                   why ? why : "cannot open it");
       return 1;
     }
     std::string data((std::istreambuf_iterator<char>(in)),

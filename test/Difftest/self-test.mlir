@@ -6,7 +6,7 @@
 // RUN: rm -rf %t.failures
 // RUN: not gpuos-difftest --count=20 --seed=1 --self-test-corrupt --print-failures=1 --dump-failures=%t.failures | FileCheck %s
 // CHECK: FAIL seed 1: output 'out{{[0-9]+}}' ({{.+}}) differs: {{[0-9]+}} of {{[0-9]+}} elements differ
-// CHECK-NEXT: reproduce: gpuos-difftest --count=1 --seed=1
+// CHECK-NEXT: reproduce: gpuos-difftest --count=1 --seed=1 --self-test-corrupt{{$}}
 // CHECK-NEXT: // ----- graph before the pipeline
 // CHECK-NEXT: module {
 // CHECK-NEXT: gpuos.graph @random_1(
@@ -24,3 +24,8 @@
 // RUN: gpuos-opt %t.failures/seed-1.mlir | FileCheck %s --check-prefix=DUMP
 // RUN: gpuos-opt %t.failures/seed-1.after.mlir | FileCheck %s --check-prefix=DUMP
 // DUMP: gpuos.graph @random_1(
+
+// The reproduce line carries the options that change the graph, so it
+// makes the same graph again (here a larger one).
+// RUN: not gpuos-difftest --count=1 --seed=5 --max-steps=200 --self-test-corrupt --print-failures=0 | FileCheck %s --check-prefix=STEPS
+// STEPS: reproduce: gpuos-difftest --count=1 --seed=5 --max-steps=200 --self-test-corrupt{{$}}

@@ -7,6 +7,19 @@
 // RUN: bash -c 'gpuos-jit %s --no-such-flag; test $? -eq 2' 2>&1 | FileCheck %s --check-prefix=FLAG
 // RUN: bash -c 'gpuos-jit %s.missing --emit=ptx; test $? -eq 1' 2>&1 | FileCheck %s --check-prefix=MISSING
 
+// The whole -O value is checked (only its first character was: -O33 ran as -O3).
+// RUN: bash -c 'gpuos-jit %s -O33 --emit=ptx; test $? -eq 2' 2>&1 | FileCheck %s --check-prefix=OPT33
+// OPT33: gpuos-jit: unsupported -O33; use -O0 to -O3
+// An image named after its own input (x.cubin as the source) is refused
+// before anything is written: the source would be overwritten.
+// RUN: cp %s %t.cubin
+// RUN: bash -c 'gpuos-jit %t.cubin -o %t; test $? -eq 2' 2>&1 | FileCheck %s --check-prefix=SELF
+// RUN: cmp %s %t.cubin
+// SELF: gpuos-jit: the output '{{.*}}.cubin' is the input file; name another with -o
+// A custom source that is not a file (a device would be read until memory ran out).
+// RUN: not gpuos-jit %s --custom-source=/dev/zero -o %t.img 2>&1 | FileCheck %s --check-prefix=DEV
+// DEV: gpuos-jit: cannot read custom source '/dev/zero': not a regular file
+
 // ARCH: gpuos-jit: unsupported --arch=sm_75; use sm_80, sm_89, sm_90 or sm_100
 // OPT: gpuos-jit: unsupported -O9; use -O0 to -O3
 // EMIT: Cannot find option named 'cubin'

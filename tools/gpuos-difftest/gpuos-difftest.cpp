@@ -223,9 +223,15 @@ void DiffTester::report(uint64_t graphSeed, const Twine &why, ModuleOp before,
                         ModuleOp after) {
   ++totals.failed;
   llvm::outs() << "FAIL seed " << graphSeed << ": " << why << "\n";
+  // Every option that changes the graph or the check, so the line makes
+  // the same failure again.
   llvm::outs() << "  reproduce: gpuos-difftest --count=1 --seed=" << graphSeed
-               << (pipeline.empty() ? "" : " --pipeline='" + pipeline + "'")
-               << "\n";
+               << (pipeline.empty() ? "" : " --pipeline='" + pipeline + "'");
+  if (maxSteps.getNumOccurrences())
+    llvm::outs() << " --max-steps=" << maxSteps;
+  if (corrupt)
+    llvm::outs() << " --self-test-corrupt";
+  llvm::outs() << "\n";
   OpPrintingFlags flags;
   flags.assumeVerified();
   if (totals.failed <= printLimit) {

@@ -61,8 +61,8 @@ static cl::opt<std::string> arch("arch",
                                  cl::desc("GPU architecture: sm_80, sm_89, "
                                           "sm_90 (default), sm_100"),
                                  cl::init(kDefaultArch.str()), cl::cat(category));
-static cl::opt<char> optLevel("O", cl::desc("Optimization level 0-3 (default 3)"),
-                              cl::Prefix, cl::init('3'), cl::cat(category));
+static cl::opt<std::string> optLevel("O", cl::desc("Optimization level 0-3 (default 3)"),
+                                     cl::Prefix, cl::init("3"), cl::cat(category));
 static cl::opt<Emit> emit(
     "emit", cl::desc("What to produce"), cl::init(Emit::Image),
     cl::values(clEnumValN(Emit::MLIR, "mlir", "IR after lowering the tasks"),
@@ -240,13 +240,19 @@ static void recordSourceKey(jit::Compiler &compiler, const std::string &hash,
 
 /// --emit=image: <out>.cubin and <out>.manifest.json through the compiler
 /// library (cache, runtime library, nvJitLink).
-static int writeImage(jit::Compiler &compiler, ModuleOp module,
-                      const Stopwatch &total) {
+/// <out> of --emit=image: -o without ".cubin", or the input's stem.
+static std::string imageStem() {
   std::string out = outputFilename;
   if (out.empty())
     out = inputFilename == "-" ? "a" : llvm::sys::path::stem(inputFilename).str();
   if (StringRef(out).ends_with(".cubin"))
     out.resize(out.size() - 6);
+  return out;
+}
+
+static int writeImage(jit::Compiler &compiler, ModuleOp module,
+                      const Stopwatch &total) {
+  std::string out = imageStem();
   llvm::Expected<jit::CompiledImage> image = compiler.compileModule(module);
   if (!image) {
     // Diagnostics were printed at their locations already; other errors
@@ -295,13 +301,18 @@ int main(int argc, char **argv) {
   if (!isSupportedArch(arch))
     return usageError("unsupported --arch=" + arch +
                       "; use sm_80, sm_89, sm_90 or sm_100");
-  if (optLevel < '0' || optLevel > '3')
-    return usageError("unsupported -O" + std::string(1, optLevel) + "; use -O0 to -O3");
+  if (optLevel.size() != 1 || optLevel[0] < '0' || optLevel[0] > '3')
+    return usageError("unsupported -O" + optLevel + "; use -O0 to -O3");
   if (blockSize < 32 || blockSize > 1024 || blockSize % 32 != 0)
     return usageError("--block-size must be a multiple of 32 up to 1024");
   if (maxRegisters < -1 || maxRegisters > 255)
     return usageError("--maxrregcount must be 0 (no limit) to 255");
-  int opt = optLevel - '0';
+  if (emit == Emit::Image && inputFilename != "-")
+    for (const char *suffix : {".cubin", ".manifest.json"})
+      if (llvm::sys::fs::equivalent(inputFilename, imageStem() + suffix))
+        return usageError("the output '" + imageStem() + suffix +
+                          "' is the input file; name another with -o");
+  int opt = optLevel[0] - '0';
 
   jit::CompileOptions options;
   options.arch = arch;
@@ -313,6 +324,12 @@ int main(int argc, char **argv) {
   options.occupancy = occupancy;
   options.maxRegisters = maxRegisters;
   for (const std::string &path : customSources) {
+    // A file: a device such as /dev/zero would be read until memory ran out.
+    if (llvm::sys::fs::exists(path) && !llvm::sys::fs::is_regular_file(path)) {
+      llvm::errs() << "gpuos-jit: cannot read custom source '" << path
+                   << "': not a regular file\n";
+      return 1;
+    }
     auto source = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
     if (!source) {
       llvm::errs() << "gpuos-jit: cannot read custom source '" << path

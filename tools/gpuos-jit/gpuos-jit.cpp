@@ -113,6 +113,14 @@ bool parse(int argc, char **argv, Request &r) {
   }
   if (r.output.size() >= 6 && r.output.compare(r.output.size() - 6, 6, ".cubin") == 0)
     r.output.resize(r.output.size() - 6);
+  // An output that is the input itself (x.cubin as the source): the core
+  // refuses it with a message; a hit here would overwrite the source.
+  for (const char *suffix : {".cubin", ".manifest.json"}) {
+    struct stat out;
+    if (::stat((r.output + suffix).c_str(), &out) == 0 && out.st_dev == st.st_dev &&
+        out.st_ino == st.st_ino)
+      return false;
+  }
   if (r.cacheDir.empty()) {
     // ImageCache::defaultDirectory().
     if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)

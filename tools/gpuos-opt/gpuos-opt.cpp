@@ -16,6 +16,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
@@ -28,6 +29,15 @@ int main(int argc, char **argv) {
   gpuos::registerGpuosPasses();
   gpuos::registerGpuosConversionPasses();
   gpuos::registerGpuosPipeline();
+  auto [input, output] =
+      mlir::registerAndParseCLIOptions(argc, argv, "gpuos pass driver\n", registry);
+  // The input is mapped and the output truncated on open: writing over the
+  // input killed the process (SIGBUS) and left the input empty.
+  if (input != "-" && output != "-" && llvm::sys::fs::equivalent(input, output)) {
+    llvm::errs() << "gpuos-opt: error: the output '" << output
+                 << "' is the input file; write to another file\n";
+    return 1;
+  }
   return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "gpuos pass driver\n", registry));
+      mlir::MlirOptMain(argc, argv, input, output, registry));
 }

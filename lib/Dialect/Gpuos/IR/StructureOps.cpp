@@ -208,6 +208,10 @@ LogicalResult GraphOp::verifyRegions() {
                          << " outputs";
   if (getOutputTypes().empty())
     return emitOpError("needs at least one output");
+  // The symbol names the graph in images and the C API, and @"" does not
+  // print back as anything that parses.
+  if (getSymName().empty())
+    return emitOpError("needs a non-empty name");
   if (failed(verifyNames(*this)))
     return failure();
   for (Type type : getFunctionType().getInputs())

@@ -32,6 +32,15 @@ gpuos.graph @duplicate_output(%x : !gpuos.tensor<4xf32>) -> (y : !gpuos.tensor<4
 
 // -----
 
+// A graph's symbol names it in images and the C API; @"" would not print
+// back as anything that parses.
+// expected-error @+1 {{'gpuos.graph' op needs a non-empty name}}
+gpuos.graph @""(%x : !gpuos.tensor<4xf32>) -> (a : !gpuos.tensor<4xf32>) {
+  gpuos.yield %x : !gpuos.tensor<4xf32>
+}
+
+// -----
+
 // expected-error @+1 {{'gpuos.graph' op needs at least one output}}
 gpuos.graph @no_outputs(%x : !gpuos.tensor<4xf32>) -> () {
   gpuos.yield
