@@ -321,16 +321,21 @@ struct Frontier {
 };
 } // namespace
 
-bool FusionGraph::wouldCreateCycle(ArrayRef<unsigned> merging) {
+SmallVector<unsigned, 4> FusionGraph::leadersOf(ArrayRef<unsigned> nodes) {
   SmallVector<unsigned, 4> leaders;
-  unsigned bound = 0;
-  for (unsigned node : merging) {
+  for (unsigned node : nodes) {
     unsigned leader = find(node);
-    if (llvm::is_contained(leaders, leader))
-      continue;
-    leaders.push_back(leader);
-    bound = std::max(bound, groups[leader].last);
+    if (!llvm::is_contained(leaders, leader))
+      leaders.push_back(leader);
   }
+  return leaders;
+}
+
+bool FusionGraph::wouldCreateCycle(ArrayRef<unsigned> merging) {
+  SmallVector<unsigned, 4> leaders = leadersOf(merging);
+  unsigned bound = 0;
+  for (unsigned leader : leaders)
+    bound = std::max(bound, groups[leader].last);
   auto inUnion = [&](unsigned node) {
     return llvm::is_contained(leaders, find(node));
   };
@@ -386,15 +391,9 @@ bool FusionGraph::wouldCreateCycle(ArrayRef<unsigned> merging) {
 }
 
 bool FusionGraph::withinOpCap(ArrayRef<unsigned> merging) {
-  SmallVector<unsigned, 4> leaders;
   int64_t ops = 0;
-  for (unsigned node : merging) {
-    unsigned leader = find(node);
-    if (llvm::is_contained(leaders, leader))
-      continue;
-    leaders.push_back(leader);
+  for (unsigned leader : leadersOf(merging))
     ops += groups[leader].computeOps;
-  }
   return ops <= kMaxTaskComputeOps;
 }
 

@@ -104,6 +104,8 @@ public:
 
   /// The representative of `node`'s group.
   unsigned find(unsigned node);
+  /// The distinct groups (their leaders) `nodes` belong to, in first-seen order.
+  llvm::SmallVector<unsigned, 4> leadersOf(llvm::ArrayRef<unsigned> nodes);
   /// Number of nodes in `node`'s group.
   size_t groupSize(unsigned node) { return groups[find(node)].members.size(); }
   /// The nodes of `node`'s group.
