@@ -282,8 +282,10 @@ class capture(TorchDispatchMode):
         # An enclosing capture's pending tensors may be among this graph's
         # inputs (read below with every mode off, its own included), or be
         # read by the PyTorch replay: they are older work, written first.
-        for c in active_captures():
-            if c is not self and not c.trace.empty():
+        # (Captures inside this one flush later: they may read its values.)
+        stack = active_captures()
+        for c in stack[:stack.index(self)] if self in stack else []:
+            if not c.trace.empty():
                 c.flush()
         # x.clone(), a literal, cat([x]): an unchanged input, copied here
         # (inputs are not mutated while pending ops read them).

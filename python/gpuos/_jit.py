@@ -93,6 +93,14 @@ class _Recorder(capture):
         self.aborted = self.aborted or f"{func} ({reason})"
         raise _Abort(self.aborted)
 
+    def _holds(self, t: Any) -> bool:
+        # An argument, and a view of one, holds real data: print(x) in fn
+        # reads it fine. Only results are unwritten while recording.
+        if not isinstance(t, torch.Tensor):
+            return False
+        base = t._base if t._base is not None else t
+        return not (self.is_arg(t) or self.is_arg(base)) and super()._holds(t)
+
     def is_arg(self, t: torch.Tensor) -> bool:
         return id(t) in self.arg_slot and self.pending[id(t)]() is t
 
@@ -105,7 +113,7 @@ class _Recorder(capture):
         return TorchDispatchMode.__exit__(self, exc_type, exc, tb)
 
 
-def _freeze(x: Any) -> Any:
+def _freeze(x: Any, depth: int = 0) -> Any:
     """A hashable stand-in for a non-tensor argument, with every element's
     exact type (2 and 2.0 differ, inside containers too; a torch.Size is not
     a tuple) and a float's sign (-0.0 is not 0.0); other objects by identity,
@@ -113,10 +121,13 @@ def _freeze(x: Any) -> Any:
     tensor or cannot be compared."""
     if isinstance(x, torch.Tensor):
         raise TypeError("a tensor inside a container argument")
+    if depth > 16:
+        raise TypeError("an argument nested more than 16 deep (or holding itself)")
     if isinstance(x, (list, tuple)):
-        return (type(x), tuple(_freeze(i) for i in x))
+        return (type(x), tuple(_freeze(i, depth + 1) for i in x))
     if isinstance(x, dict):
-        return (type(x), tuple((_freeze(k), _freeze(v)) for k, v in x.items()))
+        return (type(x), tuple((_freeze(k, depth + 1), _freeze(v, depth + 1))
+                               for k, v in x.items()))
     hash(x)
     if x != x:  # NaN: equal to no guard value
         raise TypeError(f"{x!r} is not equal to itself")
@@ -128,8 +139,10 @@ def _freeze(x: Any) -> Any:
         # A plain object (a config): the recording baked the attributes it
         # read, so they are part of the guard. A module's tensors are read
         # live, and functions and classes stand for themselves.
+        if depth >= 2:  # an attribute's attributes: by identity (cycles, loggers)
+            return (type(x), x)
         try:
-            return (type(x), x, _freeze(dict(attrs)))
+            return (type(x), x, _freeze(dict(attrs), depth + 1))
         except TypeError as e:
             raise TypeError(f"a {type(x).__name__} argument whose attributes "
                             f"cannot be guarded ({e})") from None
@@ -360,6 +373,8 @@ class _Jit:
             """The first pending tensor over t's storage: t itself, or the
             result t aliases without being a view of it (t.detach())."""
             ptr = t.untyped_storage().data_ptr()
+            if ptr == 0:  # empty tensors all have address 0
+                return t
             for ref in rec.pending.values():
                 p = ref()
                 if p is not None and p._base is None and \
@@ -485,12 +500,23 @@ class _Jit:
         # The recording read outside tensors (closures, parameters) with
         # their layout then; one changed since (module.half(), w.data = ...)
         # would be read wrongly: the variant is recorded again.
+        # A view the recording made of one (weight.t() in F.linear) is bound
+        # itself: its base is guarded, and by address too (w.data = ... gives
+        # the base new storage the old view does not see).
         same = []
         for j, src in enumerate(v.sources):
-            if isinstance(src, torch.Tensor):
-                env[f"X{j}"], env[f"XM{j}"] = src, (src.shape, src.stride(), src.dtype,
-                                                    src.device)
-                same.append(f"(X{j}.shape, X{j}.stride(), X{j}.dtype, X{j}.device) == XM{j}")
+            if not isinstance(src, torch.Tensor):
+                continue
+            t, name = src, f"X{j}"
+            env[name] = src
+            if src._base is not None:
+                t, name = src._base, f"XB{j}"
+                env[name], env[f"XP{j}"] = t, t.data_ptr()
+                same.append(f"{name}.data_ptr() == XP{j}")
+            env[f"XD{j}"], env[f"XS{j}"], env[f"XR{j}"], env[f"XV{j}"] = (
+                t.dtype, t.shape, t.stride(), t.device)
+            same.append(f"{name}.dtype is XD{j} and {name}.shape == XS{j} and "
+                        f"{name}.stride() == XR{j} and {name}.device == XV{j}")
         if same:
             env["stale"], env["KEY"] = self.stale, key
             lines.append("    if not (" + " and\n            ".join(same) + "):")
@@ -552,9 +578,9 @@ class _Jit:
             # A view of an outside tensor: a new view object each call, as
             # eager makes (one object would carry a caller's t_() over).
             r = item[1]
-            env[f"C{j}"], env[f"VS{j}"], env[f"VR{j}"] = r._base, tuple(r.shape), r.stride()
-            env[f"VO{j}"] = r.storage_offset()
-            return f"C{j}.as_strided(VS{j}, VR{j}, VO{j})"
+            env[f"C{j}"], env[f"RS{j}"], env[f"RR{j}"] = r._base, tuple(r.shape), r.stride()
+            env[f"RO{j}"] = r.storage_offset()
+            return f"C{j}.as_strided(RS{j}, RR{j}, RO{j})"
         if kind in ("ref", "const"):
             env[f"C{j}"] = item[1]
             return f"C{j}"

@@ -73,13 +73,20 @@ def _square(b: GraphBuilder, v: Value) -> Optional[Value]:
 
 
 def _plus_eps(b: GraphBuilder, v: Value) -> Optional[Tuple[Value, float]]:
-    """(s, eps) when v = s + eps, eps a constant >= 0."""
+    """(s, eps) when v = s + eps, eps a constant >= 0; also a 16-bit float
+    s + eps computed in f32 (_aten._binary): cast(cast(s) + eps)."""
     d = _of(b, v, "add")
+    wide = _of(b, v, "cast") if d is None else None
+    if wide is not None:
+        d = _of(b, wide.operands[0], "add")
     if d is None:
         return None
     for s, c in (d.operands, reversed(d.operands)):
         eps = _constant(b, c)
-        if eps is not None and eps >= 0 and b.defn(s) is not None:
+        narrow = _of(b, s, "cast") if wide is not None else None
+        if narrow is not None and narrow.operands[0].type.dtype == v.type.dtype:
+            s = narrow.operands[0]
+        if eps is not None and eps >= 0 and b.defn(s) is not None and s.type.dtype == v.type.dtype:
             return s, eps
     return None
 

@@ -213,3 +213,27 @@ def test_a_data_dependent_size_runs_in_pytorch():
     x = torch.randn(64)
     with torch._dynamo.config.patch(capture_dynamic_output_shape_ops=True):
         assert torch.equal(compiled(f)(x), f(x))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_a_half_rmsnorm_with_an_inexact_eps_is_still_fused(dtype):
+    # eps = 1e-6 is not a 16-bit float: x + eps is computed in f32, and the
+    # norm peephole looks through that cast.
+    def f(x, w):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
+    x, w = torch.randn(4, 64).to(dtype), torch.randn(64).to(dtype)
+    text = []
+    import gpuos._compiler as comp
+    real = comp.compile_graph
+    def spy(text_, *a, **k):
+        text.append(text_)
+        return real(text_, *a, **k)
+    import gpuos._trace as tr
+    old = tr.compile_graph
+    tr.compile_graph = spy
+    try:
+        out = compiled(f)(x, w)
+    finally:
+        tr.compile_graph = old
+    torch.testing.assert_close(out.double(), f(x.double(), w.double()), rtol=5e-2, atol=5e-2)
+    assert any("gpuos.rms_norm" in t for t in text)

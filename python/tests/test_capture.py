@@ -221,6 +221,13 @@ def test_a_nested_capture_reads_the_outer_blocks_values():
         with gpuos.capture(**CPU):
             z = y + 1
     assert z.tolist() == [3.0] * 4 and y.tolist() == [2.0] * 4
+    # The outer block flushed first (printing y) leaves the inner pending.
+    with gpuos.capture(**CPU):
+        y = x * 2
+        with gpuos.capture(**CPU):
+            z = y + 1
+            shown = f"{y}"
+    assert shown == "tensor([2., 2., 2., 2.])" and z.tolist() == [3.0] * 4
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])

@@ -381,18 +381,48 @@ def test_a_jit_call_inside_capture_reads_written_values():
     assert z.tolist() == [3.0] * 4
 
 
-def test_an_outside_tensor_that_changed_layout_records_again():
-    # module.double() keeps the Parameter objects and changes their data:
-    # the variant recorded for f32 weights must not read them as f32.
-    lin = torch.nn.Linear(4, 3)
-    f = gpuos.jit(lambda x: lin(x) * 2)
-    x = torch.randn(2, 4)
-    check(f(x), F.linear(x.double(), lin.weight.double(), lin.bias.double()) * 2)
-    lin.double()
-    out = f(x.double())
-    assert out.dtype == torch.float64
-    torch.testing.assert_close(out, F.linear(x.double(), lin.weight, lin.bias) * 2)
-    assert gpuos.stats()["jit_records"] == 2
+def test_an_outside_tensor_that_changed_records_again():
+    # The same argument each call; only the closure tensor changes: its
+    # dtype (module.double() keeps the object), then, for a view the
+    # recording made of it (W.t()), its storage (W.data = ...).
+    W = torch.ones(3)
+    f = gpuos.jit(lambda x: x * W)
+    x = torch.full((3,), 2.0)
+    assert f(x).tolist() == [2.0] * 3
+    W.data = torch.full((3,), 3.0, dtype=torch.float64)
+    out = f(x)
+    assert out.dtype == torch.float64 and out.tolist() == [6.0] * 3
+    M = torch.ones(2, 2)
+    g = gpuos.jit(lambda x: x @ M.t())
+    y = torch.ones(1, 2)
+    assert g(y).tolist() == [[2.0, 2.0]]
+    M.data = torch.full((2, 2), 5.0)
+    assert g(y).tolist() == [[10.0, 10.0]]
+    assert gpuos.stats()["jit_records"] == 4
+
+
+def test_printing_an_argument_while_recording_keeps_the_jit(capsys):
+    def fn(x):
+        print(x)
+        return x * 2
+    f = gpuos.jit(fn)
+    f(torch.ones(2))
+    assert f(torch.ones(2)).tolist() == [2.0, 2.0]
+    assert gpuos.stats().get("jit_fallbacks", 0) == 0
+    assert "tensor([1., 1.])" in capsys.readouterr().out
+
+
+def test_an_object_holding_itself_is_guarded_by_identity_below_its_attributes():
+    class Node:
+        pass
+    cfg = Node()
+    cfg.scale, cfg.parent = 2.0, Node()
+    cfg.parent.child = cfg  # a cycle
+    cfg.log = logging.getLogger("gpuos.test")
+    f = gpuos.jit(lambda x, c: x * c.scale)
+    assert f(torch.ones(2), cfg).tolist() == [2.0, 2.0]
+    cfg.scale = 3.0
+    assert f(torch.ones(2), cfg).tolist() == [3.0, 3.0]
 
 
 def test_returned_aliases_of_results_and_outside_views_follow_eager():

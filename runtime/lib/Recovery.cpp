@@ -272,8 +272,10 @@ Status Runtime::Impl::recover(const std::string &reason, bool hung) {
   for (auto &[id, g] : graphs) {
     g.runSlots.clear();
     g.blobDev = 0;
-    if (g.lost)
+    if (g.lost) { // its intermediates died with the old context too
+      g.ownedBuffers.clear();
       continue;
+    }
     uint64_t lostPtr = 0;
     for (const TaskSpec &t : g.spec.tasks)
       for (const BufferArg &b : t.buffers)

@@ -65,7 +65,9 @@ Status readFile(const std::string &path, std::vector<char> &out) {
   if (fd < 0)
     return error(std::strerror(errno));
   struct stat st;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+  // Files and pipes (<(...)); a directory fails to read, a device such as
+  // /dev/zero never ends.
+  if (::fstat(fd, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))) {
     ::close(fd);
     return error("not a regular file");
   }

@@ -676,7 +676,13 @@ struct Runtime::Impl {
     failures[serial] = result;
     failureOrder.push_back(serial);
     if (failureOrder.size() > kKeptFailures) {
-      forgottenBelow = std::max(forgottenBelow, failureOrder.front() + 1);
+      // Failures are recorded in completion order: a submission still
+      // running may have an older serial and succeed later, so the bound
+      // stops below the oldest one in flight.
+      uint64_t bound = failureOrder.front() + 1;
+      for (uint32_t r : busyRuns)
+        bound = std::min(bound, runs[r].serial);
+      forgottenBelow = std::max(forgottenBelow, bound);
       failures.erase(failureOrder.front());
       failureOrder.pop_front();
     }
