@@ -117,22 +117,20 @@ def _binary(ctx: Ctx, name: str, lhs: Any, rhs: Any) -> Value:
     if dtype == "i1":  # the dialect's arithmetic takes numbers, not bools
         raise Unsupported(f"{name} of bool tensors")
     shape = _out_shape(ctx)
+    # PyTorch computes a 16-bit float op in f32 (its opmath type), the scalar
+    # unrounded: x * 1e5 must not become x * inf in f16.
     scalars = [x for x in (lhs, rhs) if type(x) in (int, float)]
-    if (dtype in ("f16", "bf16") and name in ("add", "sub", "mul", "div")
-            and not all(exact_in(float(x), dtype) for x in scalars)):
-        # PyTorch computes a 16-bit float op in f32 (its opmath type), the
-        # scalar unrounded: x * 1e5 must not become x * inf in f16.
-        a, b = ctx.operand(lhs, "f32"), ctx.operand(rhs, "f32")
-        wide = ctx.b.op(f"gpuos.{name} {a.name}, {b.name} : {a.type}, {b.type}",
-                        ctx.result(shape, "f32"), [a, b], kind=name)
-        return ctx.cast(wide, dtype)
-    a, b = ctx.operand(lhs, dtype), ctx.operand(rhs, dtype)
+    wide = (dtype in ("f16", "bf16") and name in ("add", "sub", "mul", "div")
+            and not all(exact_in(float(x), dtype) for x in scalars))
+    compute = "f32" if wide else dtype
+    a, b = ctx.operand(lhs, compute), ctx.operand(rhs, compute)
     # A decomposed norm or softmax closes here: emit the fused op instead.
-    fused = fuse(ctx.b, name, a, b, tuple(shape))
+    fused = None if wide else fuse(ctx.b, name, a, b, tuple(shape))
     if fused is not None:
         return fused
-    return ctx.b.op(f"gpuos.{name} {a.name}, {b.name} : {a.type}, {b.type}",
-                    ctx.result(shape, dtype), [a, b], kind=name)
+    result = ctx.b.op(f"gpuos.{name} {a.name}, {b.name} : {a.type}, {b.type}",
+                      ctx.result(shape, compute), [a, b], kind=name)
+    return ctx.cast(result, dtype)
 
 
 def _unary(ctx: Ctx, name: str, x: Value) -> Value:

@@ -407,14 +407,11 @@ class _Jit:
                 v.items.append(("ref", r))
         # A graph output whose value is an unchanged contiguous input
         # (x.clone()) is a copy per call, not a graph output.
-        by_value = {value.name: src for (_, src), (_, value)
-                    in zip(rec.trace.inputs, rec.trace.builder.inputs)}
         final: Dict[int, Tuple] = {}
         computed: List[int] = []
         for k in keys:
-            value = rec.trace.values.get(k)
-            if value is not None and value.type.contiguous and value.name in by_value:
-                src = by_value[value.name]
+            src = rec.trace.unchanged_input(k)
+            if src is not None:
                 final[k] = ("clone", src if isinstance(src, tuple) else ("ref", src))
             else:
                 final[k] = ("out", len(computed))

@@ -91,8 +91,7 @@ class Trace:
             value = self.values.get(key)
             if value is None:
                 raise Unsupported("an output gpuos cannot compute (a norm's statistics)")
-            is_input = any(value is v for _, v in b.inputs)
-            if is_input and value.type.contiguous:
+            if self.unchanged_input(key) is not None:
                 # A same-type cast would fold away; the caller copies it.
                 raise Unsupported("an output that is an unchanged input")
             if not value.type.contiguous:

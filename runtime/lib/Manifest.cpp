@@ -189,9 +189,9 @@ Status parseBuffer(const Context &cx, const json::Value &v,
     return cx.fail("'strides' has " + std::to_string(b.strides.size()) +
                    " entries for a rank-" + std::to_string(b.shape.size()) +
                    " 'shape'");
-  bool dynamic = std::count(b.shape.begin(), b.shape.end(), kDynamic) +
-                     std::count(b.strides.begin(), b.strides.end(), kDynamic) >
-                 0;
+  auto isDynamic = [](int64_t d) { return d == kDynamic; };
+  bool dynamic = std::any_of(b.shape.begin(), b.shape.end(), isDynamic) ||
+                 std::any_of(b.strides.begin(), b.strides.end(), isDynamic);
   uint64_t extent;
   if (!dynamic && !viewExtentBytes(b.shape, b.strides, b.elemBytes, extent))
     return cx.fail("the view spans more than 2^64 bytes");
