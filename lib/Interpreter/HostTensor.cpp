@@ -8,6 +8,23 @@
 using namespace gpuos::interp;
 using llvm::ArrayRef;
 
+std::optional<int64_t>
+gpuos::interp::hostElementCount(ArrayRef<int64_t> shape) {
+  int64_t count = 1;
+  for (int64_t dim : shape) {
+    assert(dim >= 0 && "hostElementCount needs non-negative dimensions");
+    if (dim == 0)
+      return 0;
+    if (count > kMaxHostElements / dim)
+      count = kMaxHostElements + 1; // keep scanning: a later 0 empties it
+    else
+      count *= dim;
+  }
+  if (count > kMaxHostElements)
+    return std::nullopt;
+  return count;
+}
+
 HostTensor::HostTensor(ArrayRef<int64_t> shape, DType dtype)
     : shape(shape), dtype(dtype), numElements(1) {
   for (int64_t dim : shape) {

@@ -160,6 +160,47 @@ private:
 };
 } // namespace
 
+/// The static part of `type`'s element count fits the host limit.
+static bool staticPartFitsOnHost(StridedTensorType type) {
+  SmallVector<int64_t> dims;
+  for (int64_t dim : type.getShape())
+    dims.push_back(dim == kDynamic ? 1 : dim);
+  return hostElementCount(dims).has_value();
+}
+
+LogicalResult gpuos::interp::checkFitsOnHost(GraphOp graph) {
+  auto tooLarge = [](InFlightDiagnostic &&diag, Type type) -> LogicalResult {
+    return diag << " of type " << typeString(type)
+                << " has more elements than the interpreter holds ("
+                << kMaxHostElements << ")";
+  };
+  ArrayAttr names = graph.getInputNames();
+  for (auto [index, type] : llvm::enumerate(graph.getInputTypes())) {
+    auto tensorType = dyn_cast<StridedTensorType>(type);
+    if (tensorType && !staticPartFitsOnHost(tensorType))
+      return tooLarge(emitError(graph.getLoc())
+                          << "graph @" << graph.getSymName() << " input '"
+                          << (index < names.size()
+                                  ? cast<StringAttr>(names[index]).getValue()
+                                  : StringRef("?"))
+                          << "'",
+                      type);
+  }
+  WalkResult walk = graph.getBodyBlock().walk([&](Operation *op) {
+    for (OpResult result : op->getResults()) {
+      auto type = dyn_cast<StridedTensorType>(result.getType());
+      if (type && !staticPartFitsOnHost(type)) {
+        (void)tooLarge(op->emitOpError()
+                           << "result #" << result.getResultNumber(),
+                       type);
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 FailureOr<SmallVector<HostTensor>>
 gpuos::interp::evaluateGraph(GraphOp graph, ArrayRef<HostTensor> inputs,
                              const InterpreterOptions &options) {
@@ -199,6 +240,8 @@ gpuos::interp::evaluateGraph(GraphOp graph, ArrayRef<HostTensor> inputs,
                   << input.getTypeString() << ")";
     }
   }
+  if (failed(checkFitsOnHost(graph)))
+    return failure();
   BlockEvaluator evaluator(options);
   return evaluator.run(graph.getBodyBlock(),
                        SmallVector<HostTensor>(inputs.begin(), inputs.end()));

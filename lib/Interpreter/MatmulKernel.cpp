@@ -46,6 +46,10 @@ Expected<HostTensor> gpuos::interp::matmul(const HostTensor &lhs,
   SmallVector<int64_t> shape(*batch);
   shape.push_back(m);
   shape.push_back(n);
+  if (!hostElementCount(shape))
+    return kernelError("the result shape " + shapeString(shape) +
+                       " has more elements than the interpreter holds (" +
+                       llvm::Twine(kMaxHostElements) + ")");
   HostTensor result(shape, lhs.getDType());
   int64_t batchCount = 1;
   for (int64_t dim : *batch)

@@ -38,6 +38,10 @@ gpuos::interp::broadcastRuntimeShapes(ArrayRef<SmallVector<int64_t>> shapes) {
       out = dim;
     }
   }
+  if (!hostElementCount(result))
+    return kernelError("the broadcast shape " + shapeString(result) +
+                       " has more elements than the interpreter holds (" +
+                       llvm::Twine(kMaxHostElements) + ")");
   return result;
 }
 

@@ -845,6 +845,62 @@ TEST_F(InterpreterTest, IllegalDynamicBroadcastIsAnError) {
       << diagnostics;
 }
 
+// Sizes that become known at run time are held to the host limit where the
+// shape is computed: an outer broadcast (or, below, an outer-product matmul)
+// of two inputs that fit is an error, not an allocation of 2^32 elements.
+TEST_F(InterpreterTest, BroadcastBeyondTheHostLimitIsAnError) {
+  const char *source = R"mlir(
+    gpuos.graph @outer(%a : !gpuos.tensor<?x1xf32>, %b : !gpuos.tensor<1x?xf32>)
+        -> (s : !gpuos.tensor<?x?xf32>) {
+      %s = gpuos.add %a, %b : !gpuos.tensor<?x1xf32>, !gpuos.tensor<1x?xf32>
+      gpuos.yield %s : !gpuos.tensor<?x?xf32>
+    })mlir";
+  // 4 x 8 fits: the outer sum.
+  HostTensor a = makeRandom({4, 1}, DType::F32, 93, -1, 1);
+  HostTensor b = makeRandom({1, 8}, DType::F32, 94, -1, 1);
+  SmallVector<HostTensor> out = mustRun(source, {a, b});
+  ASSERT_EQ(out.size(), 1u);
+  std::vector<double> sum;
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 8; ++j)
+      sum.push_back(f32(a.getDouble(i) + b.getDouble(j)));
+  expectValues(out[0], {4, 8}, sum);
+
+  int64_t side = int64_t(1) << 16; // side^2 = 2^32 > kMaxHostElements
+  EXPECT_TRUE(failed(run(source, {makeRandom({side, 1}, DType::F32, 95, -1, 1),
+                                  makeRandom({1, side}, DType::F32, 96, -1, 1)})));
+  EXPECT_NE(diagnostics.find("the broadcast shape 65536x65536 has more "
+                             "elements than the interpreter holds"),
+            std::string::npos)
+      << diagnostics;
+}
+
+TEST_F(InterpreterTest, MatmulResultBeyondTheHostLimitIsAnError) {
+  const char *source = R"mlir(
+    gpuos.graph @outer(%a : !gpuos.tensor<?x1xf32>, %b : !gpuos.tensor<1x?xf32>)
+        -> (p : !gpuos.tensor<?x?xf32>) {
+      %p = gpuos.matmul %a, %b : !gpuos.tensor<?x1xf32>, !gpuos.tensor<1x?xf32>
+      gpuos.yield %p : !gpuos.tensor<?x?xf32>
+    })mlir";
+  int64_t side = int64_t(1) << 16;
+  EXPECT_TRUE(failed(run(source, {makeRandom({side, 1}, DType::F32, 97, -1, 1),
+                                  makeRandom({1, side}, DType::F32, 98, -1, 1)})));
+  EXPECT_NE(diagnostics.find("'gpuos.matmul' op failed at run time: the "
+                             "result shape 65536x65536 has more elements"),
+            std::string::npos)
+      << diagnostics;
+}
+
+TEST(HostTensorTest, ElementCountLimit) {
+  EXPECT_EQ(hostElementCount({}), 1);
+  EXPECT_EQ(hostElementCount({kMaxHostElements}), kMaxHostElements);
+  EXPECT_EQ(hostElementCount({kMaxHostElements + 1}), std::nullopt);
+  EXPECT_EQ(hostElementCount({int64_t(1) << 40, int64_t(1) << 40}),
+            std::nullopt);
+  // A zero anywhere empties the tensor, even after the product overflowed.
+  EXPECT_EQ(hostElementCount({int64_t(1) << 40, int64_t(1) << 40, 0}), 0);
+}
+
 // A static slice of a dynamic dim is checked against the runtime size.
 TEST_F(InterpreterTest, DynamicSliceOutOfRangeIsAnError) {
   const char *source = R"mlir(

@@ -225,6 +225,8 @@ int main(int argc, char **argv) {
   if (inputsDir.empty())
     os << " seed " << seed;
   os << "\n";
+  if (failed(checkFitsOnHost(graph)))
+    return 1;
   bool positive = wantsPositiveInputs(graph);
   std::mt19937_64 rng(seed);
   SmallVector<HostTensor> inputs;

@@ -15,11 +15,21 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/raw_ostream.h"
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 namespace gpuos::interp {
+
+/// The most elements one host tensor may hold. Values are held as 8-byte
+/// doubles or int64s, so this is 8 GiB; the interpreter refuses larger
+/// shapes with an error rather than failing to allocate.
+constexpr int64_t kMaxHostElements = int64_t(1) << 30;
+
+/// The element count of `shape`, or nullopt when it exceeds
+/// kMaxHostElements (or overflows). Dimensions must be >= 0.
+std::optional<int64_t> hostElementCount(llvm::ArrayRef<int64_t> shape);
 
 class HostTensor {
 public:

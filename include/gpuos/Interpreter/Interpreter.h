@@ -39,6 +39,13 @@ mlir::FailureOr<llvm::SmallVector<HostTensor>>
 evaluateGraph(GraphOp graph, llvm::ArrayRef<HostTensor> inputs,
               const InterpreterOptions &options = {});
 
+/// Fails with a diagnostic naming the input or op unless every tensor of
+/// `graph` (its inputs and every result, task bodies included) fits the
+/// host limit kMaxHostElements; dynamic dimensions count as 1 here and are
+/// checked when their sizes are known. evaluateGraph checks this first;
+/// tools that make inputs call it before making them.
+mlir::LogicalResult checkFitsOnHost(GraphOp graph);
+
 /// The values of a dense (or dense_resource) elements attribute, as a
 /// gpuos.constant produces them. Fails with a diagnostic at `loc` for an
 /// element type or attribute kind it cannot read.
