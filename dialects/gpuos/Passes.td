@@ -410,4 +410,31 @@ def GpuosAssignPriorities : Pass<"gpuos-assign-priorities", "::gpuos::GraphOp"> 
   }];
 }
 
+def GpuosUniqueKinds : Pass<"gpuos-unique-kinds", "::mlir::ModuleOp"> {
+  let summary = "Renames generated task kinds that another task of the module uses";
+  let description = [{
+    Kinds name device functions, so they must be unique within an image.
+    The fusion passes name the tasks they make `<graph>_t<N>_<ops>`
+    (docs/passes.md, "Kind names"), unique among the generated kinds
+    because graph symbols are, but they run on one graph at a time and
+    cannot see a task another graph was written with. When a kind appears
+    more than once, the written task (a kind that does not carry its own
+    graph's generated prefix) keeps it and every generated one gets the
+    first free `_<M>` suffix; with no written task among them, the first
+    in module order keeps it. Two written tasks of one kind are left to the
+    lowering's error: their names are the user's.
+
+    Before (graph @h was written with a kind @g's fusion also produces):
+    ```mlir
+    gpuos.graph @g(...) { %0 = gpuos.task "g_t0_add_mul" ... }
+    gpuos.graph @h(...) { %0 = gpuos.task "g_t0_add_mul" ... }
+    ```
+    After:
+    ```mlir
+    gpuos.graph @g(...) { %0 = gpuos.task "g_t0_add_mul_1" ... }
+    gpuos.graph @h(...) { %0 = gpuos.task "g_t0_add_mul" ... }
+    ```
+  }];
+}
+
 #endif // GPUOS_PASSES_TD

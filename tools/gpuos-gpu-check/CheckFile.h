@@ -53,7 +53,62 @@ struct Graph {
   std::vector<Buffer> buffers;
 };
 
-/// Reads check.txt; `graphs` (if given) receives the graph sections.
+/// Bytes per element of a check.txt dtype, 0 if unknown.
+inline int dtypeBytes(const std::string &dtype) {
+  if (dtype == "f64" || dtype == "i64")
+    return 8;
+  if (dtype == "f32" || dtype == "i32")
+    return 4;
+  if (dtype == "f16" || dtype == "bf16")
+    return 2;
+  if (dtype == "i8" || dtype == "i1")
+    return 1;
+  return 0;
+}
+
+/// Why `buffer` (a parsed line, its file read) cannot be used, or "": the
+/// checkers index device memory and the files by these numbers, so a
+/// damaged check.txt must not reach them (it read and wrote out of bounds).
+inline std::string bufferError(const Buffer &buffer) {
+  int bytes = dtypeBytes(buffer.dtype);
+  if (bytes == 0)
+    return "unknown dtype '" + buffer.dtype + "'";
+  if (buffer.elemBytes != bytes)
+    return buffer.dtype + " elements are " + std::to_string(bytes) + " bytes, not " +
+           std::to_string(buffer.elemBytes);
+  // Under 2^40 bytes of device memory: sizes below cannot overflow.
+  const long long limit = (1LL << 40) / 8;
+  if (buffer.span < 0 || buffer.span > limit)
+    return "span " + std::to_string(buffer.span) + " out of range";
+  long long count = 1, last = 0;
+  for (size_t axis = 0; axis < buffer.shape.size(); ++axis) {
+    long long size = buffer.shape[axis], stride = buffer.strides[axis];
+    if (size < 0 || size > limit || stride < 0 || stride > limit)
+      return "dimension " + std::to_string(axis) + " (size " + std::to_string(size) +
+             ", stride " + std::to_string(stride) + ") out of range";
+    if (size > 0 && count > limit / size)
+      return "more than 2^37 elements";
+    count *= size;
+    // last + (size - 1) * stride, saturated past the largest span.
+    if (size > 1 && stride > (limit - last) / (size - 1))
+      last = limit;
+    else if (size > 0)
+      last += (size - 1) * stride;
+  }
+  if (count > 0 && last >= buffer.span)
+    return "the view reaches element " + std::to_string(last) + ", past its span " +
+           std::to_string(buffer.span);
+  size_t want = buffer.input ? size_t(buffer.span) * bytes : size_t(count) * 8;
+  if (buffer.data.size() != want)
+    return buffer.file + " holds " + std::to_string(buffer.data.size()) + " bytes, not " +
+           std::to_string(want);
+  if (!buffer.input && !(buffer.atol >= 0 && buffer.rtol >= 0))
+    return "negative or NaN tolerance";
+  return "";
+}
+
+/// Reads check.txt; `graphs` (if given) receives the graph sections. A
+/// line the checkers cannot trust is an error naming the file and line.
 inline bool parseCheck(const std::string &path, std::string &image, std::vector<Task> &tasks,
                        std::vector<Graph> *graphs = nullptr) {
   std::ifstream in(path);
@@ -67,7 +122,14 @@ inline bool parseCheck(const std::string &path, std::string &image, std::vector<
   if (!graphs)
     graphs = &ignored;
   bool inGraph = false; // the current section: a graph (else a task)
+  int lineNo = 0;
+  auto bad = [&](const std::string &why) {
+    std::fprintf(stderr, "gpu-check: %s:%d: %s: %s\n", path.c_str(), lineNo, why.c_str(),
+                 line.c_str());
+    return false;
+  };
   while (std::getline(in, line)) {
+    ++lineNo;
     std::istringstream words(line);
     std::string key;
     words >> key;
@@ -79,6 +141,8 @@ inline bool parseCheck(const std::string &path, std::string &image, std::vector<
       Task task;
       words >> task.kind >> task.launcher >> task.tiles >> task.blockSize >>
           task.sharedBytes;
+      if (!words)
+        return bad("bad task line");
       tasks.push_back(task);
       inGraph = false;
     } else if (key == "graph") {
@@ -87,17 +151,16 @@ inline bool parseCheck(const std::string &path, std::string &image, std::vector<
       graphs->push_back(graph);
       inGraph = true;
     } else if (key == "input" || key == "output") {
-      if (inGraph ? graphs->empty() : tasks.empty()) {
-        std::fprintf(stderr, "gpu-check: %s: buffer outside a section: %s\n",
-                     path.c_str(), line.c_str());
-        return false;
-      }
+      if (inGraph ? graphs->empty() : tasks.empty())
+        return bad("buffer outside a section");
       Buffer buffer;
       buffer.input = key == "input";
       if (inGraph)
         words >> buffer.name;
-      int rank = 0;
+      int rank = -1;
       words >> buffer.dtype >> buffer.elemBytes >> buffer.span >> rank;
+      if (!words || rank < 0 || rank > 16)
+        return bad("bad buffer line");
       buffer.shape.resize(rank);
       buffer.strides.resize(rank);
       for (auto &d : buffer.shape)
@@ -107,11 +170,13 @@ inline bool parseCheck(const std::string &path, std::string &image, std::vector<
       words >> buffer.file;
       if (!buffer.input)
         words >> buffer.atol >> buffer.rtol;
-      if (!words || !readFile(dir + buffer.file, buffer.data)) {
-        std::fprintf(stderr, "gpu-check: bad line or missing file: %s\n",
-                     line.c_str());
-        return false;
-      }
+      if (!words)
+        return bad("bad buffer line");
+      if (!readFile(dir + buffer.file, buffer.data))
+        return bad("cannot read " + dir + buffer.file);
+      std::string why = bufferError(buffer);
+      if (!why.empty())
+        return bad(why);
       (inGraph ? graphs->back().buffers : tasks.back().buffers).push_back(buffer);
     }
   }

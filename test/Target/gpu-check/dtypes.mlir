@@ -6,6 +6,7 @@
 // CHECK-DAG: .visible .func gpuos_task_dt_half(
 // CHECK-DAG: .visible .func gpuos_task_dt_bf16(
 // CHECK-DAG: .visible .func gpuos_task_dt_f64(
+// CHECK-DAG: .visible .func gpuos_task_dt_f64_narrow(
 // CHECK-DAG: .visible .func gpuos_task_dt_int(
 // CHECK-DAG: .visible .func gpuos_task_dt_i8(
 // CHECK-DAG: .visible .func gpuos_task_dt_mask(
@@ -45,6 +46,19 @@ gpuos.graph @f64(%x : !gpuos.tensor<16x128xf64>, %y : !gpuos.tensor<128xf64>)
     gpuos.yield %2 : !gpuos.tensor<16x128xf64>
   }
   gpuos.yield %r : !gpuos.tensor<16x128xf64>
+}
+
+// f64 narrowed straight to the 16-bit floats (one rounding each; on the
+// host the bf16 one is a compiler-rt call the simulation provides).
+gpuos.graph @f64_narrow(%x : !gpuos.tensor<8x128xf64>)
+    -> (h : !gpuos.tensor<8x128xf16>, bf : !gpuos.tensor<8x128xbf16>) {
+  %r:2 = gpuos.task "dt_f64_narrow" ins(%a = %x : !gpuos.tensor<8x128xf64>)
+      tile [2, 128] -> (!gpuos.tensor<8x128xf16>, !gpuos.tensor<8x128xbf16>) {
+    %0 = gpuos.cast %a : !gpuos.tensor<8x128xf64> to f16
+    %1 = gpuos.cast %a : !gpuos.tensor<8x128xf64> to bf16
+    gpuos.yield %0, %1 : !gpuos.tensor<8x128xf16>, !gpuos.tensor<8x128xbf16>
+  }
+  gpuos.yield %r#0, %r#1 : !gpuos.tensor<8x128xf16>, !gpuos.tensor<8x128xbf16>
 }
 
 // Inputs are drawn from [0, 8): division by zero gives 0.

@@ -40,6 +40,7 @@
 #include "gpuos/Conversion/TaskABI.h"
 #include "gpuos/Dialect/Gpuos/IR/GpuosDialect.h"
 #include "gpuos/Interpreter/Interpreter.h"
+#include "gpuos/runtime/Manifest.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/MLIRContext.h"
@@ -49,8 +50,8 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -58,6 +59,7 @@
 #include <random>
 
 using namespace mlir;
+namespace runtime = gpuos::runtime;
 using namespace gpuos;
 using namespace gpuos::interp;
 namespace cl = llvm::cl;
@@ -261,17 +263,16 @@ int main(int argc, char **argv) {
   if (!module)
     return 1;
 
+  // The runtime's own parser: a manifest it would refuse is refused here,
+  // with its message, before any field is trusted.
   auto manifestText = llvm::MemoryBuffer::getFile(manifestPath);
   if (!manifestText)
     return fail("cannot read " + manifestPath);
-  llvm::Expected<llvm::json::Value> manifest =
-      llvm::json::parse((*manifestText)->getBuffer());
-  if (!manifest)
-    return fail("bad manifest: " + llvm::toString(manifest.takeError()));
-  llvm::StringMap<const llvm::json::Object *> entries;
-  if (const llvm::json::Array *tasks = manifest->getAsObject()->getArray("tasks"))
-    for (const llvm::json::Value &entry : *tasks)
-      entries[*entry.getAsObject()->getString("kind")] = entry.getAsObject();
+  runtime::ImageManifest manifest;
+  runtime::Status parsed =
+      runtime::parseManifest((*manifestText)->getBuffer(), manifest);
+  if (!parsed.ok())
+    return fail(manifestPath + ": " + parsed.toString());
 
   if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
     return fail("cannot create " + outputDir + ": " + ec.message());
@@ -309,27 +310,25 @@ int main(int argc, char **argv) {
     FailureOr<TaskABI> abi = TaskABI::get(task);
     if (failed(abi))
       return 1;
-    const llvm::json::Object *entry = entries.lookup(abi->kind);
-    if (!entry)
+    int kind = manifest.findKind(abi->kind);
+    if (kind < 0)
       return fail("the manifest has no task '" + abi->kind + "'");
-    const llvm::json::Array *buffers = entry->getArray("buffers");
-    if (!buffers || buffers->size() != abi->buffers.size())
+    const runtime::ManifestTask &entry = manifest.tasks[kind];
+    if (entry.buffers.size() != abi->buffers.size())
       return fail("manifest buffers of '" + abi->kind + "' do not match the IR");
-    for (auto [json, type] : llvm::zip(*buffers, abi->buffers)) {
-      const llvm::json::Object *buffer = json.getAsObject();
-      std::vector<int64_t> shape, strides;
-      for (const llvm::json::Value &v : *buffer->getArray("shape"))
-        shape.push_back(*v.getAsInteger());
-      for (const llvm::json::Value &v : *buffer->getArray("strides"))
-        strides.push_back(*v.getAsInteger());
-      if (*buffer->getString("dtype") != typeName(type.getElementType()) ||
-          ArrayRef<int64_t>(shape) != type.getShape() ||
-          ArrayRef<int64_t>(strides) != ArrayRef<int64_t>(type.getEffectiveStrides()))
-        return fail("manifest buffer '" + buffer->getString("name")->str() +
-                    "' of '" + abi->kind + "' does not match the IR");
+    for (auto [index, type] : llvm::enumerate(abi->buffers)) {
+      const runtime::ManifestBuffer &buffer = entry.buffers[index];
+      if (buffer.isOutput != (index >= abi->numInputs) ||
+          buffer.dtype != typeName(type.getElementType()) ||
+          ArrayRef<int64_t>(buffer.shape) != type.getShape() ||
+          !llvm::equal(buffer.strides, type.getEffectiveStrides()))
+        return fail("manifest buffer '" + buffer.name + "' of '" + abi->kind +
+                    "' does not match the IR");
     }
 
     GraphOp graph = wrapTask(*scratch, task);
+    if (failed(checkFitsOnHost(graph)))
+      return 1;
     auto [lo, hi] = inputRange(task);
     SmallVector<HostTensor> inputs;
     for (StridedTensorType type : ArrayRef(abi->buffers).take_front(abi->numInputs)) {
@@ -343,8 +342,7 @@ int main(int argc, char **argv) {
       return fail("the interpreter failed on task '" + abi->kind + "'");
 
     check += llvm::formatv("task {0} {1} {2} {3} {4}\n", abi->kind, abi->launcher,
-                           abi->numTiles, *entry->getInteger("block_size"),
-                           *entry->getInteger("shared_bytes"))
+                           abi->numTiles, entry.blockSize, entry.sharedBytes)
                  .str();
     for (auto [index, type] : llvm::enumerate(abi->buffers)) {
       bool isInput = index < abi->numInputs;
@@ -374,6 +372,8 @@ int main(int argc, char **argv) {
     bool positive = llvm::any_of(
         members, [](TaskOp task) { return inputRange(task).first > 0; });
     auto [lowValue, highValue] = positive ? std::pair(0.1, 2.0) : std::pair(-1.0, 1.0);
+    if (failed(checkFitsOnHost(graph)))
+      return 1;
     SmallVector<HostTensor> inputs;
     for (Type type : graph.getFunctionType().getInputs()) {
       auto tensor = cast<StridedTensorType>(type);

@@ -37,6 +37,7 @@
 
 #include "../CheckFile.h"
 #include "gpuos/Conversion/GpuosToNVVM.h"
+#include "gpuos/Conversion/TaskABI.h"
 #include "gpuos/Dialect/Gpuos/IR/GpuosDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -353,12 +354,12 @@ extern "C" float simShflF32(float value, uint32_t offset) {
   return result;
 }
 
-/// f32 -> bf16, rounded to nearest even by APFloat: the compiler-rt
-/// builtin LLVM's x86 backend calls for `fptrunc` to bfloat; Debian 12's
-/// libgcc has none (with LLVM 22.1.8 the JIT failed to resolve it). The
-/// bfloat comes back in the low 16 bits of xmm0, as a float's bits do.
-extern "C" float simTruncSfBf2(float value) {
-  llvm::APFloat converted(value);
+/// f32 or f64 -> bf16, rounded to nearest even by APFloat (once, from the
+/// source type: no double rounding through f32): the compiler-rt builtins
+/// LLVM's x86 backend calls for `fptrunc` to bfloat; Debian 12's libgcc has
+/// none (with LLVM 22.1.8 the JIT failed to resolve them). The bfloat comes
+/// back in the low 16 bits of xmm0, as a float's bits do.
+static float truncToBf16(llvm::APFloat converted) {
   bool losesInfo = false;
   converted.convert(llvm::APFloat::BFloat(), llvm::APFloat::rmNearestTiesToEven,
                     &losesInfo);
@@ -367,6 +368,8 @@ extern "C" float simTruncSfBf2(float value) {
   std::memcpy(&result, &half, 4);
   return result;
 }
+extern "C" float simTruncSfBf2(float value) { return truncToBf16(llvm::APFloat(value)); }
+extern "C" float simTruncDfBf2(double value) { return truncToBf16(llvm::APFloat(value)); }
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -516,6 +519,32 @@ static OwningOpRef<ModuleOp> hostModule(gpu::GPUModuleOp gpuModule) {
 
 using TaskFn = void (*)(void *, uint32_t);
 
+/// Why check.txt's `task` does not describe the task of that kind in the
+/// IR, or "": the task function indexes its argument block and buffers by
+/// the IR's types, so a check file of another module must not reach it.
+static std::string taskMismatch(const check::Task &task, const TaskABI *abi) {
+  if (!abi)
+    return "no task of this kind in " + inputFilename;
+  if (task.tiles != uint64_t(abi->numTiles))
+    return std::to_string(task.tiles) + " tiles, the IR's task has " +
+           std::to_string(abi->numTiles);
+  if (task.buffers.size() != abi->buffers.size())
+    return std::to_string(task.buffers.size()) + " buffers, the IR's task has " +
+           std::to_string(abi->buffers.size());
+  for (auto [index, buffer] : llvm::enumerate(task.buffers)) {
+    StridedTensorType type = abi->buffers[index];
+    std::string dtype;
+    llvm::raw_string_ostream os(dtype);
+    type.getElementType().print(os);
+    ArrayRef<int64_t> strides = type.getEffectiveStrides();
+    if (buffer.input != (index < abi->numInputs) || buffer.dtype != dtype ||
+        !llvm::equal(buffer.shape, type.getShape()) || !llvm::equal(buffer.strides, strides))
+      return "buffer " + std::to_string(index) + " is not the IR's " +
+             (index < abi->numInputs ? "input " : "output ") + dtype + " view";
+  }
+  return "";
+}
+
 static bool runTask(TaskFn fn, const check::Task &task, unsigned threads,
                     check::Outcome &outcome) {
   struct Allocation {
@@ -591,7 +620,18 @@ int main(int argc, char **argv) {
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  if (!module || failed(lowerTasksToNVVM(*module, LowerTasksOptions())))
+  if (!module)
+    return 1;
+  // The tasks' ABIs before lowering replaces them: what check.txt must match.
+  llvm::StringMap<TaskABI> abis;
+  WalkResult walk = module->walk([&](TaskOp task) {
+    FailureOr<TaskABI> abi = TaskABI::get(task);
+    if (failed(abi))
+      return WalkResult::interrupt();
+    abis[abi->kind] = std::move(*abi);
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted() || failed(lowerTasksToNVVM(*module, LowerTasksOptions())))
     return 1;
   auto gpuModule = module->lookupSymbol<gpu::GPUModuleOp>(kTaskModuleName);
   OwningOpRef<ModuleOp> host = hostModule(gpuModule);
@@ -621,6 +661,7 @@ int main(int argc, char **argv) {
     add("simSharedAccess", reinterpret_cast<void *>(&simSharedAccess));
     add("__gpuos_shared", sharedMemory);
     add("__truncsfbf2", reinterpret_cast<void *>(&simTruncSfBf2));
+    add("__truncdfbf2", reinterpret_cast<void *>(&simTruncDfBf2));
     // libdevice names on the host's libm.
     add("__nv_expf", reinterpret_cast<void *>(static_cast<float (*)(float)>(&expf)));
     add("__nv_logf", reinterpret_cast<void *>(static_cast<float (*)(float)>(&logf)));
@@ -641,6 +682,13 @@ int main(int argc, char **argv) {
     return 1;
   int passed = 0, failed = 0;
   for (const check::Task &task : tasks) {
+    auto abi = abis.find(task.kind);
+    std::string mismatch = taskMismatch(task, abi == abis.end() ? nullptr : &abi->second);
+    if (!mismatch.empty()) {
+      llvm::errs() << "gpuos-sim-check: " << checkFile << ": task '" << task.kind
+                   << "': " << mismatch << "\n";
+      return 1;
+    }
     auto address = (*engine)->lookup("gpuos_task_" + task.kind);
     if (!address) {
       llvm::errs() << "gpuos-sim-check: " << llvm::toString(address.takeError()) << "\n";

@@ -457,8 +457,21 @@ std::string gpuos::fusion::sanitizeGraphName(StringRef name) {
   return out + "_" + llvm::utohexstr(hash, /*LowerCase=*/true);
 }
 
-KindNamer::KindNamer(GraphOp graph)
-    : prefix(sanitizeGraphName(graph.getSymName()) + "_t") {
+std::string gpuos::fusion::generatedKindPrefix(GraphOp graph) {
+  return sanitizeGraphName(graph.getSymName()) + "_t";
+}
+
+bool gpuos::fusion::hasGeneratedKind(TaskOp task) {
+  auto graph = task->getParentOfType<GraphOp>();
+  if (!graph)
+    return false;
+  StringRef kind = task.getKind();
+  std::string prefix = generatedKindPrefix(graph);
+  return kind.starts_with(prefix) && kind.size() > prefix.size() &&
+         llvm::isDigit(kind[prefix.size()]);
+}
+
+KindNamer::KindNamer(GraphOp graph) : prefix(generatedKindPrefix(graph)) {
   for (Operation &op : graph.getBodyBlock()) {
     auto task = dyn_cast<TaskOp>(op);
     if (!task || !task.getKind().starts_with(prefix))

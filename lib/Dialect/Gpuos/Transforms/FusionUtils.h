@@ -187,9 +187,18 @@ constexpr unsigned kMaxTaskResults = 16;
 /// Longer chains split into tasks of at most this many.
 constexpr int64_t kMaxTaskComputeOps = 512;
 
-/// Hands out task kinds `<graph>_t<N>_<op names>`: C identifiers, unique in
-/// a module because graph symbols are. N continues after the largest index
-/// already used by a task of the graph.
+/// `<graph>_t`, the graph name as a C identifier: what every kind
+/// KindNamer hands out for `graph` starts with, before its index.
+std::string generatedKindPrefix(GraphOp graph);
+
+/// True when `task`'s kind is one KindNamer would have made for its graph
+/// (the prefix, then a digit).
+bool hasGeneratedKind(TaskOp task);
+
+/// Hands out task kinds `<graph>_t<N>_<op names>`: C identifiers, unique
+/// among generated kinds because graph symbols are (a written task of
+/// another graph may still hold one: gpuos-unique-kinds). N continues
+/// after the largest index already used by a task of the graph.
 class KindNamer {
 public:
   explicit KindNamer(GraphOp graph);

@@ -26,6 +26,7 @@ void gpuos::buildGpuosPipeline(OpPassManager &pm,
   graphs.addPass(createGpuosFuseHorizontal());
   graphs.addPass(createGpuosPartition());
   graphs.addPass(createGpuosAssignPriorities());
+  pm.addPass(createGpuosUniqueKinds());
   pm.addPass(createCanonicalizerPass());
 }
 
@@ -34,6 +35,6 @@ void gpuos::registerGpuosPipeline() {
       "gpuos-pipeline",
       "canonicalize, sort, split K of small-M matmuls, fuse (elementwise, reductions, shared-weight "
       "matmuls, matmul epilogues and prologues, horizontal), partition into tasks, assign "
-      "priorities, canonicalize",
+      "priorities, make kinds unique, canonicalize",
       [](OpPassManager &pm) { buildGpuosPipeline(pm); });
 }
