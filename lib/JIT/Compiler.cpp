@@ -340,10 +340,23 @@ Compiler::Impl::build(ModuleOp module, const std::string &hash) {
     bool missing = false;
     for (CustomOp op : customOps) {
       StringRef callee = op.getCallee();
-      if (llvm::any_of(customPtx, [&](const auto &input) {
-            return ptxDefinesFunction(input.second, callee);
-          }))
+      auto source = llvm::find_if(customPtx, [&](const auto &input) {
+        return ptxDefinesFunction(input.second, callee);
+      });
+      if (source != customPtx.end()) {
+        // nvJitLink reports a prototype that differs from the call and
+        // still links an image that passes the wrong arguments.
+        std::optional<std::string> called = ptxFunctionPrototype(ptx->ptx, callee);
+        std::optional<std::string> defined = ptxFunctionPrototype(source->second, callee);
+        if (called && defined && *called != *defined) {
+          op.emitOpError() << "calls @" << callee << " as '" << *called << "', but "
+                           << source->first << " defines it as '" << *defined
+                           << "' (arguments and result in compute types: float, "
+                              "double, int, long long)";
+          missing = true;
+        }
         continue;
+      }
       InFlightDiagnostic diag = op.emitOpError()
                                 << "calls @" << callee << ", but ";
       if (options.customSources.empty()) {

@@ -3,7 +3,10 @@
 #include "gpuos/Target/Nvrtc.h"
 #include "gpuos/Target/CudaLibrary.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Regex.h"
+#include <algorithm>
+#include <cctype>
 #include <dlfcn.h>
 #include <mutex>
 
@@ -101,6 +104,46 @@ llvm::Expected<std::string> gpuos::compileCustomSource(const CustomSource &sourc
   while (!ptx.empty() && ptx.back() == '\0')
     ptx.pop_back();
   return ptx;
+}
+
+/// A PTX parameter list's types: "(.param .b32 f_param_0, .param .align 8
+/// .b8 f_param_1[16])" -> "(.param .b32, .param .align 8 .b8 [16])".
+static std::string parameterTypes(llvm::StringRef list) {
+  std::string text = list.trim().drop_front().drop_back().str();
+  std::replace_if(text.begin(), text.end(), [](char c) { return std::isspace(c); }, ' ');
+  llvm::SmallVector<llvm::StringRef> params;
+  llvm::StringRef(text).split(params, ',', -1, /*KeepEmpty=*/false);
+  std::string out = "(";
+  for (llvm::StringRef param : params) {
+    llvm::SmallVector<llvm::StringRef> tokens;
+    param.split(tokens, ' ', -1, /*KeepEmpty=*/false);
+    if (tokens.empty())
+      continue;
+    llvm::StringRef name = tokens.pop_back_val(); // the parameter's own name
+    if (out.size() > 1)
+      out += ", ";
+    out += llvm::join(tokens, " ");
+    if (size_t bracket = name.find('['); bracket != llvm::StringRef::npos)
+      out += " " + name.drop_front(bracket).str();
+  }
+  return out + ")";
+}
+
+std::optional<std::string> gpuos::ptxFunctionPrototype(llvm::StringRef ptx,
+                                                       llvm::StringRef name) {
+  // ".extern .func  (.param .b32 func_retval0) name\n(\n ... \n)" or
+  // ".visible .func  (.param .b32 func_retval0) name(...)", at a line start.
+  llvm::Regex header("(^|\n)\\.(visible|extern)[ \t]+\\.func[ \t]*(\\([^)]*\\))?[ \t]*" +
+                     llvm::Regex::escape(name) + "[ \t\n]*\\(");
+  llvm::SmallVector<llvm::StringRef> groups;
+  if (!header.match(ptx, &groups))
+    return std::nullopt;
+  size_t open = groups[0].data() + groups[0].size() - 1 - ptx.data();
+  size_t close = ptx.find(')', open);
+  if (close == llvm::StringRef::npos)
+    return std::nullopt;
+  std::string result = groups[3].empty() ? "()" : parameterTypes(groups[3]);
+  return result + " " + name.str() + parameterTypes(ptx.slice(open, close + 1));
 }
 
 bool gpuos::ptxDefinesFunction(llvm::StringRef ptx, llvm::StringRef name) {

@@ -17,13 +17,18 @@
 // RUN: not gpuos-jit %s --custom-source=%S/Inputs/other.cu --no-cache -o %t/other 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=UNDEF
 // UNDEF: error: 'gpuos.custom' op calls @scaled_softplus, but no custom source defines extern "C" __device__ scaled_softplus (sources: {{.*}}other.cu)
-// A definition whose prototype differs from the call: nvJitLink names the
-// file that defined the function first, the custom source's PTX. It keeps
-// the name pointer it was given after nvJitLinkAddData returns, so the
-// link session must keep the name alive (it printed freed memory).
-// RUN: gpuos-jit %s --custom-source=%S/Inputs/softplus-wrong-prototype.cu --no-cache -o %t/proto 2>&1 \
+// A definition whose prototype differs from the call (one parameter for
+// two) is an error at the op, naming the source: nvJitLink prints
+// "Prototype doesn't match" and still links an image that passes the wrong
+// arguments.
+// RUN: not gpuos-jit %s --custom-source=%S/Inputs/softplus-wrong-prototype.cu --no-cache -o %t/proto 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=PROTO
-// PROTO: Prototype doesn't match for 'scaled_softplus' in 'gpuos_tasks.ptx', first defined in '{{[^']*}}/Inputs/softplus-wrong-prototype.cu.ptx'
+// PROTO: custom-op.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'gpuos.custom' op calls @scaled_softplus as '(.param .b32) scaled_softplus(.param .b32, .param .b32)', but {{.*}}softplus-wrong-prototype.cu defines it as '(.param .b32) scaled_softplus(.param .b32)'
+// RUN: not ls %t/proto.cubin
+// A double where the call passes float: .b64 against .b32.
+// RUN: not gpuos-jit %s --custom-source=%S/Inputs/softplus-double.cu --no-cache -o %t/dbl 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=DOUBLE
+// DOUBLE: defines it as '(.param .b64) scaled_softplus(.param .b64, .param .b64)'
 // RUN: not gpuos-jit %s --custom-source=%t/missing.cu -o %t/m 2>&1 | FileCheck %s --check-prefix=READ
 // READ: gpuos-jit: cannot read custom source '{{.*}}missing.cu'
 // Without a reference graph the interpreter says it cannot run the op.

@@ -13,6 +13,7 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include <optional>
 #include <string>
 
 namespace gpuos {
@@ -32,6 +33,11 @@ llvm::Expected<std::string> compileCustomSource(const CustomSource &source,
 
 /// Whether `ptx` defines a visible device function named `name`.
 bool ptxDefinesFunction(llvm::StringRef ptx, llvm::StringRef name);
+
+/// The prototype `ptx` declares or defines for the device function `name`,
+/// parameter names dropped: "(.param .b32) f(.param .b32, .param .b64)"
+/// ("()" for no result); nullopt when `ptx` has no such function.
+std::optional<std::string> ptxFunctionPrototype(llvm::StringRef ptx, llvm::StringRef name);
 
 } // namespace gpuos
 
