@@ -10,6 +10,12 @@
 // The whole -O value is checked (only its first character was: -O33 ran as -O3).
 // RUN: bash -c 'gpuos-jit %s -O33 --emit=ptx; test $? -eq 2' 2>&1 | FileCheck %s --check-prefix=OPT33
 // OPT33: gpuos-jit: unsupported -O33; use -O0 to -O3
+// Options of the link step with another --emit are refused, not ignored
+// (PTX carries no register limit; custom sources are linked, not emitted).
+// RUN: bash -c 'gpuos-jit %s --emit=ptx --maxrregcount=64 -o %t.ptx; test $? -eq 2' 2>&1 | FileCheck %s --check-prefix=LINKOPT
+// LINKOPT: gpuos-jit: --maxrregcount applies to --emit=image only
+// RUN: bash -c 'gpuos-jit %s --emit=llvm --custom-source=%s -o %t.ll; test $? -eq 2' 2>&1 | FileCheck %s --check-prefix=LINKSRC
+// LINKSRC: gpuos-jit: --custom-source applies to --emit=image only
 // An image named after its own input (x.cubin as the source) is refused
 // before anything is written: the source would be overwritten.
 // RUN: cp %s %t.cubin

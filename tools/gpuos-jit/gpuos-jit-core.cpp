@@ -43,6 +43,7 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 #include <chrono>
+#include <memory>
 
 using namespace mlir;
 using namespace gpuos;
@@ -307,6 +308,16 @@ int main(int argc, char **argv) {
     return usageError("--block-size must be a multiple of 32 up to 1024");
   if (maxRegisters < -1 || maxRegisters > 255)
     return usageError("--maxrregcount must be 0 (no limit) to 255");
+  // Options of the link step do nothing to --emit=mlir/llvm/ptx: refused
+  // rather than ignored (a register limit there would seem to apply).
+  // (std::addressof: a cl::list's operator& gives its vector.)
+  const cl::Option *linkOptions[] = {&nvJitLinkPath, &runtimeLib,
+                                     std::addressof(customSources), &occupancy,
+                                     &maxRegisters,  &sourceKey,  &noOverlap};
+  if (emit != Emit::Image)
+    for (const cl::Option *option : linkOptions)
+      if (option->getNumOccurrences())
+        return usageError("--" + option->ArgStr + " applies to --emit=image only");
   if (emit == Emit::Image && inputFilename != "-")
     for (const char *suffix : {".cubin", ".manifest.json"})
       if (llvm::sys::fs::equivalent(inputFilename, imageStem() + suffix))
