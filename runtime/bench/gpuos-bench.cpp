@@ -33,6 +33,11 @@
 //               [--no-continue] [--no-record] [--no-gang] [--ring-acquire-gpu]
 //               [--trace] [--trace-tiles] [--no-settle] [--bw-mb N]
 //
+// Numbers must be whole and in range (--workers-per-sm 0-32, 0: the
+// runtime's choice; --idle-sleep-ns up to 10^6; --bw-mb 1-65536), else exit
+// 2; --json is opened before measuring (exit 2 if it cannot be), and a
+// failed write is reported after the table (exit 1).
+//
 //===----------------------------------------------------------------------===//
 
 #include "gpuos/runtime/Driver.h"
@@ -42,6 +47,8 @@
 #include "TestImage.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -428,6 +435,20 @@ const char *gangPolicyName(GangPolicy p) {
   return "?";
 }
 
+/// `text` as a whole decimal number in [lo, hi] (atoi read "8x" as 8 and
+/// "-1" as 4294967295 once cast).
+bool parseCount(const char *text, unsigned long lo, unsigned long hi, unsigned &out) {
+  if (!std::isdigit((unsigned char)text[0]))
+    return false;
+  errno = 0;
+  char *end = nullptr;
+  unsigned long value = std::strtoul(text, &end, 10);
+  if (errno || *end || value < lo || value > hi)
+    return false;
+  out = (unsigned)value;
+  return true;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -437,6 +458,16 @@ int main(int argc, char **argv) {
   bool inlineUrgent = true, continueSuccessors = true, recordJobs = true;
   bool ringAcquireGpu = false, trace = false, shortRun = false, settle = true;
   bool traceTiles = false, gang = true, isolate = false;
+  // A numeric option's value, or a usage error naming it.
+  auto count = [&](int &i, unsigned long lo, unsigned long hi, unsigned &out) {
+    if (parseCount(argv[i + 1], lo, hi, out)) {
+      ++i;
+      return true;
+    }
+    std::fprintf(stderr, "gpuos-bench: %s %s: want a whole number from %lu to %lu\n",
+                 argv[i], argv[i + 1], lo, hi);
+    return false;
+  };
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--json" && i + 1 < argc)
@@ -445,10 +476,14 @@ int main(int argc, char **argv) {
       quick = true;
     else if (a == "--sim")
       sim = true;
-    else if (a == "--workers-per-sm" && i + 1 < argc)
-      workersPerSM = (unsigned)std::atoi(argv[++i]);
-    else if (a == "--idle-sleep-ns" && i + 1 < argc)
-      idleSleepNs = (unsigned)std::atoi(argv[++i]);
+    else if (a == "--workers-per-sm" && i + 1 < argc) {
+      if (!count(i, 0, 32, workersPerSM))
+        return 2;
+    }
+    else if (a == "--idle-sleep-ns" && i + 1 < argc) {
+      if (!count(i, 0, 1000000, idleSleepNs))
+        return 2;
+    }
     else if (a == "--no-inline")
       inlineUrgent = false;
     else if (a == "--no-continue")
@@ -469,14 +504,26 @@ int main(int argc, char **argv) {
       isolate = true;
     else if (a == "--short")
       shortRun = true;
-    else if (a == "--bw-mb" && i + 1 < argc)
-      bwMB = (unsigned)std::atoi(argv[++i]);
+    else if (a == "--bw-mb" && i + 1 < argc) {
+      if (!count(i, 1, 65536, bwMB))
+        return 2;
+    }
     else {
       std::fprintf(stderr, "usage: gpuos-bench [--json FILE] [--quick] [--short] [--sim] "
                            "[--workers-per-sm N] [--idle-sleep-ns N] [--no-inline] "
                            "[--no-continue] [--no-record] [--no-gang] "
                            "[--ring-acquire-gpu] [--trace] [--trace-tiles] "
                            "[--no-settle] [--isolate] [--bw-mb N]\n");
+      return 2;
+    }
+  }
+  // Opened now: an unwritable --json fails before minutes of measuring.
+  std::ofstream js;
+  if (!jsonPath.empty()) {
+    js.open(jsonPath);
+    if (!js) {
+      std::fprintf(stderr, "gpuos-bench: cannot write --json %s: %s\n", jsonPath.c_str(),
+                   std::strerror(errno));
       return 2;
     }
   }
@@ -955,7 +1002,6 @@ int main(int argc, char **argv) {
 
   // JSON.
   if (!jsonPath.empty()) {
-    std::ofstream js(jsonPath);
     js << "{\n  \"device\": \"" << rt->deviceInfo().name << "\",\n"
        << "  \"workers\": " << st.workers << ",\n"
        << "  \"block_threads\": " << st.blockThreads << ",\n"
@@ -969,7 +1015,10 @@ int main(int argc, char **argv) {
          << (i + 1 < rows.size() ? "," : "") << "\n";
     }
     js << "  },\n  \"primitives_ns_quiet_loaded\": {\n" << probeJson << "\n  }\n}\n";
+    js.close();
   }
+  // Reported after the table, so the figures are not lost with the file.
+  const bool jsonFailed = !jsonPath.empty() && !js;
 
   // The table, last.
   std::printf("\ngpuos-bench on %s: %u workers x %u threads, idle nap %u ns, "
@@ -988,5 +1037,10 @@ int main(int argc, char **argv) {
                 r.target.c_str());
   std::printf("%s\n%s\n", smLine.c_str(), swapLine.c_str());
   std::printf("%s%s", traceTable.c_str(), probeTable.c_str());
+  if (jsonFailed) {
+    std::fflush(stdout); // the table first
+    std::fprintf(stderr, "gpuos-bench: writing --json %s failed\n", jsonPath.c_str());
+    return 1;
+  }
   return 0;
 }
