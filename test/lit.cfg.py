@@ -28,9 +28,11 @@ llvm_config.add_tool_substitutions(["gpuos-difftest"], tool_dirs)
 # check's vector generator and CPU simulation (tools/gpuos-gpu-check).
 llvm_config.add_tool_substitutions(["gpuos-jit", "gpuos-jit-core", "gpuos-check-gen", "gpuos-sim-check"], tool_dirs)
 # --emit=image needs nvJitLink (CUDA 13), opened at run time by gpuos-jit.
-if any(os.path.exists(os.path.join(d, "libnvJitLink.so.13")) for d in
-       [os.environ.get("CUDA_HOME", "") + "/lib64", "/usr/local/cuda/lib64"]):
-    config.available_features.add("nvjitlink")
+for d in [os.environ.get("CUDA_HOME", "") + "/lib64", "/usr/local/cuda/lib64"]:
+    if os.path.exists(os.path.join(d, "libnvJitLink.so.13")):
+        config.available_features.add("nvjitlink")
+        config.substitutions.append(("%nvjitlink_lib", os.path.join(d, "libnvJitLink.so.13")))
+        break
 # gpuos.custom sources are compiled with NVRTC (CUDA 13), opened at run time.
 if any(os.path.exists(os.path.join(d, "libnvrtc.so.13")) for d in
        [os.environ.get("CUDA_HOME", "") + "/lib64", "/usr/local/cuda/lib64"]):

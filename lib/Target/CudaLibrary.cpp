@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <dlfcn.h>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 llvm::Expected<void *>
@@ -13,7 +14,12 @@ gpuos::openCudaLibrary(llvm::StringRef soname, llvm::StringRef explicitPath,
                        llvm::StringRef purpose) {
   std::vector<std::string> candidates;
   if (!explicitPath.empty()) {
-    candidates.push_back(explicitPath.str());
+    // dlopen searches the loader path for a name without '/', never the
+    // working directory: a file there is meant when one exists.
+    std::string path = explicitPath.str();
+    if (path.find('/') == std::string::npos && access(path.c_str(), F_OK) == 0)
+      path = "./" + path;
+    candidates.push_back(path);
   } else {
     if (const char *env = envVar ? std::getenv(envVar) : nullptr; env && *env)
       candidates.push_back(env);

@@ -23,6 +23,15 @@
 // RUN: not gpuos-jit %s -o %t.bad --runtime-lib=%t.missing.o --no-cache 2>&1 | FileCheck %s --check-prefix=NOLIB -DLIB=%t.missing.o
 // RUN: env GPUOS_RUNTIME_LIB=%t.missing.o not gpuos-jit %s -o %t.bad --no-cache 2>&1 | FileCheck %s --check-prefix=NOLIBENV -DLIB=%t.missing.o
 // An unpartitioned graph cannot become an image.
+// --nvjitlink=NAME without a '/' is a file in the working directory when
+// one is there (dlopen alone searched only the loader path), else a name
+// for the loader; what was tried is listed.
+// RUN: rm -rf %t.nvdir && mkdir -p %t.nvdir && cp %nvjitlink_lib %t.nvdir/mylink.so
+// RUN: cd %t.nvdir && gpuos-jit %s -o %t.bare --no-cache --nvjitlink=mylink.so
+// RUN: od -A n -t x1 -N 4 %t.bare.cubin | FileCheck %s --check-prefix=ELF
+// RUN: not gpuos-jit %s -o %t.bare2 --no-cache --nvjitlink=no-such-link.so 2>&1 | FileCheck %s --check-prefix=NOLINK
+// NOLINK: cannot load libnvJitLink.so.13 (nvJitLink of CUDA 13) to link the image; tried:
+// NOLINK-NEXT: no-such-link.so: {{.*}}No such file
 // RUN: not gpuos-jit %S/Inputs/unpartitioned.mlir -o %t.bad --no-cache 2>&1 | FileCheck %s --check-prefix=PARTITION
 
 // MISS: cache: miss
