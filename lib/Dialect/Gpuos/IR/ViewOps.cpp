@@ -117,18 +117,16 @@ LogicalResult BroadcastOp::inferReturnTypes(MLIRContext *,
 // ReshapeOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *,
-                                          std::optional<Location> loc,
-                                          Adaptor adaptor,
-                                          SmallVectorImpl<Type> &results) {
-  if (failed(checkTensorOperands(loc, getOperationName(),
-                                 adaptor.getOperands())))
-    return failure();
-  auto input = cast<StridedTensorType>(adaptor.getInput().getType());
-  ArrayRef<int64_t> target = adaptor.getShape();
+/// The type of `input` reshaped to `target`, or a failure (emitted at `loc`
+/// when there is one): ReshapeOp's inference, and the fold's check that
+/// a chain of reshapes is one valid reshape.
+static FailureOr<StridedTensorType> reshapedType(std::optional<Location> loc,
+                                                 StridedTensorType input,
+                                                 ArrayRef<int64_t> target) {
+  StringRef opName = ReshapeOp::getOperationName();
   if (!input.isContiguous())
     return emitOptionalError(
-        loc, "'", getOperationName(),
+        loc, "'", opName,
         "' needs a contiguous operand, got strides [",
         formatShape(input.getStrides()),
         "]; a reshape of a strided view would need a copy");
@@ -138,28 +136,28 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *,
     if (dim == kDynamic) {
       // Like numpy's -1: one unknown size is implied by the element count.
       if (dynamic)
-        return emitOptionalError(loc, "'", getOperationName(), "' target ",
+        return emitOptionalError(loc, "'", opName, "' target ",
                                  formatShape(target),
                                  " has more than one dynamic dimension");
       dynamic = true;
       continue;
     }
     if (dim < 0)
-      return emitOptionalError(loc, "'", getOperationName(),
+      return emitOptionalError(loc, "'", opName,
                                "' target dimension ", axis,
                                " has negative size ", dim);
     if (llvm::MulOverflow(count, dim, count))
-      return emitOptionalError(loc, "'", getOperationName(), "' target ",
+      return emitOptionalError(loc, "'", opName, "' target ",
                                formatShape(target),
                                " has more elements than int64 counts");
   }
   std::optional<int64_t> have = input.getNumElements();
   if (!have && input.hasStaticShape())
-    return emitOptionalError(loc, "'", getOperationName(), "' operand ",
+    return emitOptionalError(loc, "'", opName, "' operand ",
                              formatShape(input.getShape()),
                              " has more elements than int64 counts");
   if (have && !dynamic && *have != count)
-    return emitOptionalError(loc, "'", getOperationName(), "' cannot reshape ",
+    return emitOptionalError(loc, "'", opName, "' cannot reshape ",
                              formatShape(input.getShape()), " (", *have,
                              " elements) to ", formatShape(target), " (",
                              count, " elements)");
@@ -167,23 +165,48 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *,
   // that does not divide evenly no size fits, and only the interpreter
   // would notice (at run time).
   if (have && dynamic && count == 0 && *have != 0)
-    return emitOptionalError(loc, "'", getOperationName(), "' cannot reshape ",
+    return emitOptionalError(loc, "'", opName, "' cannot reshape ",
                              formatShape(input.getShape()), " (", *have,
                              " elements) to ", formatShape(target),
                              " (0 elements for any size of ?)");
   if (have && dynamic && count != 0 && *have % count != 0)
-    return emitOptionalError(loc, "'", getOperationName(), "' cannot reshape ",
+    return emitOptionalError(loc, "'", opName, "' cannot reshape ",
                              formatShape(input.getShape()), " (", *have,
                              " elements) to ", formatShape(target), ": ",
                              *have, " is not a multiple of ", count,
                              ", the product of the static sizes");
-  results.push_back(StridedTensorType::get(target, input.getElementType()));
+  return StridedTensorType::get(target, input.getElementType());
+}
+
+LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &results) {
+  if (failed(checkTensorOperands(loc, getOperationName(),
+                                 adaptor.getOperands())))
+    return failure();
+  FailureOr<StridedTensorType> type = reshapedType(
+      loc, cast<StridedTensorType>(adaptor.getInput().getType()), adaptor.getShape());
+  if (failed(type))
+    return failure();
+  results.push_back(*type);
   return success();
 }
 
 OpFoldResult ReshapeOp::fold(FoldAdaptor) {
   if (getInput().getType() == getType())
     return getInput();
+  // reshape(reshape(x)) is one reshape of x, when that one is valid: with a
+  // `?` in between, x's static count can rule out the last shape, and the
+  // chain is then left for the interpreter's run-time error.
+  if (auto inner = getInput().getDefiningOp<ReshapeOp>()) {
+    auto source = cast<StridedTensorType>(inner.getInput().getType());
+    FailureOr<StridedTensorType> type = reshapedType(std::nullopt, source, getShape());
+    if (succeeded(type) && *type == getType()) {
+      getInputMutable().assign(inner.getInput());
+      return getResult();
+    }
+  }
   return {};
 }
 
