@@ -1,9 +1,11 @@
 //===- HostTensor.cpp - a dense host buffer for the interpreter -----------===//
 
 #include "gpuos/Interpreter/HostTensor.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Format.h"
 #include <cassert>
 #include <cmath>
+#include <vector>
 
 using namespace gpuos::interp;
 using llvm::ArrayRef;
@@ -137,6 +139,55 @@ HostTensor gpuos::interp::makeRandom(ArrayRef<int64_t> shape, DType dtype,
                                      uint64_t seed, double lo, double hi) {
   std::mt19937_64 rng(seed);
   return makeRandom(shape, dtype, rng, lo, hi);
+}
+
+/// True when no two elements of `shape` under `strides` share an address:
+/// the dimensions sorted by stride each step past everything the smaller
+/// ones reach.
+static bool layoutHasNoOverlap(ArrayRef<int64_t> shape, ArrayRef<int64_t> strides) {
+  llvm::SmallVector<std::pair<int64_t, int64_t>> dims; // (stride, size)
+  for (auto [size, stride] : llvm::zip(shape, strides))
+    if (size > 1)
+      dims.push_back({stride, size});
+  llvm::sort(dims);
+  int64_t reach = 1; // largest offset the smaller dimensions reach, plus 1
+  for (auto [stride, size] : dims) {
+    if (stride < reach)
+      return false;
+    reach += stride * (size - 1);
+  }
+  return true;
+}
+
+void gpuos::interp::makeConsistentWithLayout(HostTensor &tensor, ArrayRef<int64_t> strides) {
+  ArrayRef<int64_t> shape = tensor.getShape();
+  // (A negative stride is also how a dynamic one reads: not handled.)
+  if (tensor.getNumElements() == 0 || strides.size() != shape.size() ||
+      llvm::any_of(strides, [](int64_t s) { return s < 0; }) ||
+      layoutHasNoOverlap(shape, strides))
+    return;
+  int64_t span = 1;
+  for (auto [size, stride] : llvm::zip(shape, strides))
+    span += (size - 1) * stride;
+  // The first element (row-major) at each address; -1: none yet.
+  std::vector<int64_t> first(span, -1);
+  llvm::SmallVector<int64_t> index(shape.size(), 0);
+  for (int64_t flat = 0; flat < tensor.getNumElements(); ++flat) {
+    int64_t address = 0;
+    for (size_t axis = 0; axis < shape.size(); ++axis)
+      address += index[axis] * strides[axis];
+    if (first[address] < 0)
+      first[address] = flat;
+    else if (tensor.isFloat())
+      tensor.setDouble(flat, tensor.getDouble(first[address]));
+    else
+      tensor.setInt(flat, tensor.getInt(first[address]));
+    for (int64_t axis = int64_t(shape.size()) - 1; axis >= 0; --axis) {
+      if (++index[axis] < shape[axis])
+        break;
+      index[axis] = 0;
+    }
+  }
 }
 
 CompareResult gpuos::interp::compareTensors(const HostTensor &actual,

@@ -1032,6 +1032,41 @@ TEST(HostTensorTest, RandomIsSeededAndInRange) {
   EXPECT_EQ(seen, (std::set<int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
 }
 
+// Random values for a layout that maps several elements to one address
+// take the first one's value there; other layouts keep their draws.
+TEST(HostTensorTest, RandomInputsFitTheirLayout) {
+  // A broadcast row (stride 0): every row is row 0.
+  HostTensor rows = makeRandom({4, 8}, DType::F32, 3, -1, 1);
+  HostTensor drawn = rows;
+  makeConsistentWithLayout(rows, {0, 1});
+  for (int64_t r = 0; r < 4; ++r)
+    for (int64_t c = 0; c < 8; ++c)
+      EXPECT_EQ(rows.at({r, c}), drawn.at({0, c})) << r << "," << c;
+  // A sliding window (strides [1, 1]): element (r, c) lives at r + c.
+  HostTensor window = makeRandom({3, 3}, DType::I32, 4, 0, 1000);
+  drawn = window;
+  makeConsistentWithLayout(window, {1, 1});
+  for (int64_t r = 0; r < 3; ++r)
+    for (int64_t c = 0; c < 3; ++c) {
+      int64_t address = r + c;
+      int64_t firstRow = std::max<int64_t>(0, address - 2);
+      EXPECT_EQ(window.at({r, c}), drawn.at({firstRow, address - firstRow}));
+    }
+  // Rows of 4 three apart: (0, 3) and (1, 0) share address 3.
+  HostTensor tight = makeRandom({2, 4}, DType::F32, 6, -1, 1);
+  drawn = tight;
+  makeConsistentWithLayout(tight, {3, 1});
+  EXPECT_EQ(tight.at({1, 0}), drawn.at({0, 3}));
+  EXPECT_EQ(tight.at({1, 1}), drawn.at({1, 1}));
+  // A transpose and a padded row overlap nothing: unchanged.
+  for (std::vector<int64_t> strides : {std::vector<int64_t>{1, 4}, {16, 1}}) {
+    HostTensor t = makeRandom({4, 8}, DType::F32, 5, -1, 1);
+    HostTensor before = t;
+    makeConsistentWithLayout(t, strides);
+    EXPECT_EQ(t.getFloatData(), before.getFloatData());
+  }
+}
+
 TEST(HostTensorTest, CompareReportsErrorsAndFirstMismatch) {
   HostTensor expected =
       HostTensor::fromDoubles({4}, DType::F32, {1.0, 2.0, 100.0, kNaN});

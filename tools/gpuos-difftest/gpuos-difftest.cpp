@@ -447,6 +447,7 @@ bool DiffTester::testOne(uint64_t graphSeed) {
     inputs.push_back(makeRandom(tensorType.getShape(), dtype, rng,
                                 isFloatType ? -1.0 : -8.0,
                                 isFloatType ? 1.0 : 8.0));
+    makeConsistentWithLayout(inputs.back(), tensorType.getEffectiveStrides());
   }
   FailureOr<SmallVector<HostTensor>> expected = evaluateGraph(graph, inputs);
   if (failed(expected)) {

@@ -258,6 +258,7 @@ int main(int argc, char **argv) {
       hi = positive ? 2.0 : 1.0;
     }
     inputs.push_back(makeRandom(tensorType.getShape(), dtype, rng, lo, hi));
+    makeConsistentWithLayout(inputs.back(), tensorType.getEffectiveStrides());
     os << "input " << inputName << " : " << type;
     if (dtype == DType::I1)
       os << " random {0, 1}\n";

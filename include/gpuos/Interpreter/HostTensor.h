@@ -107,6 +107,13 @@ HostTensor makeRandom(llvm::ArrayRef<int64_t> shape, DType dtype,
 /// As above with a fresh generator seeded with `seed`.
 HostTensor makeRandom(llvm::ArrayRef<int64_t> shape, DType dtype, uint64_t seed,
                       double lo, double hi);
+/// Makes `tensor` a value its layout can hold: where `strides` (in
+/// elements, static) map several elements to one address (a stride of 0,
+/// a broadcast view), each takes the value of the first of them in
+/// row-major order. Random inputs of such types need it: memory holds one
+/// value per address, so distinct draws there are a tensor no device
+/// buffer can hold. A layout without overlap is left as it is.
+void makeConsistentWithLayout(HostTensor &tensor, llvm::ArrayRef<int64_t> strides);
 
 //===----------------------------------------------------------------------===//
 // Comparison

@@ -8,6 +8,7 @@
 // CHECK-DAG: .visible .func gpuos_task_view_reshape(
 // CHECK-DAG: .visible .func gpuos_task_view_reshape_lanes(
 // CHECK-DAG: .visible .func gpuos_task_view_concat_empty(
+// CHECK-DAG: .visible .func gpuos_task_view_overlapping_inputs(
 
 gpuos.graph @transpose(%x : !gpuos.tensor<64x32xf32>, %y : !gpuos.tensor<32x64xf32>)
     -> (o : !gpuos.tensor<32x64xf32>) {
@@ -87,4 +88,19 @@ gpuos.graph @concat_empty(%x : !gpuos.tensor<4x0xf32>, %y : !gpuos.tensor<4x8xf3
     gpuos.yield %1 : !gpuos.tensor<4x13xf32>
   }
   gpuos.yield %r : !gpuos.tensor<4x13xf32>
+}
+
+// Inputs whose layouts alias elements: a broadcast row (stride 0) and a
+// sliding window (rows one element apart). The check draws values such
+// memory can hold (one per address).
+gpuos.graph @overlapping_inputs(%x : !gpuos.tensor<8x64xf32, strides = [0, 1]>,
+                                %w : !gpuos.tensor<8x64xf32, strides = [1, 1]>)
+    -> (o : !gpuos.tensor<8x64xf32>) {
+  %r = gpuos.task "view_overlapping_inputs" ins(%a = %x : !gpuos.tensor<8x64xf32, strides = [0, 1]>,
+                                                %b = %w : !gpuos.tensor<8x64xf32, strides = [1, 1]>)
+      tile [2, 64] -> (!gpuos.tensor<8x64xf32>) {
+    %0 = gpuos.mul %a, %b : !gpuos.tensor<8x64xf32, strides = [0, 1]>, !gpuos.tensor<8x64xf32, strides = [1, 1]>
+    gpuos.yield %0 : !gpuos.tensor<8x64xf32>
+  }
+  gpuos.yield %r : !gpuos.tensor<8x64xf32>
 }

@@ -336,6 +336,7 @@ int main(int argc, char **argv) {
       bool isFloat = interp::isFloat(dtype);
       inputs.push_back(makeRandom(type.getShape(), dtype, rng, isFloat ? lo : 0,
                                   isFloat ? hi : 8));
+      makeConsistentWithLayout(inputs.back(), type.getEffectiveStrides());
     }
     FailureOr<SmallVector<HostTensor>> outputs = evaluateGraph(graph, inputs);
     if (failed(outputs))
@@ -381,6 +382,7 @@ int main(int argc, char **argv) {
       bool isFloat = interp::isFloat(dtype);
       inputs.push_back(makeRandom(tensor.getShape(), dtype, rng,
                                   isFloat ? lowValue : 0, isFloat ? highValue : 8));
+      makeConsistentWithLayout(inputs.back(), tensor.getEffectiveStrides());
     }
     FailureOr<SmallVector<HostTensor>> outputs = evaluateGraph(graph, inputs);
     if (failed(outputs))
