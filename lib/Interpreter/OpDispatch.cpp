@@ -174,14 +174,22 @@ static Expected<HostTensor> evaluateCustom(CustomOp custom,
     return kernelError(callee + "'s reference @" + reference->getValue().str() +
                        " must take " + llvm::Twine(inputs.size()) +
                        " rank-0 inputs and give one rank-0 output");
+  // The result's size from the operands' run-time shapes: its type may
+  // hold `?`.
+  SmallVector<SmallVector<int64_t>> shapes;
+  for (const HostTensor *input : inputs)
+    shapes.emplace_back(input->getShape());
+  Expected<SmallVector<int64_t>> shape = broadcastRuntimeShapes(shapes);
+  if (!shape)
+    return shape.takeError();
   SmallVector<HostTensor> broadcast;
   for (const HostTensor *input : inputs) {
-    Expected<HostTensor> wide = broadcastTo(*input, resultType.getShape());
+    Expected<HostTensor> wide = broadcastTo(*input, *shape);
     if (!wide)
       return wide.takeError();
     broadcast.push_back(std::move(*wide));
   }
-  HostTensor result(resultType.getShape(), *dtype);
+  HostTensor result(*shape, *dtype);
   InterpreterOptions options;
   options.accumulateInF64 = acc.inF64;
   for (int64_t flat = 0, e = result.getNumElements(); flat < e; ++flat) {

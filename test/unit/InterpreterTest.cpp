@@ -875,6 +875,34 @@ TEST_F(InterpreterTest, BroadcastBeyondTheHostLimitIsAnError) {
       << diagnostics;
 }
 
+// A custom op over dynamic shapes: its result's size is the broadcast of
+// its operands' run-time shapes (the static type holds `?`).
+TEST_F(InterpreterTest, CustomOpWithDynamicShapes) {
+  const char *source = R"mlir(
+    gpuos.graph @g(%a : !gpuos.tensor<?x8xf32>, %b : !gpuos.tensor<8xf32>)
+        -> (s : !gpuos.tensor<?x8xf32>) {
+      %s = gpuos.custom @twice_plus(%a, %b) reference @twice_plus
+          : !gpuos.tensor<?x8xf32>, !gpuos.tensor<8xf32> -> f32
+      gpuos.yield %s : !gpuos.tensor<?x8xf32>
+    }
+    gpuos.graph @twice_plus(%x : !gpuos.tensor<f32>, %y : !gpuos.tensor<f32>)
+        -> (r : !gpuos.tensor<f32>) {
+      %two = gpuos.constant dense<2.0> : tensor<f32>
+      %a = gpuos.mul %x, %two : !gpuos.tensor<f32>, !gpuos.tensor<f32>
+      %r = gpuos.add %a, %y : !gpuos.tensor<f32>, !gpuos.tensor<f32>
+      gpuos.yield %r : !gpuos.tensor<f32>
+    })mlir";
+  HostTensor a = makeRandom({3, 8}, DType::F32, 97, -1, 1);
+  HostTensor b = makeRandom({8}, DType::F32, 98, -1, 1);
+  SmallVector<HostTensor> out = mustRun(source, {a, b});
+  ASSERT_EQ(out.size(), 1u);
+  std::vector<double> want;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 8; ++j)
+      want.push_back(f32(f32(2 * a.getDouble(i * 8 + j)) + b.getDouble(j)));
+  expectValues(out[0], {3, 8}, want);
+}
+
 TEST_F(InterpreterTest, MatmulResultBeyondTheHostLimitIsAnError) {
   const char *source = R"mlir(
     gpuos.graph @outer(%a : !gpuos.tensor<?x1xf32>, %b : !gpuos.tensor<1x?xf32>)
