@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 
@@ -93,6 +94,50 @@ inline bool transferAll(char *p, size_t bytes, Transfer transfer) {
     bytes -= (size_t)n;
   }
   return true;
+}
+
+/// transferAll for the runtime's side, which must not wait forever on a
+/// host that stopped: each step is non-blocking, and a step that would
+/// block waits for `event` at most `limitMs`; no progress in that time
+/// gives false with `timedOut` set.
+template <typename Transfer>
+inline bool transferWithin(int fd, short event, char *p, size_t bytes, int limitMs,
+                           bool &timedOut, Transfer transfer) {
+  timedOut = false;
+  while (bytes) {
+    ssize_t n = transfer(p, bytes);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      pollfd ready{fd, event, 0};
+      int r;
+      while ((r = ::poll(&ready, 1, limitMs)) < 0 && errno == EINTR) {
+      }
+      if (r == 0)
+        timedOut = true;
+      if (r <= 0)
+        return false;
+      continue;
+    }
+    if (n <= 0)
+      return false;
+    p += n;
+    bytes -= (size_t)n;
+  }
+  return true;
+}
+
+inline bool sendAllWithin(int fd, const void *data, size_t bytes, int limitMs,
+                          bool &timedOut) {
+  return transferWithin(fd, POLLOUT, const_cast<char *>(static_cast<const char *>(data)),
+                        bytes, limitMs, timedOut, [fd](char *p, size_t n) {
+                          return ::send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+                        });
+}
+
+inline bool recvAllWithin(int fd, void *data, size_t bytes, int limitMs, bool &timedOut) {
+  return transferWithin(fd, POLLIN, static_cast<char *>(data), bytes, limitMs, timedOut,
+                        [fd](char *p, size_t n) { return ::recv(fd, p, n, MSG_DONTWAIT); });
 }
 
 inline bool sendAll(int fd, const void *data, size_t bytes) {

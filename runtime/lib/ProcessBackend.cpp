@@ -86,6 +86,7 @@ public:
       pid.store(child);
       sock = sv[0];
       lostReason.clear();
+      gone.store(false, std::memory_order_release);
       owner = getpid();
     }
     wire::Reply rp{};
@@ -246,6 +247,14 @@ public:
     return Status::success();
   }
 
+  bool contextLost(std::string &why) override {
+    if (!gone.load(std::memory_order_acquire)) // every API call: no lock
+      return false;
+    std::lock_guard<std::mutex> lock(channel);
+    why = lostReason.empty() ? "the device host is not running" : lostReason;
+    return true;
+  }
+
   Status waitResidentExit() override {
     wire::Reply rp{};
     return call({wire::Op::WaitResidentExit, 0, 0, 0, 0, 0}, nullptr, rp);
@@ -264,6 +273,9 @@ private:
   pid_t owner = 0; // the process that started the device host
   int sock = -1;
   std::string lostReason; // why the device host is gone
+  /// Set when the host was lost in a call (not ended by stop()); cleared by
+  /// a start. Read without `channel` by contextLost.
+  std::atomic<bool> gone{false};
   std::mutex segmentsMutex;
   std::map<void *, size_t> segments; // shared memory: address -> bytes
 
@@ -288,16 +300,25 @@ private:
     if (sock < 0)
       return lost();
     rq.version = wire::kWireVersion;
+    // A host that stops answering (stopped, wedged in a driver call) must
+    // not hold every runtime call: past the deadline it is ended, and the
+    // runtime recovers as from its death. That holds for a payload it
+    // stops taking (a copy larger than the socket's buffer) and a reply it
+    // stops sending, not only for the wait for its reply.
+    uint32_t hook = testhooks::deviceHostReplyMs.load(std::memory_order_relaxed);
+    int stallMs = (int)(hook ? hook : kReplyTimeout.count());
+    bool timedOut = false;
+    auto stalled = [&](const char *what, uint64_t bytes) {
+      return hostGone("did not " + std::string(what) + " " + std::to_string(bytes) +
+                      " bytes within " + std::to_string(stallMs) + " ms");
+    };
     bool sent = fd >= 0 ? wire::sendWithFd(sock, &rq, sizeof(rq), fd)
                         : wire::sendAll(sock, &rq, sizeof(rq));
-    sent = sent && (!rq.payload || wire::sendAll(sock, payload, rq.payload));
+    if (sent && rq.payload &&
+        !wire::sendAllWithin(sock, payload, rq.payload, stallMs, timedOut))
+      return timedOut ? stalled("take a request's", rq.payload) : hostGone();
     if (sent) {
-      // A host that stops answering (stopped, wedged in a driver call)
-      // must not hold every runtime call: past the deadline it is ended,
-      // and the runtime recovers as from its death.
-      uint32_t hook = testhooks::deviceHostReplyMs.load(std::memory_order_relaxed);
-      int limitMs = answered ? (int)kStartTimeout.count()
-                             : (int)(hook ? hook : kReplyTimeout.count());
+      int limitMs = answered ? (int)kStartTimeout.count() : stallMs;
       pollfd ready{sock, POLLIN, 0};
       int n;
       while ((n = ::poll(&ready, 1, limitMs)) < 0 && errno == EINTR) {
@@ -324,8 +345,8 @@ private:
     if (rp.message && !wire::recvAll(sock, message.data(), rp.message))
       return hostGone();
     if (into && rp.payload == intoBytes) {
-      if (!wire::recvAll(sock, into, intoBytes))
-        return hostGone();
+      if (!wire::recvAllWithin(sock, into, intoBytes, stallMs, timedOut))
+        return timedOut ? stalled("send a reply's", intoBytes) : hostGone();
     } else if (into && !rp.code) {
       return hostGone("answered a request for " + std::to_string(intoBytes) +
                       " bytes with " + std::to_string(rp.payload));
@@ -333,8 +354,8 @@ private:
       std::vector<char> scratch;
       std::vector<char> &to = payloadOut ? *payloadOut : scratch;
       to.resize(rp.payload);
-      if (!wire::recvAll(sock, to.data(), rp.payload))
-        return hostGone();
+      if (!wire::recvAllWithin(sock, to.data(), rp.payload, stallMs, timedOut))
+        return timedOut ? stalled("send a reply's", rp.payload) : hostGone();
     }
     if (rp.code)
       return Status::error((ErrorCode)rp.code, message);
@@ -349,6 +370,7 @@ private:
                   ErrorCode code = ErrorCode::Faulted) {
     close(sock);
     sock = -1;
+    gone.store(true, std::memory_order_release);
     if (!outOfStep.empty()) {
       pid_t child = pid.exchange(0);
       int status = 0;

@@ -315,15 +315,20 @@ struct Runtime::Impl {
   // Helpers
   //===--------------------------------------------------------------------===//
 
-  Status usable() const {
+  /// Every API call's first check (the lock held). A device host lost in
+  /// a call that does not query the kernel is recovered here, as the next
+  /// query would (the call gets recover's Faulted; later calls run).
+  Status usable() {
     if (closed)
       return Status::error(ErrorCode::Closed, "the runtime is closed");
     if (!fault.ok())
       return fault;
+    if (std::string why; backend && backend->contextLost(why))
+      return recover(why, false);
     return Status::success();
   }
 
-  Status needImage() const {
+  Status needImage() {
     GPUOS_RETURN_IF_ERROR(usable());
     if (!imageLoaded)
       return invalid("no image is loaded");

@@ -457,6 +457,44 @@ TEST_P(RecoveryTest, DeviceHostThatStopsAnsweringIsEndedAndRecovers) {
   EXPECT_OK(rt->wait(s, kWaitUs));
 }
 
+// A stopped device host that stops taking a copy (more than the socket
+// holds) is ended at the same deadline: the copy fails instead of
+// blocking forever in send, and the runtime recovers.
+TEST_P(RecoveryTest, DeviceHostThatStopsTakingACopyIsEndedAndRecovers) {
+  if (!hosted())
+    GTEST_SKIP() << "the context is in this process";
+  openWith(RuntimeOptions());
+  if (IsSkipped() || HasFatalFailure())
+    return;
+  int host = rt->deviceInfo().hostProcess;
+  ASSERT_GT(host, 0);
+  const size_t bytes = 8u << 20;
+  Buffer big = alloc(bytes);
+  std::vector<char> data(bytes, 1);
+  testhooks::deviceHostReplyMs = 300;
+  ASSERT_EQ(kill(host, SIGSTOP), 0);
+  auto start = Clock::now();
+  Status st = rt->copyToDevice(big.ptr, data.data(), bytes);
+  testhooks::deviceHostReplyMs = 0;
+  EXPECT_LT(seconds(Clock::now() - start), 10.0);
+  EXPECT_FALSE(st.ok());
+  EXPECT_TRUE(has(st, "did not take a request's 8388608 bytes within 300 ms; it was ended"))
+      << st.message();
+  // The next call (here an allocation, which queries no kernel) notices
+  // the ended host and recovers; new buffers and graphs run in a new one.
+  Buffer lost;
+  Status again0 = rt->alloc(1024, lost);
+  EXPECT_EQ(again0.code(), ErrorCode::Faulted) << again0.toString();
+  EXPECT_TRUE(has(again0, "the runtime recovered")) << again0.message();
+  int next = rt->deviceInfo().hostProcess;
+  EXPECT_GT(next, 0);
+  EXPECT_NE(next, host);
+  Submission s;
+  GraphId again = oneTaskGraph("tiny", alloc(1024));
+  ASSERT_OK(rt->submit(again, Priority::Urgent, s));
+  EXPECT_OK(rt->wait(s, kWaitUs));
+}
+
 // A fault inside a gang (an urgent graph run with no other gang in
 // flight): the members waiting for the faulting task's successors leave
 // when the kernel is stopped, the submission fails naming the task, and

@@ -92,6 +92,12 @@ public:
   /// the context with everything in it and creates a fresh one. Every
   /// device address from before is invalid afterwards.
   virtual Status resetContext() = 0;
+  /// True, with why, when the context went away without the runtime asking:
+  /// an isolated backend's device host that died or was ended inside a
+  /// call that does not query the kernel (a copy, an allocation). The
+  /// runtime recovers at its next call. (In-process contexts report
+  /// failures through residentStatus.)
+  virtual bool contextLost(std::string &) { return false; }
   /// The runtime gives up on a kernel that never exits and leaks this
   /// backend (tearing it down would wait for the kernel): detach what
   /// would otherwise wait for it.
