@@ -21,15 +21,12 @@ struct Broadcast {
 
 static Expected<Broadcast>
 broadcastOperands(ArrayRef<const HostTensor *> operands) {
-  SmallVector<SmallVector<int64_t>> shapes;
-  for (const HostTensor *operand : operands)
-    shapes.emplace_back(operand->getShape());
-  Expected<SmallVector<int64_t>> shape = broadcastRuntimeShapes(shapes);
+  Expected<SmallVector<int64_t>> shape = broadcastRuntimeShapes(operands);
   if (!shape)
     return shape.takeError();
   Broadcast result{*shape, {}};
-  for (const SmallVector<int64_t> &operandShape : shapes)
-    result.strides.push_back(broadcastStrides(operandShape, *shape));
+  for (const HostTensor *operand : operands)
+    result.strides.push_back(broadcastStrides(operand->getShape(), *shape));
   return result;
 }
 

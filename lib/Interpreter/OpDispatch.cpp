@@ -176,10 +176,7 @@ static Expected<HostTensor> evaluateCustom(CustomOp custom,
                        " rank-0 inputs and give one rank-0 output");
   // The result's size from the operands' run-time shapes: its type may
   // hold `?`.
-  SmallVector<SmallVector<int64_t>> shapes;
-  for (const HostTensor *input : inputs)
-    shapes.emplace_back(input->getShape());
-  Expected<SmallVector<int64_t>> shape = broadcastRuntimeShapes(shapes);
+  Expected<SmallVector<int64_t>> shape = broadcastRuntimeShapes(inputs);
   if (!shape)
     return shape.takeError();
   SmallVector<HostTensor> broadcast;

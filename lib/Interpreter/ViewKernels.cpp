@@ -15,6 +15,14 @@ using llvm::Expected;
 using llvm::SmallVector;
 
 Expected<SmallVector<int64_t>>
+gpuos::interp::broadcastRuntimeShapes(ArrayRef<const HostTensor *> operands) {
+  SmallVector<SmallVector<int64_t>> shapes;
+  for (const HostTensor *operand : operands)
+    shapes.emplace_back(operand->getShape());
+  return broadcastRuntimeShapes(shapes);
+}
+
+Expected<SmallVector<int64_t>>
 gpuos::interp::broadcastRuntimeShapes(ArrayRef<SmallVector<int64_t>> shapes) {
   size_t rank = 0;
   for (const SmallVector<int64_t> &shape : shapes)

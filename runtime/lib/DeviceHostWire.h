@@ -81,25 +81,11 @@ constexpr size_t kMaxCopy = 16u << 20;
 /// sizes in a header mean the two sides are out of step.
 constexpr uint64_t kMaxPayload = 1ull << 30;
 
-/// Whole-buffer send/receive; false when the other side is gone.
-template <typename Transfer>
-inline bool transferAll(char *p, size_t bytes, Transfer transfer) {
-  while (bytes) {
-    ssize_t n = transfer(p, bytes);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    p += n;
-    bytes -= (size_t)n;
-  }
-  return true;
-}
-
-/// transferAll for the runtime's side, which must not wait forever on a
-/// host that stopped: each step is non-blocking, and a step that would
-/// block waits for `event` at most `limitMs`; no progress in that time
-/// gives false with `timedOut` set.
+/// Whole-buffer send/receive; false when the other side is gone. Each
+/// step is non-blocking, and a step that would block waits for `event` at
+/// most `limitMs` (-1: forever): the runtime's side must not wait forever
+/// on a host that stopped, so no progress in that time gives false with
+/// `timedOut` set.
 template <typename Transfer>
 inline bool transferWithin(int fd, short event, char *p, size_t bytes, int limitMs,
                            bool &timedOut, Transfer transfer) {
@@ -141,13 +127,13 @@ inline bool recvAllWithin(int fd, void *data, size_t bytes, int limitMs, bool &t
 }
 
 inline bool sendAll(int fd, const void *data, size_t bytes) {
-  return transferAll(const_cast<char *>(static_cast<const char *>(data)), bytes,
-                     [fd](char *p, size_t n) { return ::send(fd, p, n, MSG_NOSIGNAL); });
+  bool timedOut;
+  return sendAllWithin(fd, data, bytes, -1, timedOut);
 }
 
 inline bool recvAll(int fd, void *data, size_t bytes) {
-  return transferAll(static_cast<char *>(data), bytes,
-                     [fd](char *p, size_t n) { return ::recv(fd, p, n, 0); });
+  bool timedOut;
+  return recvAllWithin(fd, data, bytes, -1, timedOut);
 }
 
 /// Sends `header` with `fd` attached (SCM_RIGHTS).

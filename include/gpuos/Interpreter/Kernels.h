@@ -45,6 +45,9 @@ enum class ReduceFn { Sum, Mean, Max, Min };
 /// Numpy broadcast of concrete shapes; an error names the clashing shapes.
 llvm::Expected<llvm::SmallVector<int64_t>>
 broadcastRuntimeShapes(llvm::ArrayRef<llvm::SmallVector<int64_t>> shapes);
+/// The same over the operands' shapes.
+llvm::Expected<llvm::SmallVector<int64_t>>
+broadcastRuntimeShapes(llvm::ArrayRef<const HostTensor *> operands);
 
 //===--- Elementwise
 //-------------------------------------------------------===//
