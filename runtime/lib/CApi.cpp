@@ -25,8 +25,8 @@ gpuos_status report(const Status &st) {
   return static_cast<gpuos_status>(st.code());
 }
 
-gpuos_status fail(gpuos_status code, const char *message) {
-  lastError = message;
+gpuos_status fail(gpuos_status code, std::string message) {
+  lastError = std::move(message);
   return code;
 }
 
@@ -277,8 +277,14 @@ gpuos_status gpuos_graph_from_manifest(gpuos_runtime *rt, const char *graph,
   std::map<std::string, BufferArg> bindings;
   for (uint32_t i = 0; i < num_bindings; ++i) {
     if (!names[i])
-      return fail(GPUOS_ERROR_INVALID_ARGUMENT, "a binding name is null");
-    bindings[names[i]] = toArg(buffers[i]);
+      return fail(GPUOS_ERROR_INVALID_ARGUMENT,
+                  "binding " + std::to_string(i) + ": the name is null");
+    if (buffers[i].rank && !buffers[i].shape)
+      return fail(GPUOS_ERROR_INVALID_ARGUMENT, "binding '" + std::string(names[i]) +
+                                                    "' has a rank but no shape");
+    if (!bindings.emplace(names[i], toArg(buffers[i])).second)
+      return fail(GPUOS_ERROR_INVALID_ARGUMENT,
+                  "binding '" + std::string(names[i]) + "' is given twice");
   }
   GraphId id = 0;
   if (gpuos_status s = report(rt->rt->createGraphFromManifest(graph, bindings, id)))

@@ -266,9 +266,14 @@ struct Runtime::Impl {
   Status waitQuiesce(std::unique_lock<std::mutex> &lock, const char *what);
   /// Parks (draining), then keeps the kernel parked until endQuiesce.
   Status beginQuiesce(std::unique_lock<std::mutex> &lock, bool swap);
-  /// Posts the submissions queued meanwhile (failing those of graphs that
-  /// went stale); relaunches when anything was posted or `relaunchNow`.
-  Status endQuiesce(bool relaunchNow);
+  /// Posts the submissions queued meanwhile, in order, each admitted again
+  /// with its graph's tile count now (a swap may have rebound it), waiting
+  /// for room with `lock` released; fails those of graphs that went stale
+  /// and finishes those whose deadline was declared meanwhile. Relaunches
+  /// when anything was posted or `relaunchNow`.
+  Status endQuiesce(std::unique_lock<std::mutex> &lock, bool relaunchNow);
+  /// The tiles admitted to `queue` for deferred submissions not yet posted.
+  uint64_t deferredTiles(uint32_t queue) const;
   /// Loads, checks and shapes an image; on success the image is current
   /// and keeps `bytes` (moved in: an image is hundreds of KiB, copied
   /// inside the swap's pause).
@@ -802,6 +807,10 @@ struct Runtime::Impl {
       GPUOS_RETURN_IF_ERROR(lookup(s, index, epoch, done, result));
       return done ? result : st;
     }
+    // The watchdog may just have declared this submission failed.
+    GPUOS_RETURN_IF_ERROR(lookup(s, index, epoch, done, result));
+    if (done)
+      return result;
     ended = false;
     return Status::success();
   }
@@ -840,11 +849,14 @@ struct Runtime::Impl {
     } else if (runs.size() < options.maxRuns) {
       index = (uint32_t)runs.size();
       runs.emplace_back();
+    } else if (reclaimIdleRunSlot()) {
+      index = freeRuns.back();
+      freeRuns.pop_back();
     } else {
       return Status::error(ErrorCode::OutOfMemory,
                            "all " + std::to_string(options.maxRuns) +
-                               " run slots are in use (raise "
-                               "RuntimeOptions::maxRuns)");
+                               " run slots are in use by submissions in flight "
+                               "(raise RuntimeOptions::maxRuns)");
     }
     RunSlot &rs = runs[index];
     auto giveBack = [&] {
@@ -889,16 +901,37 @@ struct Runtime::Impl {
     return Status::success();
   }
 
+  /// Run slot `index` (not busy) goes back to the free list.
+  void releaseRunSlot(uint32_t index) {
+    RunSlot &rs = runs[index];
+    arena.release(rs.countersDev);
+    if (rs.rootsDev)
+      arena.release(rs.rootsDev);
+    rs.inUse = false;
+    freeRuns.push_back(index);
+  }
+
+  /// A graph keeps its run slots for its next submissions, so one burst of
+  /// one graph's submissions could hold every slot: when none is left, an
+  /// idle one is taken back from the graph that holds it.
+  bool reclaimIdleRunSlot() {
+    for (auto &entry : graphs) {
+      std::vector<uint32_t> &slots = entry.second.runSlots;
+      for (size_t k = 0; k < slots.size(); ++k) {
+        if (runs[slots[k]].busy)
+          continue;
+        releaseRunSlot(slots[k]);
+        slots.erase(slots.begin() + k);
+        return true;
+      }
+    }
+    return false;
+  }
+
   void releaseGraph(GraphRecord &g) {
     arena.release(g.blobDev);
-    for (uint32_t index : g.runSlots) {
-      RunSlot &rs = runs[index];
-      arena.release(rs.countersDev);
-      if (rs.rootsDev)
-        arena.release(rs.rootsDev);
-      rs.inUse = false;
-      freeRuns.push_back(index);
-    }
+    for (uint32_t index : g.runSlots)
+      releaseRunSlot(index);
     for (uint64_t p : g.ownedBuffers) {
       allocations.erase(p);
       pendingFrees.push_back(p);

@@ -40,28 +40,60 @@ Status Runtime::Impl::beginQuiesce(std::unique_lock<std::mutex> &lock, bool swap
   return Status::success();
 }
 
-Status Runtime::Impl::endQuiesce(bool relaunchNow) {
+uint64_t Runtime::Impl::deferredTiles(uint32_t queue) const {
+  uint64_t tiles = 0;
+  for (const Deferred &d : deferred)
+    if (d.queue == queue && runs[d.index].busy)
+      tiles += runs[d.index].tiles;
+  return tiles;
+}
+
+Status Runtime::Impl::endQuiesce(std::unique_lock<std::mutex> &lock,
+                                 bool relaunchNow) {
+  // Still quiesced while posting: a submission from another thread (while
+  // this one waits for room below) queues behind the deferred ones.
+  Status st;
+  for (uint32_t spins = 0; st.ok() && !deferred.empty();) {
+    Deferred d = deferred.front();
+    RunSlot &rs = runs[d.index];
+    const GraphRecord *g = rs.busy ? &graphs.at(rs.graph) : nullptr;
+    if (!rs.busy) { // a recovery failed it
+    } else if (rs.declared) {
+      // Its deadline passed while it was queued here: already reported,
+      // never posted, so nothing on the device will finish it.
+      failOnHost(d.index, Status());
+    } else if (!g->stale.ok()) {
+      failOnHost(d.index, g->stale);
+    } else {
+      // Admitted with the tile count of its graph's layout then; the
+      // device's queues must hold what the layout is now.
+      uint64_t tiles = g->layout.totalTiles;
+      inFlightTiles[d.queue] = inFlightTiles[d.queue] - rs.tiles + tiles;
+      queued[d.queue] = queued[d.queue] - rs.tiles + tiles;
+      rs.tiles = tiles;
+      uint64_t posted = inFlightTiles[d.queue] - deferredTiles(d.queue);
+      if (posted && posted + tiles > maxTilesInFlight()) {
+        // Room comes as posted runs finish (the kernel runs them: posting
+        // launched it).
+        lock.unlock();
+        std::this_thread::yield();
+        lock.lock();
+        reapAll();
+        if ((++spins & 1023) == 0)
+          st = checkResident();
+        continue;
+      }
+      st = fault.ok() ? backend->makeCurrent() : fault;
+      if (st.ok())
+        st = postEntry(d.index, rs.epoch, kRingOpSubmit, d.queue);
+      if (!st.ok())
+        break; // a recovery failed everything still in flight
+    }
+    deferred.erase(deferred.begin()); // the lock was held since front()
+  }
   quiesced = false;
   swapping = false;
   quiesceOwner = std::thread::id();
-  std::vector<Deferred> todo;
-  todo.swap(deferred);
-  Status st;
-  for (const Deferred &d : todo) {
-    RunSlot &rs = runs[d.index];
-    if (!rs.busy || rs.declared)
-      continue; // failed meanwhile (its deadline passed, or a recovery)
-    const GraphRecord &g = graphs.at(rs.graph);
-    if (!g.stale.ok()) {
-      failOnHost(d.index, g.stale);
-      continue;
-    }
-    st = fault.ok() ? backend->makeCurrent() : fault;
-    if (st.ok())
-      st = postEntry(d.index, rs.epoch, kRingOpSubmit, d.queue);
-    if (!st.ok())
-      break; // a recovery failed everything still in flight
-  }
   if (st.ok() && relaunchNow && !launched && imageLoaded && fault.ok())
     st = relaunch();
   quiesceEnded.notify_all();
@@ -253,7 +285,7 @@ Status Runtime::loadImage(std::vector<char> cubin, ImageManifest manifest) {
   // On failure the old image (if any) is still current and its graphs
   // are untouched: the queued submissions run on it.
   auto t3 = Clock::now();
-  Status end = m.endQuiesce(hadImage);
+  Status end = m.endQuiesce(lock, hadImage);
   m.lastSwap = {us(t0, t1), us(t1, t2), us(t2, t3), us(t3, Clock::now())};
   return st.ok() ? end : st;
 }
@@ -275,7 +307,7 @@ Status Runtime::atSafePoint(const std::function<Status()> &action) {
                        "atSafePoint: the action threw an exception");
   }
   lock.lock();
-  Status end = m.endQuiesce(false);
+  Status end = m.endQuiesce(lock, false);
   return st.ok() ? end : st;
 }
 

@@ -187,6 +187,18 @@ TEST(CApi, RunsAGraphOnTheSimulator) {
   ASSERT_EQ(gpuos_submit(rt, mg, GPUOS_PRIORITY_DEFAULT, &s), GPUOS_OK);
   ASSERT_EQ(gpuos_wait(rt, s, 30000000), GPUOS_OK);
   ASSERT_EQ(gpuos_park(rt), GPUOS_OK);
+  // Bindings are checked as gpuos_graph_create's buffers are.
+  gpuos_buffer rankless = bz;
+  rankless.rank = 3;
+  rankless.shape = nullptr;
+  EXPECT_EQ(gpuos_graph_from_manifest(rt, "chain", names, &rankless, 1, &mg),
+            GPUOS_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(gpuos_last_error(), "binding 'z' has a rank but no shape");
+  const char *twice[] = {"z", "z"};
+  gpuos_buffer zz[] = {bz, bz};
+  EXPECT_EQ(gpuos_graph_from_manifest(rt, "chain", twice, zz, 2, &mg),
+            GPUOS_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(gpuos_last_error(), "binding 'z' is given twice");
 
   // Safe-point actions, graph timeouts and per-SM statistics, through C.
   struct Ctx {

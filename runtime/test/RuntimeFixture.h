@@ -102,8 +102,6 @@ protected:
     EXPECT_OK(rt->copyToDevice(b.ptr, z.data(), z.size()));
   }
 
-  /// A graph of one task of `kind` writing `out`, submitted `times` times at
-  /// `priority`, each waited for.
   /// A graph of one task of `kind` over `out` (with `dynamic` values).
   GraphId oneTaskGraph(const std::string &kind, const Buffer &out,
                        std::vector<int64_t> dynamic = {}) {
@@ -115,6 +113,8 @@ protected:
     return id;
   }
 
+  /// A graph of one task of `kind` writing `out`, submitted `times` times at
+  /// `priority`, each waited for.
   void runOneTask(const std::string &kind, const Buffer &out, Priority priority,
                   int times) {
     GraphId id = oneTaskGraph(kind, out);

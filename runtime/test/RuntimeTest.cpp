@@ -876,6 +876,53 @@ TEST_P(RuntimeTest, ExpandedRunsFreeTheirRootSlots) {
   EXPECT_EQ(after.completed - before.completed, 301u + holds);
 }
 
+// A graph keeps its run slots for its next submissions. With every slot
+// taken by one graph's burst and nothing in flight, another graph takes an
+// idle slot back (it was refused: "all 4 run slots are in use"), and the
+// first graph's slots keep working with one fewer.
+TEST_P(RuntimeTest, IdleRunSlotsGoToOtherGraphs) {
+  ASSERT_OK(rt->close());
+  RuntimeOptions options;
+  options.maxRuns = 4;
+  open(options);
+  if (IsSkipped() || HasFatalFailure())
+    return;
+  Buffer counts = alloc(16 * 4);
+  zero(counts);
+  GraphId burst = oneTaskGraph("count", counts, {1, 0});
+  std::vector<Submission> subs(4);
+  for (Submission &s : subs)
+    ASSERT_OK(rt->submit(burst, Priority::Normal, s));
+  for (Submission &s : subs)
+    ASSERT_OK(rt->wait(s, kWaitUs));
+  GraphId other = oneTaskGraph("count", counts, {1, 1});
+  ASSERT_NE(other, 0u);
+  for (GraphId id : {other, burst, other}) {
+    Submission s;
+    ASSERT_OK(rt->submit(id, Priority::Normal, s));
+    ASSERT_OK(rt->wait(s, kWaitUs));
+  }
+  std::vector<uint32_t> c = readU32(counts, 2);
+  EXPECT_EQ(c[0], 5u);
+  EXPECT_EQ(c[1], 2u);
+  // Slots held by submissions in flight are not taken: a fifth graph, with
+  // four runs of a long tile in flight, is refused with the reason.
+  GraphId hold = spinGraph(alloc(8), 1, gpu() ? 20'000'000 : 200'000'000);
+  GraphId hold2 = spinGraph(alloc(8), 1, gpu() ? 20'000'000 : 200'000'000);
+  Submission held[4];
+  for (int k = 0; k < 4; ++k)
+    ASSERT_OK(rt->submit(k % 2 ? hold : hold2, Priority::Background, held[k]));
+  GraphSpec late;
+  late.tasks.push_back({"count", {counts.arg()}, {1, 2}, {}});
+  GraphId lateId = 0;
+  Status st = rt->createGraph(late, lateId);
+  EXPECT_EQ(st.code(), ErrorCode::OutOfMemory) << st.toString();
+  EXPECT_NE(st.message().find("in use by submissions in flight"), std::string::npos)
+      << st.message();
+  for (Submission &s : held)
+    ASSERT_OK(rt->wait(s, kWaitUs));
+}
+
 // Tasks of many tiles are published as a few ranges that workers split and
 // give back (Protocol.h): every tile of every task still runs exactly once
 // per submission, through fan-out and join dependencies between multi-tile

@@ -272,6 +272,95 @@ TEST(SwapSim, SubmissionsDuringTheLoadAreQueued) {
   EXPECT_OK(rt->close());
 }
 
+// A swap to an image that tiles a graph finer: submissions queued during
+// the load were admitted with the old tile count (1 tile of `count`), and
+// are admitted again with the new one (32) as the swap posts them. Posted
+// with the old count, 16 of them put 512 tiles in flight where the queues
+// hold 32, and the kernel stalled for good on a full queue.
+TEST(SwapSim, QueuedSubmissionsAreAdmittedWithTheNewTiling) {
+  RuntimeOptions o;
+  o.queueCapacity = 64; // 32 tiles in flight per priority
+  std::unique_ptr<Runtime> rt;
+  std::string skip, error;
+  ASSERT_TRUE(testimage::openTestRuntime("sim", o, rt, skip, error)) << error;
+  Buffer counts; // `count`'s buffer has n elements
+  ASSERT_OK(rt->alloc(4096 * 4, counts));
+  std::vector<uint32_t> c(4096, 0);
+  ASSERT_OK(rt->copyToDevice(counts.ptr, c.data(), 4096 * 4));
+  GraphId count;
+  ASSERT_OK(rt->createGraph(
+      GraphSpec{{{"count", {counts.arg()}, {4096, 3}, {}}}, Priority::Normal}, count));
+  std::vector<char> cubin;
+  std::string json;
+  ASSERT_OK(testimage::readImage("sim", false, cubin, json));
+  const std::string coarse = "\"tile\": [1048576],";
+  size_t at = json.find(coarse); // the first is count's
+  ASSERT_NE(at, std::string::npos);
+  json.replace(at, coarse.size(), "\"tile\": [128],");
+  std::string slow = "sim+slow";
+  Status swap;
+  std::thread swapper([&] {
+    swap = rt->loadImage(std::vector<char>(slow.begin(), slow.end()), json);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const int runs = 16;
+  std::vector<Submission> subs(runs);
+  for (Submission &s : subs)
+    ASSERT_OK(rt->submit(count, s));
+  Stats st;
+  ASSERT_OK(rt->stats(st));
+  EXPECT_EQ(st.hostQueued, (uint64_t)runs) << "submitted after the swap";
+  swapper.join();
+  ASSERT_OK(swap);
+  for (Submission &s : subs)
+    ASSERT_OK(rt->wait(s, kWaitUs));
+  ASSERT_OK(rt->copyFromDevice(c.data(), counts.ptr, 16));
+  EXPECT_EQ(c[3], runs * 32u); // 4096 ids in tiles of 128
+  ASSERT_OK(rt->stats(st));
+  EXPECT_EQ(st.runsInFlight, 0u);
+  EXPECT_OK(rt->close());
+}
+
+// A submission queued inside a safe point whose deadline passes before the
+// action returns is declared failed then; it was never posted, so the end
+// of the safe point finishes it on the host: its run slot and its admitted
+// tiles come back (they leaked: the graph could not be destroyed, and a
+// later submit waited for admission forever).
+TEST_P(SwapTest, DeadlineDeclaredWhileQueuedFreesTheSubmission) {
+  Buffer x = alloc(4096 * 4);
+  GraphId id = 0;
+  ASSERT_OK(rt->createGraph(GraphSpec{{{"iota4k", {x.arg()}, {}, {}}}, Priority::Normal},
+                            id));
+  ASSERT_OK(rt->setGraphTimeout(id, 1000));
+  Submission queued[2];
+  ASSERT_OK(rt->atSafePoint([&]() -> Status {
+    for (Submission &s : queued)
+      GPUOS_RETURN_IF_ERROR(rt->submit(id, s));
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    // The call that declares the failure reports it.
+    EXPECT_EQ(rt->poll(queued[0]).code(), ErrorCode::DeadlineExceeded);
+    return Status::success();
+  }));
+  for (Submission &s : queued) {
+    Status w = rt->wait(s, kWaitUs);
+    EXPECT_EQ(w.code(), ErrorCode::DeadlineExceeded) << w.toString();
+    EXPECT_NE(w.message().find("none of its tiles was running"), std::string::npos)
+        << w.message();
+  }
+  Stats stats;
+  ASSERT_OK(rt->stats(stats));
+  EXPECT_EQ(stats.runsInFlight, 0u);
+  ASSERT_OK(rt->setGraphTimeout(id, 0));
+  zero(x);
+  Submission after;
+  ASSERT_OK(rt->submit(id, after));
+  ASSERT_OK(rt->wait(after, kWaitUs));
+  std::vector<float> v(4096);
+  ASSERT_OK(rt->copyFromDevice(v.data(), x.ptr, v.size() * 4));
+  EXPECT_EQ(v[4095], 0.5f * 4095); // iota4k: x[i] = 0.5 i
+  EXPECT_OK(rt->destroyGraph(id));
+}
+
 // Tasks of many tiles (run as ranges that split over the workers and go
 // back to their queue at tile boundaries) across swaps: every swap drains
 // them, and every tile runs exactly once per submission.
