@@ -49,12 +49,33 @@ SmallVector<TaskOp> gpuos::imageTaskOrder(ModuleOp module) {
   return order;
 }
 
+/// Whether a static view's element count and largest offset fit in int64
+/// (the emitter indexes with them; an overflow wrapped below 2^30 and
+/// picked 32-bit indexing with truncated strides).
+static bool addressable(StridedTensorType type) {
+  int64_t count = 1, span = 1;
+  for (auto [size, stride] :
+       llvm::zip(type.getShape(), type.getEffectiveStrides())) {
+    int64_t reach = 0;
+    if (llvm::MulOverflow(size, count, count) ||
+        (size > 0 && (llvm::MulOverflow(size - 1, stride < 0 ? -stride : stride, reach) ||
+                      llvm::AddOverflow(span, reach, span))))
+      return false;
+  }
+  return true;
+}
+
 /// ABI v0 reserves dynamic slots for `?` sizes and strides; until the
 /// lowering reads them, a dynamic type is rejected with this message.
 static LogicalResult checkStatic(TaskOp task, StridedTensorType type,
                                  StringRef what, unsigned index) {
-  if (type.hasStaticShape() && !llvm::is_contained(type.getStrides(), kDynamic))
-    return success();
+  if (type.hasStaticShape() && !llvm::is_contained(type.getStrides(), kDynamic)) {
+    if (addressable(type))
+      return success();
+    return task.emitOpError() << what << " #" << index << " has type " << type
+                              << "; its elements or offsets do not fit in "
+                                 "64 bits";
+  }
   return task.emitOpError() << what << " #" << index << " has type " << type
                             << "; dynamic sizes and strides are not lowered "
                                "yet (ABI dynamic slots)";
@@ -69,8 +90,15 @@ static LogicalResult checkStaticBody(TaskOp task) {
     for (auto [index, value] : llvm::enumerate(op->getResults())) {
       auto type = dyn_cast<StridedTensorType>(value.getType());
       if (!type || (type.hasStaticShape() &&
-                    !llvm::is_contained(type.getStrides(), kDynamic)))
+                    !llvm::is_contained(type.getStrides(), kDynamic) &&
+                    addressable(type)))
         continue;
+      if (type.hasStaticShape() && !llvm::is_contained(type.getStrides(), kDynamic)) {
+        op->emitOpError() << "result #" << index << " has type " << type
+                          << " in task '" << task.getKind()
+                          << "'; its elements or offsets do not fit in 64 bits";
+        return WalkResult::interrupt();
+      }
       op->emitOpError() << "result #" << index << " has type " << type
                         << " in task '" << task.getKind()
                         << "'; dynamic sizes and strides are not lowered yet "
@@ -108,7 +136,19 @@ FailureOr<TaskABI> TaskABI::get(TaskOp task) {
     return failure();
   auto first = cast<StridedTensorType>(task.getResult(0).getType());
   abi.iterShape.assign(first.getShape().begin(), first.getShape().end());
-  abi.tile.assign(task.getTile().begin(), task.getTile().end());
+  // A tile larger than its dimension covers the dimension: clamped, so the
+  // emitters' tile arithmetic stays within the shape (a tile of 2^32 was
+  // truncated to 32 bits and wrote one element; one of 2^31 - 1 looped
+  // forever).
+  for (auto [size, tile] : llvm::zip(abi.iterShape, task.getTile()))
+    abi.tile.push_back(std::min(tile, std::max<int64_t>(size, 1)));
+  int64_t tileElements = 1;
+  for (int64_t tile : abi.tile)
+    tileElements *= tile; // each at most its dimension: no overflow
+  if (tileElements > (int64_t(1) << 30))
+    return task.emitOpError() << "has tiles of " << tileElements
+                              << " elements; a tile is one block's work, at "
+                                 "most 2^30 elements (indexed in 32 bits)";
   abi.numTiles = 1;
   for (auto [size, tile] : llvm::zip(abi.iterShape, abi.tile)) {
     abi.tilesPerDim.push_back(llvm::divideCeil(size, tile));

@@ -7,6 +7,7 @@
 // CHECK-DAG: .visible .func gpuos_task_ew_binary_edge(
 // CHECK-DAG: .visible .func gpuos_task_ew_rank3_edge(
 // CHECK-DAG: .visible .func gpuos_task_ew_positive(
+// CHECK-DAG: .visible .func gpuos_task_ew_oversized_tile(
 // CHECK-DAG: .visible .entry gpuos_launch_ew_unary(
 // CHECK-DAG: .visible .func gpuos_task_ew_unrolled(
 // CHECK-DAG: .visible .func gpuos_task_ew_unrolled_rest(
@@ -33,6 +34,16 @@ gpuos.graph @unary(%x : !gpuos.tensor<32x1024xf32>, %b : !gpuos.tensor<1024xf32>
     gpuos.yield %12, %13 : !gpuos.tensor<32x1024xf32>, !gpuos.tensor<32x1024xf32>
   }
   gpuos.yield %r#0, %r#1 : !gpuos.tensor<32x1024xf32>, !gpuos.tensor<32x1024xf32>
+}
+
+// Tiles larger than their dimensions cover the dimension (the ABI clamps
+// them): a tile of 2^32 + 1 was truncated to 32 bits and wrote one element.
+gpuos.graph @oversized_tile(%x : !gpuos.tensor<3x64xf32>) -> (y : !gpuos.tensor<3x64xf32>) {
+  %r = gpuos.task "ew_oversized_tile" ins(%a = %x : !gpuos.tensor<3x64xf32>) tile [2, 4294967297] -> (!gpuos.tensor<3x64xf32>) {
+    %0 = gpuos.neg %a : !gpuos.tensor<3x64xf32>
+    gpuos.yield %0 : !gpuos.tensor<3x64xf32>
+  }
+  gpuos.yield %r : !gpuos.tensor<3x64xf32>
 }
 
 // 33 x 100 with tiles of 4 x 64: the last tile row and column are partial.

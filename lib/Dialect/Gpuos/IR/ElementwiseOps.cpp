@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gpuos/Dialect/Gpuos/IR/GpuosDialect.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using namespace gpuos;
@@ -56,6 +57,21 @@ LogicalResult CustomOp::inferReturnTypes(MLIRContext *,
   if (adaptor.getInputs().empty())
     return emitOptionalError(loc, "'", getOperationName(), "' @",
                              adaptor.getCallee(), " needs at least one input");
+  // The callee becomes a PTX symbol linked by name: a C identifier, and
+  // none of the names the generated code defines or LLVM reserves.
+  StringRef callee = adaptor.getCallee();
+  bool identifier =
+      !callee.empty() && (llvm::isAlpha(callee[0]) || callee[0] == '_') &&
+      llvm::all_of(callee, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+  if (!identifier)
+    return emitOptionalError(loc, "'", getOperationName(), "' @\"", callee,
+                             "\": the callee must be a C identifier (the "
+                             "name of an extern \"C\" __device__ function)");
+  for (StringRef reserved : {"gpuos_", "__gpuos_", "llvm_", "__nv_"})
+    if (callee.starts_with(reserved))
+      return emitOptionalError(loc, "'", getOperationName(), "' @", callee,
+                               ": names starting with '", reserved,
+                               "' are reserved for generated and library code");
   // i1 and i8 would pass through the device ABI as promoted integers whose
   // width NVRTC and the NVPTX backend might not agree on: leave them out.
   auto callable = [](Type type) {

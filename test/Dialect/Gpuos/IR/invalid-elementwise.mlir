@@ -153,6 +153,33 @@ gpuos.graph @g(%x : !gpuos.tensor<4xf32>) -> (y : !gpuos.tensor<4xi8>) {
 
 // -----
 
+// The callee is linked by name: a C identifier (the NVPTX printer aborted
+// on "not a name"; "llvm.x" was renamed silently), and not a name of the
+// generated code (gpuos_dispatch gave LLVM verifier dumps).
+gpuos.graph @g(%x : !gpuos.tensor<4xf32>) -> (y : !gpuos.tensor<4xf32>) {
+  // expected-error @+1 {{'gpuos.custom' @"not a name": the callee must be a C identifier}}
+  %y = gpuos.custom @"not a name"(%x) : !gpuos.tensor<4xf32> -> f32
+  gpuos.yield %y : !gpuos.tensor<4xf32>
+}
+
+// -----
+
+gpuos.graph @g(%x : !gpuos.tensor<4xf32>) -> (y : !gpuos.tensor<4xf32>) {
+  // expected-error @+1 {{'gpuos.custom' @"llvm.nvvm.read.ptx.sreg.tid.x": the callee must be a C identifier}}
+  %y = gpuos.custom @llvm.nvvm.read.ptx.sreg.tid.x(%x) : !gpuos.tensor<4xf32> -> f32
+  gpuos.yield %y : !gpuos.tensor<4xf32>
+}
+
+// -----
+
+gpuos.graph @g(%x : !gpuos.tensor<4xf32>) -> (y : !gpuos.tensor<4xf32>) {
+  // expected-error @+1 {{'gpuos.custom' @gpuos_dispatch: names starting with 'gpuos_' are reserved for generated and library code}}
+  %y = gpuos.custom @gpuos_dispatch(%x) : !gpuos.tensor<4xf32> -> f32
+  gpuos.yield %y : !gpuos.tensor<4xf32>
+}
+
+// -----
+
 gpuos.graph @g(%x : !gpuos.tensor<4xi1>) -> (y : !gpuos.tensor<4xf32>) {
   // expected-error @+1 {{'gpuos.custom' @f input #0 has 'i1'; custom ops take and return f32, f16, bf16, f64, i32 or i64}}
   %y = gpuos.custom @f(%x) : !gpuos.tensor<4xi1> -> f32
