@@ -174,7 +174,7 @@ def _structure(gm: torch.fx.GraphModule) -> str:
 
 # Compiled variants per subgraph structure (FX code names no sizes), shared by
 # Dynamo's recompilations of one function, so the cap bounds them all.
-_VARIANTS: Dict[str, Dict[Tuple, Any]] = {}
+_VARIANTS: Dict[Tuple, Dict[Tuple, Any]] = {}
 _WARNED = set()
 
 
@@ -244,7 +244,10 @@ class _Subgraph:
         self.max_variants = options["max_variants"]
         self.arch = options.get("arch", "sm_90")
         self.code = _structure(gm)
-        self.variants = _VARIANTS.setdefault(self.code, {})
+        # The options change the compiled graph (its priority, the target):
+        # part of the key, so a subgraph compiled with others is not reused.
+        self.variants_key = (self.code, self.priority, self.executor, self.arch)
+        self.variants = _VARIANTS.setdefault(self.variants_key, {})
         self.runners: Dict[Tuple, Callable] = {}
         output = next(n for n in gm.graph.nodes if n.op == "output").args[0]
         # fuse_partitions' convention: one output bare, several in a tuple
@@ -331,12 +334,12 @@ class _Subgraph:
         if key not in self.variants:
             if len(self.variants) >= self.max_variants:
                 _stats.bump("variant_cap_hits")
-                if self.code not in _WARNED:
+                if self.variants_key not in _WARNED:
                     warnings.warn(
                         f"gpuos: a subgraph reached max_variants="
                         f"{self.max_variants} compiled input shapes/layouts; "
                         f"new ones run in PyTorch")
-                    _WARNED.add(self.code)
+                    _WARNED.add(self.variants_key)
                 return self._in_pytorch(inputs)
             try:
                 entry = self._compile(list(inputs))

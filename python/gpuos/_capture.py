@@ -252,7 +252,10 @@ class capture(TorchDispatchMode):
         return type(out_meta)(placeholders) if isinstance(out_meta, (tuple, list)) else placeholders[0]
 
     def _pending_value(self, t: torch.Tensor):
-        return self.trace.values[id(t)]
+        value = self.trace.values.get(id(t))
+        if value is None:  # a result the graph does not compute (a norm's statistics)
+            raise Unsupported("reads a pending result the fused graph does not compute")
+        return value
 
     def _adopt(self, placeholder: torch.Tensor, value) -> None:
         self.pending[id(placeholder)] = weakref.ref(placeholder)

@@ -132,6 +132,33 @@ def test_variant_cap_warns_and_falls_back():
     assert gpuos.stats()["variant_cap_hits"] == 1
 
 
+def test_variants_are_kept_per_options():
+    # Two functions of one structure share compiled variants only with the
+    # same options: another priority compiles its own graph, and the first
+    # one's variants do not count against its cap.
+    def f1(x):
+        return torch.exp(x) * 3
+
+    def f2(x):
+        return torch.exp(x) * 3
+    g1 = compiled(f1, priority="background")
+    g1(torch.randn(5))
+    g1(torch.randn(6))
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        x = torch.randn(7)
+        out = compiled(f2, priority="urgent", max_variants=2)(x)
+    assert_close(out, torch.exp(x.double()) * 3, torch.float32)
+    s = gpuos.stats()
+    assert s["variants"] == 3 and s.get("variant_cap_hits", 0) == 0
+    from gpuos import _backend
+    urgent = [key for key in _backend._VARIANTS if key[1] == "urgent"]
+    assert len(urgent) == 1
+    sources = [e[0].source for e in _backend._VARIANTS[urgent[0]].values() if e]
+    assert sources and all("priority<urgent>" in src for src in sources)
+
+
 def test_autograd_falls_back():
     def f(x):
         return (torch.sin(x) * 2).sum()

@@ -190,6 +190,18 @@ def test_norm_statistics_still_referenced_are_computed():
     assert_close(rstd, ref_rstd, torch.float32)
 
 
+def test_norm_statistics_read_inside_the_capture():
+    # An op reading a statistic the fused graph does not compute runs the
+    # graph in PyTorch (it raised a bare KeyError).
+    x, w, b = torch.randn(4, 16), torch.randn(16), torch.randn(16)
+    with gpuos.capture(**CPU):
+        out, mean, rstd = torch.native_layer_norm(x, (16,), w, b, 1e-5)
+        z = mean * 2 + rstd
+    ref_out, ref_mean, ref_rstd = torch.native_layer_norm(x.double(), (16,), w.double(), b.double(), 1e-5)
+    assert_close(out, ref_out, torch.float32)
+    assert_close(z, ref_mean * 2 + ref_rstd, torch.float32)
+
+
 def test_printing_and_numpy_flush_first(capsys):
     # Printing formats with every dispatch mode off, and numpy()/tolist()
     # read memory directly: each must see the written values.
