@@ -528,8 +528,11 @@ def _static(fx: torch.fx.GraphModule) -> bool:
 
 def gpuos_backend(gm: torch.fx.GraphModule, example_inputs, **kwargs):
     options = _options(kwargs)
-    if torch.is_grad_enabled() and any(
-            isinstance(t, torch.Tensor) and t.requires_grad for t in example_inputs):
+    # Parameters reach the graph as inputs, or (without Dynamo's inlining of
+    # nn modules) as attributes of `gm`: either kind that requires grad.
+    if torch.is_grad_enabled() and (
+            any(isinstance(t, torch.Tensor) and t.requires_grad for t in example_inputs)
+            or any(p.requires_grad for p in gm.parameters())):
         _stats.bump("autograd_fallbacks")
         log.info("gpuos: inputs require grad; this graph runs in PyTorch (gpuos computes no gradients)")
         return gm.forward

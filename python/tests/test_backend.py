@@ -132,6 +132,23 @@ def test_variant_cap_warns_and_falls_back():
     assert gpuos.stats()["variant_cap_hits"] == 1
 
 
+def test_autograd_falls_back_for_module_attributes():
+    # Without Dynamo's inlining of nn modules, a parameter is an attribute
+    # of the graph, not an input: the fallback must still see it.
+    class M(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = torch.nn.Parameter(torch.randn(6))
+
+        def forward(self, a):
+            return (torch.exp(a * self.w) * 2).sum()
+    x, m = torch.randn(4, 6), M()
+    with torch._dynamo.config.patch(inline_inbuilt_nn_modules=False):
+        compiled(m)(x).backward()
+    assert gpuos.stats()["autograd_fallbacks"] == 1
+    torch.testing.assert_close(m.w.grad, (torch.exp(x * m.w.detach()) * 2 * x).sum(0))
+
+
 def test_variants_are_kept_per_options():
     # Two functions of one structure share compiled variants only with the
     # same options: another priority compiles its own graph, and the first
