@@ -36,7 +36,7 @@ gpuos.graph @g(%x : !gpuos.tensor<4x8xf32>) -> (y : !gpuos.tensor<4xf32>) {
 
 // reshape of a strided view would need a copy.
 gpuos.graph @g(%x : !gpuos.tensor<8x4xf32, strides = [1, 8]>) -> (y : !gpuos.tensor<4xf32>) {
-  // expected-error @+1 {{'gpuos.reshape' needs a contiguous operand, got strides [1x8]; a reshape of a strided view would need a copy}}
+  // expected-error @+1 {{'gpuos.reshape' needs a contiguous operand, got strides [1, 8]; a reshape of a strided view would need a copy}}
   %y = gpuos.reshape %x to [32] : !gpuos.tensor<8x4xf32, strides = [1, 8]>
   gpuos.yield %y : !gpuos.tensor<4xf32>
 }
