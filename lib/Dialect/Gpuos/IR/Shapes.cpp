@@ -104,21 +104,28 @@ gpuos::broadcastShapes(ArrayRef<ArrayRef<int64_t>> shapes,
   return result;
 }
 
-std::string gpuos::formatShape(ArrayRef<int64_t> shape) {
+/// Sizes or strides joined by `separator`, `?` for a dynamic one.
+static std::string formatDims(ArrayRef<int64_t> dims, StringRef separator) {
   std::string text;
   llvm::raw_string_ostream os(text);
   llvm::interleave(
-      shape, os,
+      dims, os,
       [&](int64_t dim) {
         if (dim == kDynamic)
           os << '?';
         else
           os << dim;
       },
-      "x");
-  if (shape.empty())
-    os << "scalar";
+      separator);
   return text;
+}
+
+std::string gpuos::formatShape(ArrayRef<int64_t> shape) {
+  return shape.empty() ? "scalar" : formatDims(shape, "x");
+}
+
+std::string gpuos::formatStrides(ArrayRef<int64_t> strides) {
+  return "[" + formatDims(strides, ", ") + "]";
 }
 
 LogicalResult gpuos::inferElementwise(std::optional<Location> loc,

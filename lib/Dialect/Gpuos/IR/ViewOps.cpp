@@ -124,23 +124,11 @@ static FailureOr<StridedTensorType> reshapedType(std::optional<Location> loc,
                                                  StridedTensorType input,
                                                  ArrayRef<int64_t> target) {
   StringRef opName = ReshapeOp::getOperationName();
-  if (!input.isContiguous()) {
-    std::string strides; // as the type spells them: [1, 8]
-    llvm::raw_string_ostream os(strides);
-    llvm::interleave(
-        input.getStrides(), os,
-        [&](int64_t stride) {
-          if (stride == kDynamic)
-            os << "?";
-          else
-            os << stride;
-        },
-        ", ");
+  if (!input.isContiguous())
     return emitOptionalError(loc, "'", opName,
-                             "' needs a contiguous operand, got strides [",
-                             strides,
-                             "]; a reshape of a strided view would need a copy");
-  }
+                             "' needs a contiguous operand, got strides ",
+                             formatStrides(input.getStrides()),
+                             "; a reshape of a strided view would need a copy");
   int64_t count = 1;
   bool dynamic = false;
   for (auto [axis, dim] : llvm::enumerate(target)) {

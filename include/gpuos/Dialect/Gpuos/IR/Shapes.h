@@ -63,6 +63,8 @@ inline bool dimsCompatible(int64_t a, int64_t b) {
 
 /// "4x?x8": for diagnostics.
 std::string formatShape(llvm::ArrayRef<int64_t> shape);
+/// Strides as the type spells them: `[1, 8]`.
+std::string formatStrides(llvm::ArrayRef<int64_t> strides);
 
 /// Shared inference of elementwise ops: operands of one element type in
 /// `cls` (the first operand of select is the i1 condition), broadcast
