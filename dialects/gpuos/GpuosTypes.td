@@ -41,6 +41,11 @@ def Gpuos_StridedTensorType : Gpuos_Type<"StridedTensor", "tensor"> {
     int64_t getRank() const { return getShape().size(); }
     int64_t getDimSize(int64_t axis) const { return getShape()[axis]; }
     bool isContiguous() const { return getStrides().empty(); }
+    /// True when the elements lie in memory in row-major order, as in a
+    /// contiguous tensor, though the strides may be spelled out: strides of
+    /// size-1 dimensions never move the address (PyTorch's unsqueeze and
+    /// expand leave such strides), and an empty tensor has no layout.
+    bool hasRowMajorOrder() const;
     bool hasStaticShape() const;
     /// Strides of every dimension; row-major ones when the view is
     /// contiguous, with `kDynamic` where a dynamic dim makes them unknown.

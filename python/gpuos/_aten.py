@@ -65,6 +65,14 @@ class Ctx:
         """A contiguous copy of a strided view (a same-dtype cast)."""
         if v.type.contiguous:
             return v
+        return self._cast_copy(v)
+
+    def reshapeable(self, v: Value) -> Value:
+        """v, or a copy of it where gpuos.reshape could not read it as it is
+        (elements not in row-major order)."""
+        return v if v.type.row_major_order else self._cast_copy(v)
+
+    def _cast_copy(self, v: Value) -> Value:
         return self.b.op(f"gpuos.cast {v.name} : {v.type} to {v.type.dtype}",
                          v.type.with_dtype(v.type.dtype), [v], kind="cast",
                          attrs=(v.type.dtype,))
@@ -238,7 +246,7 @@ def _view(ctx: Ctx, x: Value, shape=None) -> Value:
     target = _out_shape(ctx)
     if list(x.type.shape) == target:
         return x  # the same view (matmul's expand + view of a transpose)
-    a = ctx.copy(x)
+    a = ctx.reshapeable(x)
     dims = ", ".join(map(str, target))
     return ctx.b.op(f"gpuos.reshape {a.name} to [{dims}] : {a.type}",
                     ctx.result(target, a.type.dtype), [a], kind="reshape",
@@ -375,7 +383,7 @@ def _reduce(kind: str):
 
 def _argmax(ctx: Ctx, x: Value, dim=None, keepdim=False) -> Value:
     if dim is None:  # over the flattened tensor; keepdim keeps every axis as 1
-        a = ctx.copy(x)
+        a = ctx.reshapeable(x)
         flat = [a.type.numel()]
         a = ctx.b.op(f"gpuos.reshape {a.name} to [{flat[0]}] : {a.type}",
                      ctx.result(flat, a.type.dtype), [a])

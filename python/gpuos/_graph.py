@@ -59,6 +59,23 @@ class TensorType:
     def contiguous(self) -> bool:
         return self.strides is None
 
+    @property
+    def row_major_order(self) -> bool:
+        """The elements lie in memory in row-major order, though strides may
+        be spelled out: a size-1 dimension's stride never moves the address
+        (a decode step's q.transpose(1, 2) leaves such strides), and an
+        empty tensor has no layout. What gpuos.reshape accepts."""
+        if self.strides is None or 0 in self.shape:
+            return True
+        expected = 1
+        for dim, stride in zip(reversed(self.shape), reversed(self.strides)):
+            if dim == 1:
+                continue
+            if stride != expected:
+                return False
+            expected *= dim
+        return True
+
     def effective_strides(self) -> Tuple[int, ...]:
         return row_major(self.shape) if self.strides is None else self.strides
 

@@ -128,6 +128,21 @@ def test_matmul_reads_transposed_operands_through_flags():
     assert "gpuos.cast" not in g.source  # no transposed copy
 
 
+@pytest.mark.parametrize("mode", ["compile", "capture"])
+def test_reshape_of_a_decode_step_transpose_reads_the_view(mode):
+    # With one position, q.transpose(1, 2) of [1, 1, 4, 16] is [1, 4, 1, 16]
+    # with strides [64, 16, 64, 1]: not canonical, but its elements are in
+    # row-major order, so the reshape reads the view with no copy.
+    # q is computed in the graph, so capture sees the views too.
+    def f(x, w):
+        q = x * 2
+        heads = q.transpose(1, 2).reshape(4, 16)
+        return heads * w
+    (g,) = run(f, torch.randn(1, 1, 4, 16), torch.randn(4, 16), mode=mode)
+    assert "strides = [64, 16, 64, 1]" in g.source
+    assert "gpuos.cast" not in g.source
+
+
 def test_more_ops_stay_in_the_graph():
     def f(x):
         return (F.gelu(x, approximate="tanh"), torch.log_softmax(x, -1), x.max(-1).values,

@@ -7,6 +7,7 @@
 // CHECK-DAG: .visible .func gpuos_task_view_slice(
 // CHECK-DAG: .visible .func gpuos_task_view_reshape(
 // CHECK-DAG: .visible .func gpuos_task_view_reshape_lanes(
+// CHECK-DAG: .visible .func gpuos_task_view_reshape_unit_strides(
 // CHECK-DAG: .visible .func gpuos_task_view_concat_empty(
 // CHECK-DAG: .visible .func gpuos_task_view_overlapping_inputs(
 
@@ -73,6 +74,22 @@ gpuos.graph @reshape_lanes(%x : !gpuos.tensor<4x12xf32>, %y : !gpuos.tensor<6x8x
     gpuos.yield %0 : !gpuos.tensor<6x8xf32>
   }
   gpuos.yield %r : !gpuos.tensor<6x8xf32>
+}
+
+// A reshape of a view whose size-1 dimension has a stride that never moves
+// the address (as PyTorch's unsqueeze leaves one): the elements are in
+// row-major order, so the reshape reads them as a contiguous tensor would.
+gpuos.graph @reshape_unit_strides(%x : !gpuos.tensor<8x1x32xf32, strides = [32, 5, 1]>,
+                                  %y : !gpuos.tensor<16x16xf32>)
+    -> (o : !gpuos.tensor<16x16xf32>) {
+  %r = gpuos.task "view_reshape_unit_strides" ins(%a = %x : !gpuos.tensor<8x1x32xf32, strides = [32, 5, 1]>,
+                                                  %b = %y : !gpuos.tensor<16x16xf32>)
+      tile [4, 16] -> (!gpuos.tensor<16x16xf32>) {
+    %s = gpuos.reshape %a to [16, 16] : !gpuos.tensor<8x1x32xf32, strides = [32, 5, 1]>
+    %0 = gpuos.add %s, %b : !gpuos.tensor<16x16xf32>, !gpuos.tensor<16x16xf32>
+    gpuos.yield %0 : !gpuos.tensor<16x16xf32>
+  }
+  gpuos.yield %r : !gpuos.tensor<16x16xf32>
 }
 
 // A concat with empty operands, first and between two others: each element

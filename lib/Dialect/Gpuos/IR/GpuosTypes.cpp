@@ -125,6 +125,25 @@ bool StridedTensorType::hasStaticShape() const {
   return !llvm::is_contained(getShape(), kDynamic);
 }
 
+bool StridedTensorType::hasRowMajorOrder() const {
+  if (isContiguous() || llvm::is_contained(getShape(), 0))
+    return true;
+  // Walks from the innermost dimension, skipping those of size 1; the
+  // expected stride becomes unknown behind a dynamic size, and an unknown
+  // stride proves nothing.
+  int64_t expected = 1;
+  for (int64_t axis = getRank() - 1; axis >= 0; --axis) {
+    int64_t dim = getDimSize(axis), stride = getStrides()[axis];
+    if (dim == 1)
+      continue;
+    if (expected == kDynamic || stride != expected)
+      return false;
+    if (dim == kDynamic || llvm::MulOverflow(expected, dim, expected))
+      expected = kDynamic;
+  }
+  return true;
+}
+
 SmallVector<int64_t> StridedTensorType::getEffectiveStrides() const {
   if (isContiguous())
     return rowMajorStrides(getShape());

@@ -124,9 +124,12 @@ static FailureOr<StridedTensorType> reshapedType(std::optional<Location> loc,
                                                  StridedTensorType input,
                                                  ArrayRef<int64_t> target) {
   StringRef opName = ReshapeOp::getOperationName();
-  if (!input.isContiguous())
+  // Strides that only differ from row-major on size-1 dimensions keep the
+  // elements in row-major order: the same memory reads as the new shape.
+  if (!input.hasRowMajorOrder())
     return emitOptionalError(loc, "'", opName,
-                             "' needs a contiguous operand, got strides ",
+                             "' needs an operand laid out in row-major order, "
+                             "got strides ",
                              formatStrides(input.getStrides()),
                              "; a reshape of a strided view would need a copy");
   int64_t count = 1;

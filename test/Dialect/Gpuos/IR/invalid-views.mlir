@@ -36,8 +36,26 @@ gpuos.graph @g(%x : !gpuos.tensor<4x8xf32>) -> (y : !gpuos.tensor<4xf32>) {
 
 // reshape of a strided view would need a copy.
 gpuos.graph @g(%x : !gpuos.tensor<8x4xf32, strides = [1, 8]>) -> (y : !gpuos.tensor<4xf32>) {
-  // expected-error @+1 {{'gpuos.reshape' needs a contiguous operand, got strides [1, 8]; a reshape of a strided view would need a copy}}
+  // expected-error @+1 {{'gpuos.reshape' needs an operand laid out in row-major order, got strides [1, 8]; a reshape of a strided view would need a copy}}
   %y = gpuos.reshape %x to [32] : !gpuos.tensor<8x4xf32, strides = [1, 8]>
+  gpuos.yield %y : !gpuos.tensor<4xf32>
+}
+// -----
+
+// A stride behind a dynamic size may be anything at run time: not provably
+// row-major, so refused.
+gpuos.graph @g(%x : !gpuos.tensor<4x?xf32, strides = [?, 1]>) -> (y : !gpuos.tensor<4xf32>) {
+  // expected-error @+1 {{'gpuos.reshape' needs an operand laid out in row-major order, got strides [?, 1]; a reshape of a strided view would need a copy}}
+  %y = gpuos.reshape %x to [?] : !gpuos.tensor<4x?xf32, strides = [?, 1]>
+  gpuos.yield %y : !gpuos.tensor<4xf32>
+}
+// -----
+
+// Row-major apart from a size-1 dimension's stride is not enough when the
+// other strides are not row-major either (a gap between rows).
+gpuos.graph @g(%x : !gpuos.tensor<4x1x8xf32, strides = [9, 3, 1]>) -> (y : !gpuos.tensor<4xf32>) {
+  // expected-error @+1 {{'gpuos.reshape' needs an operand laid out in row-major order, got strides [9, 3, 1]; a reshape of a strided view would need a copy}}
+  %y = gpuos.reshape %x to [32] : !gpuos.tensor<4x1x8xf32, strides = [9, 3, 1]>
   gpuos.yield %y : !gpuos.tensor<4xf32>
 }
 // -----

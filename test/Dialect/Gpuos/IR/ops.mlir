@@ -167,6 +167,23 @@ gpuos.graph @views(%row : !gpuos.tensor<1024xf32>, %col : !gpuos.tensor<4x1xf32>
         !gpuos.tensor<4x3xf32, strides = [8, 2]>, !gpuos.tensor<32x64xf32>, !gpuos.tensor<?x4xf32>
 }
 
+// A reshape takes any operand whose elements lie in row-major order: the
+// strides of size-1 dimensions never move the address (a dynamic size
+// before them is no obstacle), and an empty tensor has no layout.
+// CHECK-LABEL: gpuos.graph @reshape_row_major_order
+// CHECK: gpuos.reshape %u to [256] : !gpuos.tensor<8x1x32xf32, strides = [32, 5, 1]>
+// CHECK: gpuos.reshape %d to [?] : !gpuos.tensor<?x1x4xf32, strides = [4, 9, 1]>
+// CHECK: gpuos.reshape %e to [4, 0] : !gpuos.tensor<0x4xf32, strides = [1, 7]>
+gpuos.graph @reshape_row_major_order(%u : !gpuos.tensor<8x1x32xf32, strides = [32, 5, 1]>,
+                                     %d : !gpuos.tensor<?x1x4xf32, strides = [4, 9, 1]>,
+                                     %e : !gpuos.tensor<0x4xf32, strides = [1, 7]>)
+    -> (a : !gpuos.tensor<256xf32>, b : !gpuos.tensor<?xf32>, c : !gpuos.tensor<4x0xf32>) {
+  %a = gpuos.reshape %u to [256] : !gpuos.tensor<8x1x32xf32, strides = [32, 5, 1]>
+  %b = gpuos.reshape %d to [?] : !gpuos.tensor<?x1x4xf32, strides = [4, 9, 1]>
+  %c = gpuos.reshape %e to [4, 0] : !gpuos.tensor<0x4xf32, strides = [1, 7]>
+  gpuos.yield %a, %b, %c : !gpuos.tensor<256xf32>, !gpuos.tensor<?xf32>, !gpuos.tensor<4x0xf32>
+}
+
 // Views compose: a slice of a transpose scales the permuted strides, and a
 // transpose back to row-major order is contiguous again.
 // CHECK-LABEL: gpuos.graph @views_compose
