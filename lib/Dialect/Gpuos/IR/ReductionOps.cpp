@@ -19,6 +19,26 @@ static SmallVector<int64_t> reducedShape(ArrayRef<int64_t> shape,
   return result;
 }
 
+/// Max, min and argmax have no identity: reducing an axis of static size 0
+/// gives no value, unless the result has no elements either (a kept
+/// dimension of size 0). The interpreter refuses the same at run time.
+static LogicalResult checkNonEmptyAxes(std::optional<Location> loc,
+                                       StringRef name, StringRef what,
+                                       ArrayRef<int64_t> shape,
+                                       ArrayRef<int64_t> axes) {
+  for (auto [axis, dim] : llvm::enumerate(shape))
+    if (dim == 0 && !llvm::is_contained(axes, static_cast<int64_t>(axis)))
+      return success(); // an empty result
+  for (int64_t axis : axes)
+    if (shape[axis] == 0)
+      return emitOptionalError(loc, "'", name, "' ", what, " over axis ", axis,
+                               " of size 0 has no value (", what,
+                               " has no identity); the result ",
+                               formatShape(reducedShape(shape, axes, false)),
+                               " would have elements");
+  return success();
+}
+
 LogicalResult ReduceOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,
@@ -46,6 +66,11 @@ LogicalResult ReduceOp::inferReturnTypes(MLIRContext *,
                                " twice");
     seen[axis] = true;
   }
+  ReductionKind kind = adaptor.getKind();
+  if ((kind == ReductionKind::max || kind == ReductionKind::min) &&
+      failed(checkNonEmptyAxes(loc, name, stringifyReductionKind(kind),
+                               input.getShape(), axes)))
+    return failure();
   results.push_back(StridedTensorType::get(
       reducedShape(input.getShape(), axes, adaptor.getKeepdim()),
       input.getElementType()));
@@ -63,7 +88,9 @@ LogicalResult ArgmaxOp::inferReturnTypes(MLIRContext *context,
   int64_t axis = adaptor.getAxis();
   if (failed(checkElementType(loc, getOperationName(), input,
                               DTypeClass::Numeric)) ||
-      failed(checkAxis(loc, getOperationName(), axis, input.getRank())))
+      failed(checkAxis(loc, getOperationName(), axis, input.getRank())) ||
+      failed(checkNonEmptyAxes(loc, getOperationName(), "argmax",
+                               input.getShape(), {axis})))
     return failure();
   results.push_back(
       StridedTensorType::get(reducedShape(input.getShape(), {axis},

@@ -176,3 +176,28 @@ gpuos.graph @g(%a : !gpuos.tensor<2x4x8xf32>, %b : !gpuos.tensor<3x8x4xf32>) -> 
   %y = gpuos.matmul %a, %b : !gpuos.tensor<2x4x8xf32>, !gpuos.tensor<3x8x4xf32>
   gpuos.yield %y : !gpuos.tensor<4xf32>
 }
+// -----
+
+// max has no identity: an empty reduced axis gives no value when the result
+// has elements.
+gpuos.graph @g(%x : !gpuos.tensor<4x0xf32>) -> (y : !gpuos.tensor<4xf32>) {
+  // expected-error @+1 {{'gpuos.reduce' max over axis 1 of size 0 has no value (max has no identity); the result 4 would have elements}}
+  %y = gpuos.reduce max %x axes [1] : !gpuos.tensor<4x0xf32>
+  gpuos.yield %y : !gpuos.tensor<4xf32>
+}
+// -----
+
+// Nor has min, among several axes.
+gpuos.graph @g(%x : !gpuos.tensor<0x3x5xf32>) -> (y : !gpuos.tensor<3xf32>) {
+  // expected-error @+1 {{'gpuos.reduce' min over axis 0 of size 0 has no value (min has no identity); the result 3 would have elements}}
+  %y = gpuos.reduce min %x axes [0, 2] : !gpuos.tensor<0x3x5xf32>
+  gpuos.yield %y : !gpuos.tensor<3xf32>
+}
+// -----
+
+// Nor has argmax.
+gpuos.graph @g(%x : !gpuos.tensor<2x0xf16>) -> (y : !gpuos.tensor<2x1xi64>) {
+  // expected-error @+1 {{'gpuos.argmax' argmax over axis 1 of size 0 has no value (argmax has no identity); the result 2 would have elements}}
+  %y = gpuos.argmax %x axis 1 keepdim : !gpuos.tensor<2x0xf16>
+  gpuos.yield %y : !gpuos.tensor<2x1xi64>
+}

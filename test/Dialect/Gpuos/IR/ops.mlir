@@ -227,6 +227,20 @@ gpuos.graph @reductions(%x : !gpuos.tensor<4x8x16xf32>, %i : !gpuos.tensor<4x8xi
         !gpuos.tensor<8xi64>, !gpuos.tensor<4x8xi64>, !gpuos.tensor<1x8x16xi64>
 }
 
+// Empty reduced axes: sum and mean have an identity; max and argmax are
+// valid when their result is empty too (another axis of size 0).
+// CHECK-LABEL: gpuos.graph @empty_reductions
+// CHECK: gpuos.reduce sum %x axes [1] : !gpuos.tensor<4x0xf32>
+// CHECK: gpuos.reduce max %z axes [1] : !gpuos.tensor<0x0xf32>
+// CHECK: gpuos.argmax %z axis 0 : !gpuos.tensor<0x0xf32>
+gpuos.graph @empty_reductions(%x : !gpuos.tensor<4x0xf32>, %z : !gpuos.tensor<0x0xf32>)
+    -> (s : !gpuos.tensor<4xf32>, m : !gpuos.tensor<0xf32>, a : !gpuos.tensor<0xi64>) {
+  %s = gpuos.reduce sum %x axes [1] : !gpuos.tensor<4x0xf32>
+  %m = gpuos.reduce max %z axes [1] : !gpuos.tensor<0x0xf32>
+  %a = gpuos.argmax %z axis 0 : !gpuos.tensor<0x0xf32>
+  gpuos.yield %s, %m, %a : !gpuos.tensor<4xf32>, !gpuos.tensor<0xf32>, !gpuos.tensor<0xi64>
+}
+
 // CHECK-LABEL: gpuos.graph @norms
 // CHECK: gpuos.softmax %x axis 1 : !gpuos.tensor<4x64xf16>
 // CHECK: gpuos.layer_norm %x weight(%w : !gpuos.tensor<64xf16>) bias(%b : !gpuos.tensor<64xf16>) eps 1.000000e-05 : !gpuos.tensor<4x64xf16>
