@@ -557,9 +557,15 @@ Status Runtime::Impl::submit(GraphId id, std::optional<Priority> priority,
   }
   if (!launched)
     GPUOS_RETURN_IF_ERROR(backend->makeCurrent());
-  if (!stream)
-    return postEntry(index, rs.epoch, kRingOpSubmit, q);
-  return postOnStream(index, q, *stream);
+  if (stream)
+    return postOnStream(index, q, *stream);
+  Status st = postEntry(index, rs.epoch, kRingOpSubmit, q);
+  // Not posted (the ring stayed full): nothing on the device will finish
+  // it, so its run slot and admitted tiles go back now. (A fault or a
+  // recovery has finished it already.)
+  if (st.code() == ErrorCode::Timeout && runs[index].busy)
+    failOnHost(index, st);
+  return st;
 }
 
 Status Runtime::Impl::postOnStream(uint32_t index, uint32_t queue, uint64_t stream) {

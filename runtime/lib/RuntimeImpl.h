@@ -386,6 +386,9 @@ struct Runtime::Impl {
   Status postEntry(uint32_t run, uint32_t epoch, uint32_t op, uint32_t queue,
                    bool ensure = true) {
     auto start = Clock::now();
+    uint32_t limitMs = testhooks::ringFullTimeoutMs.load(std::memory_order_relaxed);
+    if (!limitMs)
+      limitMs = 60'000;
     for (uint32_t spins = 0;
          ringTail - loadAcquire(&hs->ringHead) >= options.ringCapacity;
          ++spins) {
@@ -394,9 +397,13 @@ struct Runtime::Impl {
         break; // it will read them after the relaunch below
       if ((spins & 1023) == 1023) {
         GPUOS_RETURN_IF_ERROR(checkResident());
-        if (Clock::now() - start > std::chrono::seconds(60))
-          return Status::error(ErrorCode::Timeout,
-                               "the submission ring stayed full for 60 s");
+        if (Clock::now() - start > std::chrono::milliseconds(limitMs))
+          return Status::error(
+              ErrorCode::Timeout,
+              "the submission ring stayed full for " +
+                  (limitMs % 1000 ? std::to_string(limitMs) + " ms"
+                                  : std::to_string(limitMs / 1000) + " s") +
+                  " (the kernel's poller took no entry)");
       }
       cpuPause();
     }
@@ -461,6 +468,8 @@ struct Runtime::Impl {
     }
     launched = true;
     ++launches;
+    if (uint32_t us = testhooks::delayAfterLaunchUs.load(std::memory_order_relaxed))
+      std::this_thread::sleep_for(std::chrono::microseconds(us));
     return Status::success();
   }
 
@@ -824,7 +833,10 @@ struct Runtime::Impl {
     if (arena.allocate(bytes, addr))
       return Status::success();
     if (arena.pendingBytes()) {
+      // Parked (or not launched: a swap's rebind, before the first
+      // launch), nothing reads the ranges given back.
       GPUOS_RETURN_IF_ERROR(parkLocked());
+      arena.reclaim();
       if (arena.allocate(bytes, addr))
         return Status::success();
     }

@@ -87,9 +87,22 @@ Status Runtime::Impl::endQuiesce(std::unique_lock<std::mutex> &lock,
       if (st.ok())
         st = postEntry(d.index, rs.epoch, kRingOpSubmit, d.queue);
       if (!st.ok())
-        break; // a recovery failed everything still in flight
+        break; // the rest fail below
     }
     deferred.erase(deferred.begin()); // the lock was held since front()
+  }
+  // What could not be posted (the ring stayed full, or a fault that did not
+  // recover; a recovery has failed and cleared them already) fails now,
+  // each with the reason: none stays queued with nothing to post it.
+  if (!deferred.empty()) {
+    Status notPosted = Status::error(
+        st.code(), std::string("not posted when the ") +
+                       (swapping ? "image swap" : "safe point") +
+                       " ended: " + st.message());
+    for (const Deferred &d : deferred)
+      if (runs[d.index].busy)
+        failOnHost(d.index, notPosted);
+    deferred.clear();
   }
   quiesced = false;
   swapping = false;

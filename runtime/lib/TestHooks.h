@@ -20,6 +20,12 @@ namespace gpuos::runtime::testhooks {
 /// the entry and park meanwhile.
 inline std::atomic<uint32_t> delayAfterRingStoreUs{0};
 
+/// Microseconds the host waits after launching the resident kernel
+/// (RuntimeImpl.h, relaunch): the poller then reads the entries posted so
+/// far before any later one, e.g. an urgent singleton alone, which it runs
+/// inline.
+inline std::atomic<uint32_t> delayAfterLaunchUs{0};
+
 /// Times the host found the kernel parked after it had consumed the entry
 /// just posted (and so did not relaunch it): tests check that they reached
 /// that branch. Counted always; it is rare outside tests.
@@ -28,6 +34,11 @@ inline std::atomic<uint64_t> parkedAfterConsuming{0};
 /// Milliseconds a device host process has to start its reply to a request
 /// (ProcessBackend.cpp; 0: the default, two minutes). Tests shorten it.
 inline std::atomic<uint32_t> deviceHostReplyMs{0};
+
+/// Milliseconds a post waits for room in a full submission ring before it
+/// gives up (RuntimeImpl.h, postEntry; 0: the default, 60 s). Tests
+/// shorten it.
+inline std::atomic<uint32_t> ringFullTimeoutMs{0};
 
 } // namespace gpuos::runtime::testhooks
 

@@ -923,6 +923,89 @@ TEST_P(RuntimeTest, IdleRunSlotsGoToOtherGraphs) {
     ASSERT_OK(rt->wait(s, kWaitUs));
 }
 
+// A submission the ring cannot take in time (the poller is running an
+// urgent one-tile graph inline, so it reads no entry) fails with Timeout and
+// gives its run slot and admitted tiles back: the graph can be destroyed
+// afterwards, and the submissions the ring took all complete.
+TEST_P(RuntimeTest, RingFullTimeoutGivesTheRunSlotBack) {
+  ASSERT_OK(rt->close());
+  RuntimeOptions options;
+  options.ringCapacity = 32;
+  open(options);
+  if (IsSkipped() || HasFatalFailure())
+    return;
+  struct Limit {
+    Limit() { testhooks::ringFullTimeoutMs = 100; }
+    ~Limit() { testhooks::ringFullTimeoutMs = 0; }
+  } limit;
+  Buffer counts = alloc(4);
+  zero(counts);
+  GraphId fill = oneTaskGraph("count", counts, {1, 0});
+  GraphId hold = spinGraph(alloc(8), 1, 1'500'000'000);
+  Submission held;
+  ASSERT_OK(rt->submit(hold, Priority::Urgent, held));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100)); // running inline
+  std::vector<Submission> posted;
+  Status refused;
+  for (int k = 0; k < 64 && refused.ok(); ++k) {
+    Submission s;
+    refused = rt->submit(fill, Priority::Normal, s);
+    if (refused.ok())
+      posted.push_back(s);
+  }
+  ASSERT_EQ(refused.code(), ErrorCode::Timeout) << refused.toString();
+  EXPECT_EQ(refused.message(),
+            "the submission ring stayed full for 100 ms (the kernel's poller "
+            "took no entry)");
+  EXPECT_GE(posted.size(), 30u); // the ring's 32 entries, less what was read
+  ASSERT_OK(rt->wait(held, kWaitUs));
+  for (Submission &s : posted)
+    ASSERT_OK(rt->wait(s, kWaitUs));
+  EXPECT_EQ(readU32(counts, 1)[0], (uint32_t)posted.size());
+  EXPECT_OK(rt->destroyGraph(fill));
+}
+
+// Destroyed graphs' arena ranges wait for a safe point while the kernel may
+// still read them, and are taken back at once when none is resident: a full
+// arena of destroyed graphs holds as many graphs again.
+TEST_P(RuntimeTest, ArenaRangesOfDestroyedGraphsAreReused) {
+  ASSERT_OK(rt->close());
+  RuntimeOptions options;
+  options.arenaBytes = 1 << 16;
+  open(options);
+  if (IsSkipped() || HasFatalFailure())
+    return;
+  Buffer counts = alloc(4);
+  zero(counts);
+  GraphSpec big;
+  for (int k = 0; k < 64; ++k)
+    big.tasks.push_back({"count", {counts.arg()}, {1, 0}, {}});
+  auto fill = [&](std::vector<GraphId> &ids) -> Status {
+    for (;;) {
+      GraphId id = 0;
+      Status st = rt->createGraph(big, id);
+      if (!st.ok())
+        return st;
+      ids.push_back(id);
+    }
+  };
+  std::vector<GraphId> first, second;
+  Status full = fill(first);
+  EXPECT_EQ(full.code(), ErrorCode::OutOfMemory) << full.toString();
+  ASSERT_GE(first.size(), 2u);
+  Submission s;
+  ASSERT_OK(rt->submit(first.front(), Priority::Normal, s)); // resident now
+  ASSERT_OK(rt->wait(s, kWaitUs));
+  for (GraphId id : first)
+    ASSERT_OK(rt->destroyGraph(id));
+  full = fill(second);
+  EXPECT_EQ(full.code(), ErrorCode::OutOfMemory) << full.toString();
+  EXPECT_EQ(second.size(), first.size());
+  ASSERT_OK(rt->submit(second.back(), Priority::Normal, s));
+  ASSERT_OK(rt->wait(s, kWaitUs));
+  EXPECT_EQ(readU32(counts, 1)[0], 128u);
+}
+
 // Tasks of many tiles are published as a few ranges that workers split and
 // give back (Protocol.h): every tile of every task still runs exactly once
 // per submission, through fan-out and join dependencies between multi-tile

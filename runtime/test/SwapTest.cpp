@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "RuntimeFixture.h"
+#include "TestHooks.h"
 
 #include <atomic>
 #include <thread>
@@ -220,6 +221,65 @@ TEST_P(SwapTest, SafePointActionsRunQuiescent) {
   EXPECT_EQ(rt->free(spare.ptr).code(), ErrorCode::InvalidArgument); // freed
 }
 
+// Submissions queued at a safe point that the ring cannot take when it
+// ends (an urgent one-tile graph queued first runs inline on the poller,
+// which then reads no entry) fail with the reason instead of staying queued
+// with nothing to post them; those posted complete, and nothing holds the
+// graph afterwards.
+TEST_P(SwapTest, SafePointSubmissionsTheRingCannotTakeFail) {
+  ASSERT_OK(rt->close());
+  RuntimeOptions options;
+  options.ringCapacity = 32;
+  open(options);
+  if (IsSkipped() || HasFatalFailure())
+    return;
+  struct Hooks {
+    Hooks() {
+      testhooks::ringFullTimeoutMs = 100;
+      testhooks::delayAfterLaunchUs = 50'000; // the poller finds the spin alone
+    }
+    ~Hooks() {
+      testhooks::ringFullTimeoutMs = 0;
+      testhooks::delayAfterLaunchUs = 0;
+    }
+  } hooks;
+  Buffer counts = alloc(4);
+  zero(counts);
+  GraphId fill = oneTaskGraph("count", counts, {1, 0});
+  GraphId hold = spinGraph(alloc(8), 1, 1'500'000'000);
+  Submission held;
+  std::vector<Submission> queuedSubs(48);
+  Status st = rt->atSafePoint([&]() -> Status {
+    GPUOS_RETURN_IF_ERROR(rt->submit(hold, Priority::Urgent, held));
+    for (Submission &s : queuedSubs)
+      GPUOS_RETURN_IF_ERROR(rt->submit(fill, Priority::Normal, s));
+    return Status::success();
+  });
+  const std::string full = "the submission ring stayed full for 100 ms (the "
+                           "kernel's poller took no entry)";
+  EXPECT_EQ(st.code(), ErrorCode::Timeout) << st.toString();
+  EXPECT_EQ(st.message(), full);
+  ASSERT_OK(rt->wait(held, kWaitUs));
+  uint32_t ran = 0, failed = 0;
+  for (Submission &s : queuedSubs) {
+    Status r = rt->wait(s, 5'000'000);
+    if (r.ok()) {
+      ++ran;
+      continue;
+    }
+    ++failed;
+    EXPECT_EQ(r.code(), ErrorCode::Timeout);
+    EXPECT_EQ(r.message(), "not posted when the safe point ended: " + full);
+  }
+  EXPECT_GE(ran, 30u); // the ring's 32 entries, less the spin's
+  EXPECT_GE(failed, 1u);
+  EXPECT_EQ(readU32(counts, 1)[0], ran);
+  Submission again;
+  ASSERT_OK(rt->submit(fill, Priority::Normal, again));
+  ASSERT_OK(rt->wait(again, kWaitUs));
+  EXPECT_OK(rt->destroyGraph(fill));
+}
+
 // Deterministic on the simulator (its "+slow" image takes 300 ms to load):
 // submissions made while the module loads are queued on the host; after
 // the swap, those of a graph whose kind vanished fail with the stale
@@ -318,6 +378,51 @@ TEST(SwapSim, QueuedSubmissionsAreAdmittedWithTheNewTiling) {
   EXPECT_EQ(c[3], runs * 32u); // 4096 ids in tiles of 128
   ASSERT_OK(rt->stats(st));
   EXPECT_EQ(st.runsInFlight, 0u);
+  EXPECT_OK(rt->close());
+}
+
+// A swap rebinds graphs with the kernel parked: a range one graph gives
+// back there (its root entries, 32 under the old tiling, 3 under the new)
+// is free at once for what the rebind needs next, even in a full arena.
+// Until 2026-12-06 it waited for a safe point that the parked kernel never
+// reached, and the graph went stale with "the graph arena is full".
+TEST(SwapSim, RebindReusesRangesGivenBackInAFullArena) {
+  RuntimeOptions o;
+  o.arenaBytes = 1 << 16;
+  std::unique_ptr<Runtime> rt;
+  std::string skip, error;
+  ASSERT_TRUE(testimage::openTestRuntime("sim", o, rt, skip, error)) << error;
+  std::vector<char> cubin;
+  std::string json;
+  ASSERT_OK(testimage::readImage("sim", false, cubin, json));
+  const std::string coarse = "\"tile\": [1048576],";
+  size_t at = json.find(coarse); // the first is count's
+  ASSERT_NE(at, std::string::npos);
+  std::string fine = json, three = json;
+  fine.replace(at, coarse.size(), "\"tile\": [128],");    // 4096 ids: 32 tiles
+  three.replace(at, coarse.size(), "\"tile\": [1366],");  // 3 tiles
+  ASSERT_OK(rt->loadImage(cubin, fine));
+  Buffer counts;
+  ASSERT_OK(rt->alloc(4096 * 4, counts));
+  std::vector<uint32_t> c(4096, 0);
+  ASSERT_OK(rt->copyToDevice(counts.ptr, c.data(), 4096 * 4));
+  GraphId wide;
+  ASSERT_OK(rt->createGraph(
+      GraphSpec{{{"count", {counts.arg()}, {4096, 3}, {}}}, Priority::Normal}, wide));
+  // Fill the arena with one-tile graphs (one tile under either tiling).
+  Status full;
+  for (int k = 0; full.ok() && k < 100000; ++k) {
+    GraphId id;
+    full = rt->createGraph(
+        GraphSpec{{{"count", {counts.arg()}, {1, 0}, {}}}, Priority::Normal}, id);
+  }
+  ASSERT_EQ(full.code(), ErrorCode::OutOfMemory) << full.toString();
+  ASSERT_OK(rt->loadImage(cubin, three));
+  Submission s;
+  ASSERT_OK(rt->submit(wide, s));
+  ASSERT_OK(rt->wait(s, kWaitUs));
+  ASSERT_OK(rt->copyFromDevice(c.data(), counts.ptr, 16));
+  EXPECT_EQ(c[3], 3u); // one per tile
   EXPECT_OK(rt->close());
 }
 
