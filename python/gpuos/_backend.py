@@ -178,6 +178,81 @@ _VARIANTS: Dict[Tuple, Dict[Tuple, Any]] = {}
 _WARNED = set()
 
 
+# View ops that read their base's layout (as_strided and friends) give
+# other elements on gpuos's row-major results than on eager's; they are
+# copied instead of replayed.
+_LAYOUT_VIEWS = {"as_strided", "_reshape_alias", "view_as_real", "view_as_complex"}
+
+
+def _replayable_view(node) -> bool:
+    target = node.target
+    return (node.op == "call_function" and isinstance(target, torch._ops.OpOverload)
+            and target.is_view and target._schema.name.split("::")[-1] not in _LAYOUT_VIEWS
+            and len(node.args) >= 1 and isinstance(node.args[0], torch.fx.Node)
+            and not any(isinstance(v, torch.fx.Node) for v in node.kwargs.values()))
+
+
+def _output_views(outs: List[Any], ints: Dict[Any, Any]) -> Dict[int, Tuple[int, Callable]]:
+    """Outputs that are views of other outputs (`return y, y.t()`), by
+    position: (the position of the nearest output they view, a function
+    that makes the view from that output's tensor by replaying the view ops
+    in order). Eager returns them sharing storage, so the runner makes them
+    from the computed tensor instead of writing a separate copy."""
+    position = {}
+    for i, o in enumerate(outs):
+        if isinstance(o, torch.fx.Node):
+            position.setdefault(o, i)
+    views: Dict[int, Tuple[int, Callable]] = {}
+    for i, o in enumerate(outs):
+        if not isinstance(o, torch.fx.Node) or position[o] != i:
+            continue
+        steps, node = [], o
+        while _replayable_view(node):
+            rest = []
+            for a in node.args[1:]:
+                if isinstance(a, torch.fx.Node):
+                    if a not in ints:  # a value, not a size: not a plain view
+                        break
+                    a = ints[a]
+                elif isinstance(a, (list, tuple)):
+                    if any(isinstance(x, torch.fx.Node) and x not in ints for x in a):
+                        break
+                    a = type(a)(ints[x] if isinstance(x, torch.fx.Node) else x for x in a)
+                rest.append(a)
+            else:
+                steps.append((node.target, tuple(rest), dict(node.kwargs)))
+                node = node.args[0]
+                if node in position:
+                    ops = tuple(reversed(steps))
+
+                    def make(t, ops=ops):
+                        for target, args, kwargs in ops:
+                            t = target(t, *args, **kwargs)
+                        return t
+                    views[i] = (position[node], make)
+                    break
+                continue
+            break
+    return views
+
+
+def _all_outputs(computed: List[Any], views: Dict[int, Tuple[int, Callable]]) -> List[Any]:
+    """The subgraph's outputs in order: the computed ones, and the views of
+    them (`_output_views`) made from them."""
+    full: List[Any] = [None] * (len(computed) + len(views))
+    it = iter(computed)
+    for i in range(len(full)):
+        if i not in views:
+            full[i] = next(it)
+
+    def get(i):
+        if full[i] is None:
+            base, make = views[i]
+            full[i] = make(get(base))
+        return full[i]
+    return [get(i) for i in range(len(full))]
+
+
 def _runner(sub: "_Subgraph", key: Tuple, entry, inputs) -> Callable:
     """The per-call code of one compiled variant on the runtime, generated
     with everything known at compile time as constants: it checks that the
@@ -185,7 +260,7 @@ def _runner(sub: "_Subgraph", key: Tuple, entry, inputs) -> Callable:
     Dynamo's guards already fix it, sub.guarded), allocates the outputs and
     makes one native call that binds, waits for the PyTorch stream, submits
     and waits for that submission."""
-    graph, order, metas = entry
+    graph, order, metas, views = entry
     device = next((k[3] for k in key if isinstance(k, tuple)), None)
     if device is None:  # only factories: the subgraph's result device
         device = sub.out_device
@@ -218,7 +293,12 @@ def _runner(sub: "_Subgraph", key: Tuple, entry, inputs) -> Callable:
         [(tuple(m.shape), _executor.dense_strides(m.shape), m.dtype) for m in metas], env)
     operands += [f"o{j}" for j in range(len(metas))]
     lines.append(f"    launch(({', '.join(operands)},), stream(IDX))")
-    outs = [f"o{j}" for j in (sub.out_perm or range(len(metas)))]
+    if views:
+        env["all_outputs"], env["VIEWS"] = _all_outputs, views
+        names = ", ".join(f"o{j}" for j in range(len(metas)))
+        lines.append(f"    {', '.join(f'o{j}' for j in range(sub.num_outputs))}, = "
+                     f"all_outputs([{names}], VIEWS)")
+    outs = [f"o{j}" for j in (sub.out_perm or range(sub.num_outputs))]
     if not sub.tuple_out:
         lines.append("    return o0")
     else:
@@ -312,8 +392,10 @@ class _Subgraph:
                 trace.bind(node, result)
         outs = output_node.args[0]
         outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
-        graph, order = trace.finish(outs, self.arch, image=True)
-        return graph, order, [run.results[o] for o in outs]
+        views = _output_views(outs, ints)
+        computed = [o for i, o in enumerate(outs) if i not in views]
+        graph, order = trace.finish(computed, self.arch, image=True)
+        return graph, order, [run.results[o] for o in computed], views
 
     def _result(self, outs):
         if not self.tuple_out:
@@ -354,14 +436,14 @@ class _Subgraph:
         if entry is None:
             return self._in_pytorch(inputs)
         if self.executor == "interpreter":
-            graph, order, metas = entry
+            graph, order, metas, views = entry
             tensors = [inputs[i] if isinstance(i, int) else i[1] for i in order]
             device = next((t.device for t in inputs if isinstance(t, torch.Tensor)),
                           torch.device("cpu"))
             outs = [torch.empty(m.shape, dtype=m.dtype, device=device) for m in metas]
             for o, v in zip(outs, run_interpreter(graph, tensors)):
                 o.copy_(v)
-            return self._result(outs)
+            return self._result(_all_outputs(outs, views))
         runner = self.runners.get(key)
         if runner is None:
             check_runtime_device(entry[0], [t for t in inputs if isinstance(t, torch.Tensor)]
@@ -395,10 +477,9 @@ def _partition(gm: torch.fx.GraphModule, options) -> Callable:
     partitions = partitioner.propose_partitions()
     fused = partitioner.fuse_partitions(partitions)
     # What stays in PyTorch: call_function nodes, less the getitems that
-    # unpack a subgraph's outputs.
-    others = [n for n in fused.graph.nodes if n.op == "call_function" and not (
-        n.target is operator.getitem and isinstance(n.args[0], torch.fx.Node)
-        and n.args[0].op == "call_module")]
+    # unpack a subgraph's or an op's outputs (not ops of their own).
+    others = [n for n in fused.graph.nodes
+              if n.op == "call_function" and n.target is not operator.getitem]
     if others:
         names = sorted({str(n.target) for n in others})
         _stats.bump("splits", len(partitions))

@@ -107,6 +107,42 @@ def test_unsupported_op_splits_and_reports(caplog):
     assert any("cumsum" in r.message and "stay in PyTorch" in r.message for r in caplog.records)
 
 
+def test_a_multi_output_op_in_pytorch_counts_once(caplog):
+    # sort stays in PyTorch; the getitems unpacking its two results are not
+    # ops of their own.
+    def f(x):
+        v, i = torch.sort(torch.exp(x), 1)
+        return torch.tanh(v) + 1, i
+    with caplog.at_level(logging.INFO, logger="gpuos"):
+        check(f, torch.randn(4, 8))
+    s = gpuos.stats()
+    assert s["fallback_ops"] == 1 and s["splits"] == 2
+    assert any("1 op(s) stay in PyTorch (aten.sort" in r.message for r in caplog.records)
+
+
+def test_outputs_that_view_other_outputs_share_their_storage():
+    # As in eager, y.t(), y.view(-1) and y.t()[1] are views of y, and z
+    # another result: one graph computes y and z, the views are made from y.
+    def f(x):
+        y = x * 2 + 1
+        return y, y.t(), y.view(-1), y.t()[1], torch.exp(x)
+    x = torch.randn(3, 4)
+    out = compiled(f)(x)
+    ref = reference(f, x)
+    for o, r in zip(out, ref):
+        assert o.shape == r.shape and o.stride() == r.stride()
+        assert_close(o, r, o.dtype)
+    y, yt, flat, col, z = out
+    for v in (yt, flat, col):
+        assert v.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
+    assert z.untyped_storage().data_ptr() != y.untyped_storage().data_ptr()
+    y.add_(1)  # seen through every view, as in eager
+    assert_close(yt, (x * 2 + 2).t().double(), torch.float32)
+    assert_close(col, (x * 2 + 2).t()[1].double(), torch.float32)
+    (g,) = [g for g in gpuos._compiler._memory.values() if g.name != "union"]
+    assert len(g.outputs) == 2
+
+
 def test_same_shapes_reuse_new_shapes_compile_once():
     def f(x):
         return torch.exp(x) + 1

@@ -69,6 +69,26 @@ def test_same_graph_reuses_its_image():
     assert s["variants"] == 1 and s["graphs_run"] == 5
 
 
+def test_outputs_that_view_other_outputs_share_their_storage():
+    # The generated runner makes y.t() and y[1] from y's tensor, as eager
+    # returns them; values against float64.
+    def f(x):
+        y = torch.sigmoid(x) * 3
+        return y, y.t(), y[1], torch.exp(x)
+    x = cuda(4, 8)
+    g = torch.compile(f, backend="gpuos", dynamic=False)
+    for _ in range(2):  # the first call compiles, the second runs the runner
+        y, yt, row, z = g(x)
+        ref = f(x.double())
+        for o, r in zip((y, yt, row, z), ref):
+            assert o.stride() == r.stride()
+            torch.testing.assert_close(o.double(), r, rtol=1e-5, atol=1e-6)
+        assert yt.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
+        assert row.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
+        y.mul_(0)
+        assert not yt.any() and not row.any()
+
+
 def test_inputs_written_by_pytorch_just_before_are_seen():
     # The launch waits for the PyTorch stream that wrote the inputs (that
     # stream only), on the default stream and on a side stream.
