@@ -207,6 +207,10 @@ llvm::Error Compiler::Impl::prepare() {
     runtimeInput.kind = LinkInput::kindOfFile(runtimePath);
     runtimeInput.name = llvm::sys::path::filename(runtimePath).str();
     runtimeInput.data = (*buffer)->getBuffer().str();
+    std::string bad = runtimeInput.structureError();
+    if (!bad.empty())
+      return llvm::createStringError("the runtime device library '" +
+                                     runtimePath + "' is not well-formed: " + bad);
     runtimeHash = sha256Hex(runtimeInput.data);
   }
   startLoading();

@@ -7,6 +7,7 @@
 
 #include "gpuos/Target/NvJitLink.h"
 #include "gpuos/Target/CudaLibrary.h"
+#include "gpuos/runtime/LinkInputCheck.h"
 #include "gpuos/runtime/NvJitLinkApi.h"
 #include "llvm/Support/FormatVariadic.h"
 #include <cstdint>
@@ -125,12 +126,19 @@ llvm::Error NvJitLink::Session::fail(llvm::StringRef what, int result) {
           .str());
 }
 
+std::string LinkInput::structureError() const {
+  return linkcheck::checkLinkInput(inputType(kind), data.data(), data.size());
+}
+
 llvm::Error NvJitLink::Session::add(LinkInput moved) {
   if (!handle)
     return llvm::createStringError("nvJitLink session already completed");
   // nvJitLink keeps the name pointer (a link error names the file that
   // first defined a symbol); the data is kept too, as nothing documents
   // that it is copied.
+  std::string bad = moved.structureError();
+  if (!bad.empty())
+    return llvm::createStringError(moved.name + ": " + bad);
   const LinkInput &input = added.emplace_back(std::move(moved));
   if (Result r = api->addData(handle, inputType(input.kind), input.data.data(),
                               input.data.size(), input.name.c_str()))

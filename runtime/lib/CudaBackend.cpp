@@ -9,6 +9,7 @@
 
 #include "gpuos/runtime/Backend.h"
 #include "gpuos/runtime/Driver.h"
+#include "gpuos/runtime/LinkInputCheck.h"
 
 #include <list>
 
@@ -164,6 +165,10 @@ public:
         protocol = staged->protocol;
         return Status::success();
       }
+    // The loader trusts the ELF tables: a truncated cubin would crash it.
+    std::string bad = linkcheck::checkStructure(cubin.data(), cubin.size());
+    if (!bad.empty())
+      return Status::error(ErrorCode::BadImage, "the image is not well-formed: " + bad);
     Image im;
     im.bytes = cubin;
     GPUOS_RETURN_IF_ERROR(

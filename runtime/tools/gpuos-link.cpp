@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "gpuos/runtime/LinkInputCheck.h"
 #include "gpuos/runtime/NvJitLinkApi.h"
 
 #include <cerrno>
@@ -144,6 +145,12 @@ int main(int argc, char **argv) {
                : endsWith(path, ".cubin")  ? kInputCubin
                : endsWith(path, ".fatbin") ? kInputFatbin
                                            : kInputObject;
+    std::string bad = gpuos::linkcheck::checkLinkInput(kind, data.data(), data.size());
+    if (!bad.empty()) {
+      std::fprintf(stderr, "gpuos-link: %s: %s\n", path.c_str(), bad.c_str());
+      api.destroy(&h);
+      return 1;
+    }
     if (kind == kInputPtx)
       data.push_back('\0');
     if (Result r = api.addData(h, kind, data.data(), data.size(), path.c_str()))

@@ -22,6 +22,10 @@
 // A runtime library that is not there is named with where it came from.
 // RUN: not gpuos-jit %s -o %t.bad --runtime-lib=%t.missing.o --no-cache 2>&1 | FileCheck %s --check-prefix=NOLIB -DLIB=%t.missing.o
 // RUN: env GPUOS_RUNTIME_LIB=%t.missing.o not gpuos-jit %s -o %t.bad --no-cache 2>&1 | FileCheck %s --check-prefix=NOLIBENV -DLIB=%t.missing.o
+// A truncated runtime library is refused by name before nvJitLink reads it
+// (nvJitLink trusts its ELF tables and crashed on such files).
+// RUN: head -c 5000 %gpuos_runtime_lib > %t.half.o
+// RUN: not gpuos-jit %s -o %t.bad --runtime-lib=%t.half.o --no-cache 2>&1 | FileCheck %s --check-prefix=HALFLIB -DLIB=%t.half.o
 // An unpartitioned graph cannot become an image.
 // --nvjitlink=NAME without a '/' is a file in the working directory when
 // one is there (dlopen alone searched only the loader path), else a name
@@ -56,6 +60,7 @@
 // NONESYMS-NOT: gpuos_resident
 
 // NOLIB: gpuos-jit: {{.*}}image.mlir: the runtime device library '[[LIB]]' (from --runtime-lib) does not exist
+// HALFLIB: gpuos-jit: {{.*}}image.mlir: the runtime device library '[[LIB]]' is not well-formed: its section header table lies past the end of the file (the file has 5000 bytes): truncated?
 // NOLIBENV: gpuos-jit: {{.*}}image.mlir: the runtime device library '[[LIB]]' (from $GPUOS_RUNTIME_LIB) does not exist
 
 // CHECK:      "abi": 0,
