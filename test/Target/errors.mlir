@@ -22,6 +22,17 @@
 // RUN: bash -c 'gpuos-jit %t.cubin -o %t; test $? -eq 2' 2>&1 | FileCheck %s --check-prefix=SELF
 // RUN: cmp %s %t.cubin
 // SELF: gpuos-jit: the output '{{.*}}.cubin' is the input file; name another with -o
+// So is a text output written over its input (--emit=ptx -o x.mlir).
+// RUN: cp %s %t.self.mlir
+// RUN: bash -c 'gpuos-jit %t.self.mlir --emit=ptx -o %t.self.mlir; test $? -eq 2' 2>&1 | FileCheck %s --check-prefix=SELFTEXT
+// RUN: cmp %s %t.self.mlir
+// SELFTEXT: gpuos-jit: the output '{{.*}}self.mlir' is the input file; name another with -o
+// A directory is not an image's path stem (it wrote dir/.cubin).
+// RUN: rm -rf %t.dir && mkdir -p %t.dir
+// RUN: bash -c 'gpuos-jit %s -o %t.dir/; test $? -eq 2' 2>&1 | FileCheck %s --check-prefix=DIR
+// RUN: bash -c 'gpuos-jit %s -o %t.dir; test $? -eq 2' 2>&1 | FileCheck %s --check-prefix=DIR
+// RUN: ls -A %t.dir | count 0
+// DIR: gpuos-jit: the output '{{.*}}.dir{{/?}}' is a directory; -o takes the image's path without its suffix
 // A custom source that is not a file (a device would be read until memory ran out).
 // RUN: not gpuos-jit %s --custom-source=/dev/zero -o %t.img 2>&1 | FileCheck %s --check-prefix=DEV
 // DEV: gpuos-jit: cannot read custom source '/dev/zero': not a regular file

@@ -19,6 +19,7 @@
 
 #include "gpuos/Dialect/Gpuos/IR/GpuosDialect.h"
 #include "gpuos/Interpreter/Interpreter.h"
+#include "gpuos/Tools/InputFile.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -80,6 +81,11 @@ static FailureOr<HostTensor> readTensor(StringRef dir, StringRef name,
                                         ArrayRef<int64_t> shape,
                                         DType dtype) {
   std::string path = tensorPath(dir, name);
+  if (std::string why = gpuos::tools::unreadableInput(path); !why.empty()) {
+    llvm::errs() << "gpuos-interp: error: input '" << name << "': cannot read "
+                 << path << ": " << why << "\n";
+    return failure();
+  }
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
   if (!buffer) {
     llvm::errs() << "gpuos-interp: error: input '" << name << "': cannot read "
@@ -181,6 +187,12 @@ int main(int argc, char **argv) {
   context.loadDialect<GpuosDialect>();
   // Diagnostics point at the source line; the generic op dump adds noise.
   context.printOpOnDiagnostic(false);
+  if (std::string why = gpuos::tools::unreadableInput(inputFilename);
+      !why.empty()) {
+    llvm::errs() << "gpuos-interp: error: cannot read '" << inputFilename
+                 << "': " << why << "\n";
+    return 1;
+  }
   std::string errorMessage;
   std::unique_ptr<llvm::MemoryBuffer> file =
       openInputFile(inputFilename, &errorMessage);

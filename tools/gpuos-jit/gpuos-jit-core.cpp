@@ -25,6 +25,7 @@
 #include <optional>
 #include "gpuos/Conversion/GpuosToNVVM.h"
 #include "gpuos/JIT/Compiler.h"
+#include "gpuos/Tools/InputFile.h"
 #include "gpuos/Target/ImageCache.h"
 #include "gpuos/Target/PTX.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -318,6 +319,20 @@ int main(int argc, char **argv) {
     for (const cl::Option *option : linkOptions)
       if (option->getNumOccurrences())
         return usageError("--" + option->ArgStr + " applies to --emit=image only");
+  if (emit != Emit::Image && inputFilename != "-" && !outputFilename.empty() &&
+      outputFilename != "-" &&
+      llvm::sys::fs::equivalent(inputFilename, outputFilename))
+    return usageError("the output '" + outputFilename +
+                      "' is the input file; name another with -o");
+  // An image is <stem>.cubin and <stem>.manifest.json: a directory as the
+  // stem would write hidden files ".cubin" into it.
+  if (emit == Emit::Image &&
+      (StringRef(outputFilename).ends_with("/") ||
+       (!outputFilename.empty() && llvm::sys::fs::is_directory(outputFilename))))
+    return usageError("the output '" + outputFilename +
+                      "' is a directory; -o takes the image's path without "
+                      "its suffix (dir/name writes dir/name.cubin and "
+                      "dir/name.manifest.json)");
   if (emit == Emit::Image && inputFilename != "-")
     for (const char *suffix : {".cubin", ".manifest.json"})
       if (llvm::sys::fs::equivalent(inputFilename, imageStem() + suffix))
@@ -358,6 +373,12 @@ int main(int argc, char **argv) {
   jit::Compiler compiler(options);
   MLIRContext &context = compiler.getContext();
 
+  if (std::string why = gpuos::tools::unreadableInput(inputFilename);
+      !why.empty()) {
+    llvm::errs() << "gpuos-jit: cannot read '" << inputFilename << "': " << why
+                 << "\n";
+    return 1;
+  }
   std::string error;
   auto input = openInputFile(inputFilename, &error);
   if (!input) {

@@ -113,6 +113,11 @@ bool parse(int argc, char **argv, Request &r) {
   }
   if (r.output.size() >= 6 && r.output.compare(r.output.size() - 6, 6, ".cubin") == 0)
     r.output.resize(r.output.size() - 6);
+  // A directory as the output stem: the core refuses it with a message.
+  struct stat dir;
+  if ((!r.output.empty() && r.output.back() == '/') ||
+      (::stat(r.output.c_str(), &dir) == 0 && S_ISDIR(dir.st_mode)))
+    return false;
   // An output that is the input itself (x.cubin as the source): the core
   // refuses it with a message; a hit here would overwrite the source.
   for (const char *suffix : {".cubin", ".manifest.json"}) {

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "gpuos/Tools/InputFile.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FileSystem.h"
 
@@ -31,6 +32,11 @@ int main(int argc, char **argv) {
   gpuos::registerGpuosPipeline();
   auto [input, output] =
       mlir::registerAndParseCLIOptions(argc, argv, "gpuos pass driver\n", registry);
+  if (std::string why = gpuos::tools::unreadableInput(input); !why.empty()) {
+    llvm::errs() << "gpuos-opt: error: cannot read '" << input << "': " << why
+                 << "\n";
+    return 1;
+  }
   // The input is mapped and the output truncated on open: writing over the
   // input killed the process (SIGBUS) and left the input empty.
   if (input != "-" && output != "-" && llvm::sys::fs::equivalent(input, output)) {

@@ -100,6 +100,12 @@ static void createDispatch(OpBuilder &builder, Location loc,
 LogicalResult
 gpuos::lowerTasksToNVVM(ModuleOp module, const LowerTasksOptions &options,
                         SmallVectorImpl<TaskCodegenInfo> *infos) {
+  // The unroll and lane choices divide by it; a warp is the unit of work.
+  if (options.blockSize < 32 || options.blockSize > 1024 ||
+      options.blockSize % 32 != 0)
+    return module.emitError() << "block size " << options.blockSize
+                              << " is not a multiple of 32 from 32 to 1024 "
+                                 "(option block-size)";
   SmallVector<TaskOp> tasks;
   module.walk([&](TaskOp task) { tasks.push_back(task); });
   if (tasks.empty())
