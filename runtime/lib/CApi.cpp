@@ -30,6 +30,25 @@ gpuos_status fail(gpuos_status code, std::string message) {
   return code;
 }
 
+/// An option error with RuntimeOptions' field names as gpuos_options spells
+/// them ("ringCapacity must be ..." -> "gpuos_options.ring_capacity must be").
+std::string withCFieldNames(std::string message) {
+  static const std::pair<const char *, const char *> names[] = {
+      {"workersPerSM", "workers_per_sm"},   {"idleParkUs", "idle_park_us"},
+      {"ringCapacity", "ring_capacity"},    {"queueCapacity", "queue_capacity"},
+      {"maxRuns", "max_runs"},              {"arenaBytes", "arena_bytes"},
+      {"blockThreads", "block_threads"},    {"traceRecords", "trace_records"},
+      {"timeoutUs", "timeout_us"},          {"hangGraceUs", "hang_grace_us"},
+      {"workerIdleSleepNs", "worker_idle_sleep_ns"}};
+  for (auto [cxx, c] : names) {
+    std::string from = cxx, to = std::string("gpuos_options.") + c;
+    for (size_t at = message.find(from); at != std::string::npos;
+         at = message.find(from, at + to.size()))
+      message.replace(at, from.size(), to);
+  }
+  return message;
+}
+
 /// C callers cannot catch C++ exceptions: one thrown below an entry point
 /// (host memory running out, mostly) becomes the entry point's error.
 gpuos_status fromException(const char *function) {
@@ -161,7 +180,10 @@ gpuos_status gpuos_open(int ordinal, const gpuos_options *o,
     options.gangs = static_cast<GangPolicy>(o->gang_policy);
   }
   std::unique_ptr<Runtime> rt;
-  if (gpuos_status s = report(Runtime::open(ordinal, options, rt)))
+  Status st = Runtime::open(ordinal, options, rt);
+  if (st.code() == ErrorCode::InvalidArgument) // named as C callers set them
+    st = Status::error(st.code(), withCFieldNames(st.message()));
+  if (gpuos_status s = report(st))
     return s;
   *out = wrapRuntime(std::move(rt));
   return GPUOS_OK;
@@ -422,12 +444,20 @@ gpuos_status gpuos_at_safe_point(gpuos_runtime *rt,
   if (!action)
     return fail(GPUOS_ERROR_INVALID_ARGUMENT, "the action is null");
   return report(rt->rt->atSafePoint([&]() -> Status {
+    lastError.clear(); // what a call inside the action reports, below
     gpuos_status code = action(user);
     if (code == GPUOS_OK)
       return Status::success();
+    if (code < GPUOS_ERROR_INVALID_ARGUMENT || code > GPUOS_ERROR_DEADLINE_EXCEEDED)
+      return Status::error(ErrorCode::InvalidArgument,
+                           "the safe-point action returned " +
+                               std::to_string((int)code) +
+                               ", which is not a gpuos_status");
+    // The failing call's own message, when the action passes its status on.
     return Status::error(static_cast<ErrorCode>(code),
                          std::string("the safe-point action returned ") +
-                             gpuos_status_name(code));
+                             gpuos_status_name(code) +
+                             (lastError.empty() ? "" : ": " + lastError));
   }));
 } GPUOS_C_CATCH
 

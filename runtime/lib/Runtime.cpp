@@ -100,6 +100,7 @@ Runtime::~Runtime() = default;
 
 Status Runtime::open(int ordinal, const RuntimeOptions &options,
                      std::unique_ptr<Runtime> &out) {
+  GPUOS_RETURN_IF_ERROR(Impl::checkOptions(options));
   std::unique_ptr<Backend> backend;
   if (options.isolateDevice) {
     std::string host;

@@ -956,8 +956,9 @@ struct Runtime::Impl {
   // Setup and teardown
   //===--------------------------------------------------------------------===//
 
-  Status setup() {
-    const RuntimeOptions &o = options;
+  /// The options' own limits (no device needed: open checks them before it
+  /// loads the driver, so a bad option is named even without a GPU).
+  static Status checkOptions(const RuntimeOptions &o) {
     if (!isPowerOfTwo(o.ringCapacity) || o.ringCapacity < 32 ||
         o.ringCapacity > (1u << 24))
       return invalid("ringCapacity must be a power of two in [32, 2^24]");
@@ -976,6 +977,11 @@ struct Runtime::Impl {
       return invalid("arenaBytes must be at least 64 KiB");
     if (o.timeoutUs < 0 || o.hangGraceUs < 0)
       return invalid("timeoutUs and hangGraceUs must not be negative");
+    return Status::success();
+  }
+
+  Status setup() {
+    GPUOS_RETURN_IF_ERROR(checkOptions(options));
     return allocateShared();
   }
 

@@ -82,6 +82,24 @@ TEST(CApi, OpenWithoutDriverIsNoGpu) {
       << gpuos_last_error();
 }
 
+// Options are checked before the driver is loaded, so a bad one is named
+// with or without a GPU (it was NO_GPU without one), by its C field name.
+TEST(CApi, BadOptionsAreNamedBeforeTheDriver) {
+  gpuos_options o;
+  gpuos_options_init(&o);
+  o.ring_capacity = 3;
+  gpuos_runtime *rt = nullptr;
+  EXPECT_EQ(gpuos_open(0, &o, &rt), GPUOS_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(rt, nullptr);
+  EXPECT_STREQ(gpuos_last_error(),
+               "gpuos_options.ring_capacity must be a power of two in [32, 2^24]");
+  gpuos_options_init(&o);
+  o.timeout_us = -1;
+  EXPECT_EQ(gpuos_open(0, &o, &rt), GPUOS_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(gpuos_last_error(), "gpuos_options.timeout_us and "
+                                   "gpuos_options.hang_grace_us must not be negative");
+}
+
 // A device host that is not there is named, before anything starts.
 TEST(CApi, MissingDeviceHostIsNamed) {
   const char *was = std::getenv("GPUOS_DEVICE_HOST");
@@ -214,6 +232,22 @@ TEST(CApi, RunsAGraphOnTheSimulator) {
   EXPECT_EQ(gpuos_at_safe_point(rt, [](void *) { return GPUOS_ERROR_CUDA; }, nullptr),
             GPUOS_ERROR_CUDA);
   EXPECT_STREQ(gpuos_last_error(), "the safe-point action returned CUDA error");
+  // A failing call inside the action keeps its own message; a code that is
+  // not a gpuos_status is named as such.
+  EXPECT_EQ(gpuos_at_safe_point(
+                rt, [](void *u) { auto *c = static_cast<Ctx *>(u);
+                                  return gpuos_free(c->rt, c->ptr); },
+                &ctx),
+            GPUOS_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(gpuos_last_error())
+                .rfind("the safe-point action returned invalid argument: ", 0),
+            0u) << gpuos_last_error();
+  EXPECT_GT(std::string(gpuos_last_error()).size(),
+            std::string("the safe-point action returned invalid argument: ").size());
+  EXPECT_EQ(gpuos_at_safe_point(rt, [](void *) { return (gpuos_status)99; }, nullptr),
+            GPUOS_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(gpuos_last_error(),
+               "the safe-point action returned 99, which is not a gpuos_status");
   EXPECT_EQ(gpuos_at_safe_point(rt, nullptr, nullptr), GPUOS_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(gpuos_graph_set_timeout(rt, mg, 1000000), GPUOS_OK);
   EXPECT_EQ(gpuos_graph_set_timeout(rt, 4242, 1), GPUOS_ERROR_INVALID_ARGUMENT);
