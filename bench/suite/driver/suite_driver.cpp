@@ -380,6 +380,10 @@ std::unique_ptr<Runtime> openRuntime(const Args &args) {
     opts.traceAllTiles = true;
   } else if (uint32_t runs = (uint32_t)args.integer("trace-runs", 0)) {
     opts.traceRecords = runs; // the poller's record of each run
+    // A relaunch restarts the ring: no idle park between the phases (on a
+    // loaded host the simulator's calls got slow enough to park, and the
+    // alone phase's records were gone; the test failed).
+    opts.idleParkUs = 60'000'000;
   }
   if (args.kv.count("trace-tiles") && args.kv.count("trace-runs"))
     die("--trace-tiles and --trace-runs: one at a time (--trace-tiles sizes the same ring)");
