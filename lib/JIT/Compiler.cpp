@@ -247,6 +247,13 @@ llvm::Expected<CompiledImage> Compiler::Impl::lookup(llvm::StringRef hash) {
     return image;
   if (llvm::Error error = disk->load(hash, image.cubin, image.manifest))
     return std::move(error);
+  // A damaged entry (truncated by a full disk or a hand) is a miss: the
+  // image is compiled again and the entry overwritten.
+  if (!LinkInput{LinkInput::Cubin, hash.str(),
+                 std::string(image.cubin.begin(), image.cubin.end())}
+           .structureError()
+           .empty())
+    return CompiledImage();
   image.contentHash = hash.str();
   image.origin = CompiledImage::Origin::DiskCache;
   remember(image);

@@ -35,6 +35,11 @@
 // RUN: rm %t.cache/*.cubin
 // RUN: gpuos-jit %S/image.mlir -o %t.g --cache-dir=%t.cache -v 2>&1 | FileCheck %s --check-prefix=MISS
 // RUN: cmp %t.a.cubin %t.g.cubin
+// So is a damaged one (truncated): neither the launcher nor the core
+// serves it (both did, writing the 1000 bytes out as the image).
+// RUN: for f in %t.cache/*.cubin; do truncate -s 1000 $f; done
+// RUN: gpuos-jit %S/image.mlir -o %t.h --cache-dir=%t.cache -v 2>&1 | FileCheck %s --check-prefix=MISS
+// RUN: cmp %t.a.cubin %t.h.cubin
 // A relative path in the environment is resolved against the working
 // directory, which is then part of the key: the same setting in another
 // directory is another key.

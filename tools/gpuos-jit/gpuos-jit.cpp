@@ -16,6 +16,7 @@
 
 #include "Sha256.h"
 #include "SourceKey.h"
+#include "gpuos/runtime/LinkInputCheck.h"
 
 #include <cerrno>
 #include <chrono>
@@ -244,6 +245,9 @@ bool serve(const Request &r, const std::string &key, std::string &contentHash) {
   if (!readFile(r.cacheDir + "/" + entry.contentHash + ".cubin", cubin) ||
       !readFile(r.cacheDir + "/" + sourcekey::kManifestSubdir + "/" + key + ".json",
                 manifest))
+    return false;
+  // A damaged cubin (truncated) is a miss: the core compiles and rewrites it.
+  if (!gpuos::linkcheck::checkElf(cubin.data(), cubin.size()).empty())
     return false;
   if (!writeFileAtomically(r.output + ".cubin", cubin) ||
       !writeFileAtomically(r.output + ".manifest.json", manifest))

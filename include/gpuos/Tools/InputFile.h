@@ -1,8 +1,9 @@
 //===- InputFile.h - what the command-line tools refuse to read -*- C++ -*-===//
 //
-// The tools read whole files into memory. A device (/dev/zero) would be
-// read until memory ran out ("LLVM ERROR: out of memory"), and a FIFO
-// blocks forever: inputs named by path must be regular files. Header-only.
+// The tools read whole files into memory. A device such as /dev/zero would
+// be read until memory ran out ("LLVM ERROR: out of memory"): inputs named
+// by path must be regular files or streams that end (a pipe, /dev/stdin).
+// Header-only.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,17 +17,21 @@
 
 namespace gpuos::tools {
 
-/// Why `path` is not a file the tools read, or "" (also for "-", stdin, and
-/// for a path that does not exist: opening it reports that).
+/// Why `path` is not a file the tools read, or "" (also for "-" and
+/// /dev/stdin, and for a path that does not exist: opening it reports that).
 inline std::string unreadableInput(llvm::StringRef path) {
   llvm::sys::fs::file_status status;
-  if (path == "-" || llvm::sys::fs::status(path, status))
+  if (path == "-" || path == "/dev/stdin" || llvm::sys::fs::status(path, status))
     return "";
-  if (llvm::sys::fs::is_directory(status))
+  switch (status.type()) {
+  case llvm::sys::fs::file_type::directory_file:
     return "it is a directory";
-  if (!llvm::sys::fs::is_regular_file(status))
-    return "not a regular file (a device or a pipe would be read without end)";
-  return "";
+  case llvm::sys::fs::file_type::character_file:
+  case llvm::sys::fs::file_type::block_file:
+    return "it is a device, not a file (it would be read without end)";
+  default:
+    return "";
+  }
 }
 
 } // namespace gpuos::tools
