@@ -169,10 +169,15 @@ Status parseBuffer(const Context &cx, const json::Value &v,
                    "\"");
   b.isOutput = role == "output";
   GPUOS_RETURN_IF_ERROR(getString(cx, v, "dtype", true, b.dtype));
-  b.elemBytes = dtypeBytes(b.dtype);
+  int64_t known = dtypeBytes(b.dtype);
+  b.elemBytes = known;
   GPUOS_RETURN_IF_ERROR(getInt(cx, v, "elem_bytes", false, b.elemBytes));
   if (b.elemBytes <= 0)
     return cx.fail("unknown dtype '" + b.dtype + "' and no 'elem_bytes'");
+  // Copies and bounds use elem_bytes, the task code the dtype: they agree.
+  if (known && b.elemBytes != known)
+    return cx.fail("'elem_bytes' is " + std::to_string(b.elemBytes) +
+                   " but dtype '" + b.dtype + "' has " + std::to_string(known));
   GPUOS_RETURN_IF_ERROR(getDims(cx, v, "shape", true, b.shape));
   if (v.find("strides")) {
     GPUOS_RETURN_IF_ERROR(getDims(cx, v, "strides", true, b.strides));
@@ -211,6 +216,8 @@ Status parseTask(const Context &cx, const json::Value &v, ManifestTask &t) {
     return tcx.fail("'kind' must be a C identifier");
   t.function = "gpuos_task_" + t.kind;
   GPUOS_RETURN_IF_ERROR(getString(tcx, v, "function", false, t.function));
+  if (!isCIdentifier(t.function))
+    return tcx.fail("'function' must be a C identifier, not \"" + t.function + "\"");
   GPUOS_RETURN_IF_ERROR(getString(tcx, v, "graph", false, t.graph));
   std::string priority = "normal";
   GPUOS_RETURN_IF_ERROR(getString(tcx, v, "priority", false, priority));
@@ -227,8 +234,9 @@ Status parseTask(const Context &cx, const json::Value &v, ManifestTask &t) {
     return tcx.fail("'shared_bytes' must be in [0, 2^32)");
   GPUOS_RETURN_IF_ERROR(getDims(tcx, v, "tile", false, t.tile));
   GPUOS_RETURN_IF_ERROR(getInt(tcx, v, "num_tiles", false, t.numTiles));
-  if (t.numTiles < 0)
-    return tcx.fail("'num_tiles' must not be negative");
+  // The device counts a task's tiles in 32 bits (Protocol.h).
+  if (t.numTiles < 0 || t.numTiles > UINT32_MAX)
+    return tcx.fail("'num_tiles' must be in [0, 2^32)");
 
   const json::Value *buffers = v.find("buffers");
   if (!buffers || !buffers->isArray())
@@ -239,6 +247,13 @@ Status parseTask(const Context &cx, const json::Value &v, ManifestTask &t) {
         tcx.nest("buffers[" + std::to_string(i) + "]"), buffers->items()[i], b));
     t.buffers.push_back(std::move(b));
   }
+  // Bindings are by name (createGraphFromManifest): one buffer each.
+  for (size_t i = 0; i < t.buffers.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (t.buffers[i].name == t.buffers[j].name)
+        return tcx.fail("buffers[" + std::to_string(i) + "]: the name '" +
+                        t.buffers[i].name + "' is buffers[" + std::to_string(j) +
+                        "]'s too");
   bool seenOutput = false;
   for (const ManifestBuffer &b : t.buffers) {
     if (b.isOutput)

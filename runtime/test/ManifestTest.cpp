@@ -143,6 +143,28 @@ TEST(Manifest, ViewsAndSharedMemoryMustFitTheirTypes) {
   EXPECT_TRUE(parseManifest(withTask(
                   R"({"kind": "k", "tile": [4, 4], "buffers": [{"name": "o", "role": "output", "dtype": "f32", "shape": [1073741824, 1024], "strides": [1024, 1]}]})"),
                   m).ok()); // 4 TiB fits
+  EXPECT_EQ(parseError(withTask(R"({"kind": "k", "tile": [1], "num_tiles": 4294967296, "buffers": []})")),
+            "manifest: tasks[0] ('k'): 'num_tiles' must be in [0, 2^32)");
+}
+
+// Fields that contradict each other or the ABI: a dtype's size against
+// elem_bytes (copies used one, the task code the other), a function that
+// is no symbol name, two buffers of one name (bindings are by name).
+TEST(Manifest, FieldsAgreeWithEachOther) {
+  EXPECT_EQ(parseError(withTask(
+                R"({"kind": "k", "tile": [4], "buffers": [{"name": "o", "role": "output", "dtype": "f16", "elem_bytes": 4, "shape": [4]}]})")),
+            "manifest: tasks[0] ('k'): buffers[0]: 'elem_bytes' is 4 but dtype "
+            "'f16' has 2");
+  EXPECT_EQ(parseError(withTask(
+                R"({"kind": "k", "function": "", "tile": [4], "buffers": []})")),
+            "manifest: tasks[0] ('k'): 'function' must be a C identifier, not \"\"");
+  EXPECT_EQ(parseError(withTask(
+                R"({"kind": "k", "tile": [4], "buffers": [{"name": "x", "role": "input", "dtype": "f32", "shape": [4]}, {"name": "x", "role": "output", "dtype": "f32", "shape": [4]}]})")),
+            "manifest: tasks[0] ('k'): buffers[1]: the name 'x' is buffers[0]'s too");
+  ImageManifest m;
+  EXPECT_TRUE(parseManifest(withTask(
+                  R"({"kind": "k", "tile": [4], "buffers": [{"name": "o", "role": "output", "dtype": "q7", "elem_bytes": 3, "shape": [4]}]})"),
+                  m).ok()); // a dtype this runtime does not know: its size as given
 }
 
 // "ops" (optional): the ops a task was compiled from, in body order, with
