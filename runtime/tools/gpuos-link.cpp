@@ -84,8 +84,17 @@ int main(int argc, char **argv) {
       }
       opt = optimizationOption(a[2] - '0');
     }
-    else if (a.rfind("-maxrregcount=", 0) == 0)
+    else if (a.rfind("-maxrregcount=", 0) == 0) {
+      // nvJitLink took -5 and "abc" without a word (and linked with no cap).
+      std::string n = a.substr(14);
+      bool digits = !n.empty() && n.size() <= 3 &&
+                    n.find_first_not_of("0123456789") == std::string::npos;
+      if (!digits || std::stoi(n) < 1 || std::stoi(n) > 255) {
+        std::fprintf(stderr, "gpuos-link: unsupported %s; use 1 to 255\n", a.c_str());
+        return 2;
+      }
       registers = a;
+    }
     else if (a == "-v")
       verbose = true;
     else if (a == "-o" && i + 1 < argc)
