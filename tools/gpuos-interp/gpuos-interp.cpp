@@ -200,6 +200,11 @@ int main(int argc, char **argv) {
     llvm::errs() << "gpuos-interp: error: " << errorMessage << "\n";
     return 1;
   }
+  if (std::string deep = gpuos::tools::tooDeepError(inputFilename, file->getBuffer());
+      !deep.empty()) {
+    llvm::errs() << deep << "\n";
+    return 1;
+  }
   auto sourceMgr = std::make_shared<llvm::SourceMgr>();
   sourceMgr->AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(*sourceMgr, &context);

@@ -385,6 +385,11 @@ int main(int argc, char **argv) {
     llvm::errs() << "gpuos-jit: " << error << "\n";
     return 1;
   }
+  if (std::string deep = gpuos::tools::tooDeepError(inputFilename, input->getBuffer());
+      !deep.empty()) {
+    llvm::errs() << deep << "\n";
+    return 1;
+  }
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);

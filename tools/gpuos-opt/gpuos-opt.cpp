@@ -16,6 +16,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "gpuos/Tools/InputFile.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FileSystem.h"
 
@@ -37,6 +38,13 @@ int main(int argc, char **argv) {
                  << "\n";
     return 1;
   }
+  if (input != "-" && input != "/dev/stdin")
+    if (auto text = llvm::MemoryBuffer::getFile(input, /*IsText=*/true))
+      if (std::string deep = gpuos::tools::tooDeepError(input, (*text)->getBuffer());
+          !deep.empty()) {
+        llvm::errs() << deep << "\n";
+        return 1;
+      }
   // The input is mapped and the output truncated on open: writing over the
   // input killed the process (SIGBUS) and left the input empty.
   if (input != "-" && output != "-" && llvm::sys::fs::equivalent(input, output)) {
