@@ -204,6 +204,14 @@ gpuos_status gpuos_load_image(gpuos_runtime *rt, const void *cubin,
     return fail(GPUOS_ERROR_INVALID_ARGUMENT, "the cubin is null or empty");
   if (!manifest)
     return fail(GPUOS_ERROR_INVALID_ARGUMENT, "the manifest is null");
+  // A length past any real image (SIZE_MAX from a bad strlen) would throw
+  // from the copy below with the C++ library's words.
+  constexpr size_t kMaxImageBytes = size_t(1) << 32;
+  if (cubin_bytes > kMaxImageBytes || manifest_bytes > kMaxImageBytes)
+    return fail(GPUOS_ERROR_INVALID_ARGUMENT,
+                std::string(cubin_bytes > kMaxImageBytes ? "cubin_bytes " : "manifest_bytes ") +
+                    std::to_string(std::max(cubin_bytes, manifest_bytes)) +
+                    " is more than 4 GiB: not the size of an image");
   const char *c = static_cast<const char *>(cubin);
   return report(rt->rt->loadImage(std::vector<char>(c, c + cubin_bytes),
                                   std::string(manifest, manifest_bytes)));

@@ -264,6 +264,11 @@ TEST(HostileCApi, UnreadableImageFilesAreErrors) {
             GPUOS_ERROR_INVALID_ARGUMENT);
   EXPECT_STREQ(gpuos_last_error(),
                "cannot read /nonexistent/image.cubin: No such file or directory");
+  // A length no image has (SIZE_MAX: "basic_string::_M_create" before).
+  EXPECT_EQ(gpuos_load_image(rt, "x", 1, "{}", SIZE_MAX), GPUOS_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(gpuos_last_error()),
+            "manifest_bytes " + std::to_string(SIZE_MAX) +
+                " is more than 4 GiB: not the size of an image");
   ASSERT_EQ(gpuos_close(rt), GPUOS_OK);
   const char cubin[] = "x";
   EXPECT_EQ(gpuos_load_image(rt, cubin, 1, "{}", 2), GPUOS_ERROR_CLOSED);

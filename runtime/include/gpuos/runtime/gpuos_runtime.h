@@ -128,7 +128,9 @@ gpuos_status gpuos_open(int ordinal, const gpuos_options *options,
  * No call lets a C++ exception out: one becomes its error
  * (GPUOS_ERROR_OUT_OF_MEMORY for host memory). */
 gpuos_status gpuos_close(gpuos_runtime *rt);
-/* Closes if needed and frees the handle. NULL is fine. */
+/* Closes if needed and frees the handle. NULL is fine; as with free(), the
+ * handle is gone afterwards: a second destroy or any later call through it
+ * is undefined (use gpuos_close to keep a handle that answers CLOSED). */
 void gpuos_destroy(gpuos_runtime *rt);
 
 gpuos_status gpuos_load_image(gpuos_runtime *rt, const void *cubin,
