@@ -131,6 +131,13 @@ static LogicalResult writeTensor(StringRef dir, StringRef name,
     ArrayRef<int64_t> data = tensor.getIntData();
     os.write(reinterpret_cast<const char *>(data.data()), data.size() * 8);
   }
+  os.close();
+  if (os.has_error()) { // a full disk: named, not "LLVM ERROR: IO failure"
+    llvm::errs() << "gpuos-interp: error: output '" << name << "': cannot write "
+                 << path << ": " << os.error().message() << "\n";
+    os.clear_error();
+    return failure();
+  }
   return success();
 }
 

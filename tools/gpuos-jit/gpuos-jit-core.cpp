@@ -164,6 +164,13 @@ static LogicalResult writeOutput(StringRef path, StringRef data) {
     return failure();
   }
   file->os() << data;
+  file->os().flush();
+  if (file->os().has_error()) { // a full disk: named, not "LLVM ERROR: IO failure"
+    llvm::errs() << "gpuos-jit: cannot write '" << path
+                 << "': " << file->os().error().message() << "\n";
+    file->os().clear_error();
+    return failure();
+  }
   file->keep();
   return success();
 }
