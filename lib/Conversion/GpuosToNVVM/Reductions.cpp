@@ -273,10 +273,11 @@ FailureOr<Lanes> TaskEmitter::evalArgmax(ArgmaxOp op, const Index &index) {
         for (unsigned lane = 0; lane < lanes; ++lane) {
           Value best = accAt(current, 0, lanes, lane);
           Value bestIndex = accAt(current, 1, lanes, lane);
-          Value takes =
-              emitArgmaxTakes(b, (*values)[lane], position, best, bestIndex);
-          bestValues.push_back(
-              arith::SelectOp::create(b, takes, (*values)[lane], best));
+          // Compared as the graph's f16/bf16 values: rounded (ties among
+          // values that round alike go to the first).
+          Value value = roundToElement(b, (*values)[lane], element);
+          Value takes = emitArgmaxTakes(b, value, position, best, bestIndex);
+          bestValues.push_back(arith::SelectOp::create(b, takes, value, best));
           bestIndices.push_back(
               arith::SelectOp::create(b, takes, position, bestIndex));
         }

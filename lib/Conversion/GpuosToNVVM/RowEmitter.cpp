@@ -318,8 +318,10 @@ FailureOr<Value> RowEmitter::rowArgmax(Value input) {
         Value position = j.getType().isInteger(64)
                              ? j
                              : Value(arith::ExtUIOp::create(b, i64, j));
-        for (auto [lane, value] : llvm::enumerate(*values)) {
+        for (auto [lane, held] : llvm::enumerate(*values)) {
           Value at = arith::AddIOp::create(b, position, intConstant(b, i64, lane));
+          // Compared as the graph's f16/bf16 values (Reductions.cpp too).
+          Value value = roundToElement(b, held, element);
           Value takes = emitArgmaxTakes(b, value, at, bestV, bestIndex);
           if (valid)
             takes = arith::AndIOp::create(b, takes, valid);

@@ -51,6 +51,13 @@ Value codegen::storageToCompute(ImplicitLocOpBuilder &b, Value stored,
   return stored;
 }
 
+Value codegen::roundToElement(ImplicitLocOpBuilder &b, Value value,
+                              Type elementType) {
+  if (!isHalfLike(elementType))
+    return value;
+  return storageToCompute(b, computeToStorage(b, value, elementType), elementType);
+}
+
 Value codegen::computeToStorage(ImplicitLocOpBuilder &b, Value value,
                                 Type elementType) {
   if (isHalfLike(elementType))
@@ -340,15 +347,20 @@ Value codegen::emitCast(ImplicitLocOpBuilder &b, Value value, Type from,
     return value;
   Type toCompute = computeType(to);
   bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
+  // A computed f16/bf16 value is held unrounded in f32 until it is stored
+  // or cast: the cast reads it rounded to its own precision first (widening
+  // it as it was gave f32 results no f16/bf16 value has, and a float-to-int
+  // cast of 2.99927 in f32, 3 in f16, gave 2).
+  value = roundToElement(b, value, from);
   if (fromFloat && toFloat) {
     Type src = value.getType();
     if (isHalfLike(to)) {
-      // One rounding from the source precision, then widen losslessly.
+      // Round to the target precision, then widen losslessly.
       Value narrow = arith::TruncFOp::create(b, to, value);
       return arith::ExtFOp::create(b, toCompute, narrow);
     }
     if (src == toCompute)
-      return value; // an f16/bf16 value held in f32 is an exact f32
+      return value; // an f16/bf16 value, rounded, is an exact f32
     if (toCompute.isF64())
       return arith::ExtFOp::create(b, toCompute, value);
     return arith::TruncFOp::create(b, toCompute, value);

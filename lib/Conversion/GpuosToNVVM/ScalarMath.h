@@ -44,6 +44,12 @@ mlir::Value emitElementwise(mlir::ImplicitLocOpBuilder &b, mlir::Operation *op,
                             mlir::ArrayRef<mlir::Value> operands,
                             mlir::Type elementType);
 
+/// `value` (compute type) rounded to `elementType`'s precision and held in
+/// compute type again: computed f16/bf16 values are unrounded f32 until
+/// stored, so casts and argmax round them first. Others are returned as is.
+mlir::Value roundToElement(mlir::ImplicitLocOpBuilder &b, mlir::Value value,
+                           mlir::Type elementType);
+
 /// Conversion between element types as gpuos.cast defines it.
 mlir::Value emitCast(mlir::ImplicitLocOpBuilder &b, mlir::Value value,
                      mlir::Type from, mlir::Type to);

@@ -4,6 +4,11 @@
 // REQUIRES: libdevice
 // RUN: gpuos-jit %s --emit=ptx -o - | FileCheck %s
 // CHECK-DAG: .visible .func gpuos_task_dt_half(
+// CHECK-DAG: .visible .func gpuos_task_dt_cast_half_widen(
+// CHECK-DAG: .visible .func gpuos_task_dt_cast_half_to_int(
+// CHECK-DAG: .visible .func gpuos_task_dt_argmax_bf16_rows(
+// CHECK-DAG: .visible .func gpuos_task_dt_argmax_bf16_cols(
+// CHECK-DAG: .visible .func gpuos_task_dt_f64_of_f32_norm(
 // CHECK-DAG: .visible .func gpuos_task_dt_bf16(
 // CHECK-DAG: .visible .func gpuos_task_dt_f64(
 // CHECK-DAG: .visible .func gpuos_task_dt_f64_narrow(
@@ -161,4 +166,83 @@ gpuos.graph @table(%x : !gpuos.tensor<6x8xf32>) -> (o : !gpuos.tensor<6x8xf32>) 
     gpuos.yield %1 : !gpuos.tensor<6x8xf32>
   }
   gpuos.yield %r : !gpuos.tensor<6x8xf32>
+}
+
+// A computed f16/bf16 value is held unrounded in f32 until stored or cast;
+// a cast reads it rounded to its own precision first. Widened as it was,
+// exp's f32/f64 results were no bf16/f16 values; and s = 2047 / 682.5 is
+// 2.99927 in f32 but 3 in f16 (i32: 3, was 2), p = 1e-4^2 is 0 in f16
+// (i1: false, was true). x*0 keeps the values from the constant folder.
+gpuos.graph @cast_half_widen(%x : !gpuos.tensor<64xbf16>, %h : !gpuos.tensor<64xf16>)
+    -> (y : !gpuos.tensor<64xf32>, z : !gpuos.tensor<64xf64>, w : !gpuos.tensor<64xf32>) {
+  %r:3 = gpuos.task "dt_cast_half_widen" ins(%a = %x : !gpuos.tensor<64xbf16>, %c = %h : !gpuos.tensor<64xf16>)
+      tile [64] -> (!gpuos.tensor<64xf32>, !gpuos.tensor<64xf64>, !gpuos.tensor<64xf32>) {
+    %e = gpuos.exp %a : !gpuos.tensor<64xbf16>
+    %f = gpuos.exp %c : !gpuos.tensor<64xf16>
+    %0 = gpuos.cast %e : !gpuos.tensor<64xbf16> to f32
+    %1 = gpuos.cast %e : !gpuos.tensor<64xbf16> to f64
+    %2 = gpuos.cast %f : !gpuos.tensor<64xf16> to f32
+    gpuos.yield %0, %1, %2 : !gpuos.tensor<64xf32>, !gpuos.tensor<64xf64>, !gpuos.tensor<64xf32>
+  }
+  gpuos.yield %r#0, %r#1, %r#2 : !gpuos.tensor<64xf32>, !gpuos.tensor<64xf64>, !gpuos.tensor<64xf32>
+}
+
+gpuos.graph @cast_half_to_int(%x : !gpuos.tensor<4xf16>)
+    -> (i : !gpuos.tensor<4xi32>, b : !gpuos.tensor<4xi1>) {
+  %r:2 = gpuos.task "dt_cast_half_to_int" ins(%a = %x : !gpuos.tensor<4xf16>)
+      tile [4] -> (!gpuos.tensor<4xi32>, !gpuos.tensor<4xi1>) {
+    %zero = gpuos.constant dense<0.0> : tensor<f16>
+    %c = gpuos.constant dense<2047.0> : tensor<f16>
+    %d = gpuos.constant dense<682.5> : tensor<f16>
+    %t = gpuos.constant dense<1.0e-4> : tensor<f16>
+    %z = gpuos.mul %a, %zero : !gpuos.tensor<4xf16>, !gpuos.tensor<f16>
+    %v = gpuos.add %z, %c : !gpuos.tensor<4xf16>, !gpuos.tensor<f16>
+    %w = gpuos.add %z, %d : !gpuos.tensor<4xf16>, !gpuos.tensor<f16>
+    %s = gpuos.div %v, %w : !gpuos.tensor<4xf16>, !gpuos.tensor<4xf16>
+    %0 = gpuos.cast %s : !gpuos.tensor<4xf16> to i32
+    %u = gpuos.add %z, %t : !gpuos.tensor<4xf16>, !gpuos.tensor<f16>
+    %p = gpuos.mul %u, %u : !gpuos.tensor<4xf16>, !gpuos.tensor<4xf16>
+    %1 = gpuos.cast %p : !gpuos.tensor<4xf16> to i1
+    gpuos.yield %0, %1 : !gpuos.tensor<4xi32>, !gpuos.tensor<4xi1>
+  }
+  gpuos.yield %r#0, %r#1 : !gpuos.tensor<4xi32>, !gpuos.tensor<4xi1>
+}
+
+// argmax compares the graph's bf16 values: 1 + x/1000 rounds to 1.0 or
+// 1.0078125, so many elements tie and the first wins (it compared the
+// unrounded f32 values: index 94 for 0). Along rows (the row strategy) and
+// down columns (a serial reduction per result).
+gpuos.graph @argmax_bf16_rows(%x : !gpuos.tensor<4x256xbf16>) -> (i : !gpuos.tensor<4xi64>) {
+  %r = gpuos.task "dt_argmax_bf16_rows" ins(%a = %x : !gpuos.tensor<4x256xbf16>) tile [4] -> (!gpuos.tensor<4xi64>) {
+    %one = gpuos.constant dense<1.0> : tensor<bf16>
+    %k = gpuos.constant dense<1.0e-3> : tensor<bf16>
+    %m = gpuos.mul %a, %k : !gpuos.tensor<4x256xbf16>, !gpuos.tensor<bf16>
+    %y = gpuos.add %m, %one : !gpuos.tensor<4x256xbf16>, !gpuos.tensor<bf16>
+    %0 = gpuos.argmax %y axis 1 : !gpuos.tensor<4x256xbf16>
+    gpuos.yield %0 : !gpuos.tensor<4xi64>
+  }
+  gpuos.yield %r : !gpuos.tensor<4xi64>
+}
+
+gpuos.graph @argmax_bf16_cols(%x : !gpuos.tensor<256x4xbf16>) -> (i : !gpuos.tensor<4xi64>) {
+  %r = gpuos.task "dt_argmax_bf16_cols" ins(%a = %x : !gpuos.tensor<256x4xbf16>) tile [4] -> (!gpuos.tensor<4xi64>) {
+    %one = gpuos.constant dense<1.0> : tensor<bf16>
+    %k = gpuos.constant dense<1.0e-3> : tensor<bf16>
+    %m = gpuos.mul %a, %k : !gpuos.tensor<256x4xbf16>, !gpuos.tensor<bf16>
+    %y = gpuos.add %m, %one : !gpuos.tensor<256x4xbf16>, !gpuos.tensor<bf16>
+    %0 = gpuos.argmax %y axis 0 : !gpuos.tensor<256x4xbf16>
+    gpuos.yield %0 : !gpuos.tensor<4xi64>
+  }
+  gpuos.yield %r : !gpuos.tensor<4xi64>
+}
+
+// An f64 result of f32 math carries f32 error: the check gives it the f32
+// math's tolerance (gpuos-check-gen; 1e-10 flagged rsqrt.approx's one ulp).
+gpuos.graph @f64_of_f32_norm(%x : !gpuos.tensor<16x64xf32>) -> (y : !gpuos.tensor<16x64xf64>) {
+  %r = gpuos.task "dt_f64_of_f32_norm" ins(%a = %x : !gpuos.tensor<16x64xf32>) tile [1, 64] -> (!gpuos.tensor<16x64xf64>) {
+    %0 = gpuos.layer_norm %a eps 1.0e-5 : !gpuos.tensor<16x64xf32>
+    %1 = gpuos.cast %0 : !gpuos.tensor<16x64xf32> to f64
+    gpuos.yield %1 : !gpuos.tensor<16x64xf64>
+  }
+  gpuos.yield %r : !gpuos.tensor<16x64xf64>
 }
