@@ -40,6 +40,18 @@ inline std::atomic<uint32_t> deviceHostReplyMs{0};
 /// shorten it.
 inline std::atomic<uint32_t> ringFullTimeoutMs{0};
 
+/// Sets a knob for a scope and puts it back to 0 (its default) after.
+template <typename T> class Scoped {
+public:
+  Scoped(std::atomic<T> &knob, T value) : knob(knob) { knob = value; }
+  ~Scoped() { knob = 0; }
+  Scoped(const Scoped &) = delete;
+  Scoped &operator=(const Scoped &) = delete;
+
+private:
+  std::atomic<T> &knob;
+};
+
 } // namespace gpuos::runtime::testhooks
 
 #endif // GPUOS_RUNTIME_LIB_TESTHOOKS_H

@@ -68,6 +68,15 @@ protected:
     }
   }
 
+  /// Closes the runtime SetUp opened and opens one with `options`; false
+  /// when the test should end here (skipped, or the open failed).
+  bool reopen(const RuntimeOptions &options) {
+    if (rt)
+      EXPECT_OK(rt->close());
+    open(options);
+    return !IsSkipped() && !HasFatalFailure();
+  }
+
   void SetUp() override {
     if (!IsSkipped() && !HasFatalFailure())
       open();

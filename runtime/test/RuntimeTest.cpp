@@ -834,11 +834,9 @@ TEST(RuntimeSim, WideSuccessorsAndDeferredDecrements) {
 // times; each run runs every tile once. Without the free, the poller waits
 // forever for its slot on the next lap.
 TEST_P(RuntimeTest, ExpandedRunsFreeTheirRootSlots) {
-  ASSERT_OK(rt->close());
   RuntimeOptions options;
   options.queueCapacity = 128;
-  open(options);
-  if (IsSkipped() || HasFatalFailure())
+  if (!reopen(options))
     return;
   const uint32_t tiles = 48; // 48 ranges: more than 32 lanes
   Buffer stamps = alloc(tiles * 8);
@@ -881,11 +879,9 @@ TEST_P(RuntimeTest, ExpandedRunsFreeTheirRootSlots) {
 // idle slot back (it was refused: "all 4 run slots are in use"), and the
 // first graph's slots keep working with one fewer.
 TEST_P(RuntimeTest, IdleRunSlotsGoToOtherGraphs) {
-  ASSERT_OK(rt->close());
   RuntimeOptions options;
   options.maxRuns = 4;
-  open(options);
-  if (IsSkipped() || HasFatalFailure())
+  if (!reopen(options))
     return;
   Buffer counts = alloc(16 * 4);
   zero(counts);
@@ -928,16 +924,11 @@ TEST_P(RuntimeTest, IdleRunSlotsGoToOtherGraphs) {
 // gives its run slot and admitted tiles back: the graph can be destroyed
 // afterwards, and the submissions the ring took all complete.
 TEST_P(RuntimeTest, RingFullTimeoutGivesTheRunSlotBack) {
-  ASSERT_OK(rt->close());
   RuntimeOptions options;
   options.ringCapacity = 32;
-  open(options);
-  if (IsSkipped() || HasFatalFailure())
+  if (!reopen(options))
     return;
-  struct Limit {
-    Limit() { testhooks::ringFullTimeoutMs = 100; }
-    ~Limit() { testhooks::ringFullTimeoutMs = 0; }
-  } limit;
+  testhooks::Scoped<uint32_t> limit(testhooks::ringFullTimeoutMs, 100);
   Buffer counts = alloc(4);
   zero(counts);
   GraphId fill = oneTaskGraph("count", counts, {1, 0});
@@ -969,11 +960,9 @@ TEST_P(RuntimeTest, RingFullTimeoutGivesTheRunSlotBack) {
 // still read them, and are taken back at once when none is resident: a full
 // arena of destroyed graphs holds as many graphs again.
 TEST_P(RuntimeTest, ArenaRangesOfDestroyedGraphsAreReused) {
-  ASSERT_OK(rt->close());
   RuntimeOptions options;
   options.arenaBytes = 1 << 16;
-  open(options);
-  if (IsSkipped() || HasFatalFailure())
+  if (!reopen(options))
     return;
   Buffer counts = alloc(4);
   zero(counts);

@@ -49,6 +49,17 @@ protected:
 
 INSTANTIATE_TEST_SUITE_P(Backends, SwapTest, kBackends, backendName);
 
+/// The test image's manifest with `count` tiled by `tile` ids instead of
+/// all in one tile (a re-tuned image); false if the manifest changed shape.
+bool retileCount(std::string &json, int tile) {
+  const std::string coarse = "\"tile\": [1048576],";
+  size_t at = json.find(coarse); // the first is count's
+  if (at == std::string::npos)
+    return false;
+  json.replace(at, coarse.size(), "\"tile\": [" + std::to_string(tile) + "],");
+  return true;
+}
+
 } // namespace
 
 // Kinds are rebound by name; vanished kinds fail on submit; new kinds can
@@ -227,22 +238,13 @@ TEST_P(SwapTest, SafePointActionsRunQuiescent) {
 // with nothing to post them; those posted complete, and nothing holds the
 // graph afterwards.
 TEST_P(SwapTest, SafePointSubmissionsTheRingCannotTakeFail) {
-  ASSERT_OK(rt->close());
   RuntimeOptions options;
   options.ringCapacity = 32;
-  open(options);
-  if (IsSkipped() || HasFatalFailure())
+  if (!reopen(options))
     return;
-  struct Hooks {
-    Hooks() {
-      testhooks::ringFullTimeoutMs = 100;
-      testhooks::delayAfterLaunchUs = 50'000; // the poller finds the spin alone
-    }
-    ~Hooks() {
-      testhooks::ringFullTimeoutMs = 0;
-      testhooks::delayAfterLaunchUs = 0;
-    }
-  } hooks;
+  testhooks::Scoped<uint32_t> limit(testhooks::ringFullTimeoutMs, 100);
+  // The poller finds the spin alone, and runs it inline.
+  testhooks::Scoped<uint32_t> delay(testhooks::delayAfterLaunchUs, 50'000);
   Buffer counts = alloc(4);
   zero(counts);
   GraphId fill = oneTaskGraph("count", counts, {1, 0});
@@ -353,10 +355,7 @@ TEST(SwapSim, QueuedSubmissionsAreAdmittedWithTheNewTiling) {
   std::vector<char> cubin;
   std::string json;
   ASSERT_OK(testimage::readImage("sim", false, cubin, json));
-  const std::string coarse = "\"tile\": [1048576],";
-  size_t at = json.find(coarse); // the first is count's
-  ASSERT_NE(at, std::string::npos);
-  json.replace(at, coarse.size(), "\"tile\": [128],");
+  ASSERT_TRUE(retileCount(json, 128));
   std::string slow = "sim+slow";
   Status swap;
   std::thread swapper([&] {
@@ -395,12 +394,9 @@ TEST(SwapSim, RebindReusesRangesGivenBackInAFullArena) {
   std::vector<char> cubin;
   std::string json;
   ASSERT_OK(testimage::readImage("sim", false, cubin, json));
-  const std::string coarse = "\"tile\": [1048576],";
-  size_t at = json.find(coarse); // the first is count's
-  ASSERT_NE(at, std::string::npos);
   std::string fine = json, three = json;
-  fine.replace(at, coarse.size(), "\"tile\": [128],");    // 4096 ids: 32 tiles
-  three.replace(at, coarse.size(), "\"tile\": [1366],");  // 3 tiles
+  ASSERT_TRUE(retileCount(fine, 128));   // 4096 ids: 32 tiles
+  ASSERT_TRUE(retileCount(three, 1366)); // 3 tiles
   ASSERT_OK(rt->loadImage(cubin, fine));
   Buffer counts;
   ASSERT_OK(rt->alloc(4096 * 4, counts));
