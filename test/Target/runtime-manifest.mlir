@@ -17,6 +17,13 @@
 // The parser is really checking: a kind listed twice is rejected.
 // RUN: sed 's/softmax_norm_t1_mul_select_softmax/softmax_norm_t2_add_layer_norm_rms_norm/' %t/sn.manifest.json > %t/bad.json
 // RUN: not gpuos-manifest-check %t/bad.json 2>&1 | FileCheck %s --check-prefix=BAD
+// --help is not a file name; a report that cannot be written is a failure.
+// RUN: gpuos-manifest-check --help | FileCheck %s --check-prefix=HELP
+// RUN: not gpuos-manifest-check --bogus 2>&1 | FileCheck %s --check-prefix=HELP
+// RUN: not gpuos-manifest-check %t/sn.manifest.json > /dev/full 2> %t/full.err
+// RUN: FileCheck %s --check-prefix=FULL --input-file=%t/full.err
+// HELP: usage: gpuos-manifest-check img.manifest.json
+// FULL: gpuos-manifest-check: writing the report failed
 
 // CHAIN: manifest ok: abi 0, sm_90, 1 tasks
 // CHAIN-NEXT: kind 0 elementwise_chain_t0_{{[a-z_]+}} graph=elementwise_chain priority=urgent tiles=128 block=256 shared=0 buffers=4 args=32 deps={{$}}

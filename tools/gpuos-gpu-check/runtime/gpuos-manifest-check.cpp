@@ -21,8 +21,14 @@
 using namespace gpuos::runtime;
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: gpuos-manifest-check img.manifest.json\n");
+  const char *usage = "usage: gpuos-manifest-check img.manifest.json\n";
+  if (argc == 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+    std::fputs(usage, stdout);
+    return 0;
+  }
+  // An option is not a file name ("--help" was read as one).
+  if (argc != 2 || (argv[1][0] == '-' && argv[1][1] != '\0')) {
+    std::fputs(usage, stderr);
     return 2;
   }
   std::vector<char> text;
@@ -47,6 +53,11 @@ int main(int argc, char **argv) {
     for (size_t d = 0; d < t.dependsOn.size(); ++d)
       std::printf("%s%lld", d ? "," : "", (long long)t.dependsOn[d]);
     std::printf("\n");
+  }
+  // A failed write (a full disk) is not a successful check.
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::fprintf(stderr, "gpuos-manifest-check: writing the report failed\n");
+    return 1;
   }
   return 0;
 }
