@@ -16,6 +16,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "gpuos/Tools/InputFile.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FileSystem.h"
@@ -45,6 +46,17 @@ int main(int argc, char **argv) {
         llvm::errs() << deep << "\n";
         return 1;
       }
+  // A write that fails (a full disk) ends MlirOptMain in report_fatal_error
+  // ("LLVM ERROR: IO failure on output stream", no file named): name it.
+  static std::string outputName;
+  outputName = output == "-" ? std::string("standard output") : "'" + output + "'";
+  llvm::install_fatal_error_handler([](void *, const char *reason, bool) {
+    if (llvm::StringRef(reason).starts_with("IO failure on output stream"))
+      llvm::errs() << "gpuos-opt: error: cannot write " << outputName << ": "
+                   << reason << "\n";
+    else
+      llvm::errs() << "LLVM ERROR: " << reason << "\n";
+  });
   // The input is mapped and the output truncated on open: writing over the
   // input killed the process (SIGBUS) and left the input empty.
   if (input != "-" && output != "-" && llvm::sys::fs::equivalent(input, output)) {
