@@ -249,9 +249,8 @@ llvm::Expected<CompiledImage> Compiler::Impl::lookup(llvm::StringRef hash) {
     return std::move(error);
   // A damaged entry (truncated by a full disk or a hand) is a miss: the
   // image is compiled again and the entry overwritten.
-  if (!LinkInput{LinkInput::Cubin, hash.str(),
-                 std::string(image.cubin.begin(), image.cubin.end())}
-           .structureError()
+  if (!LinkInput::structureError(
+           LinkInput::Cubin, llvm::StringRef(image.cubin.data(), image.cubin.size()))
            .empty())
     return CompiledImage();
   image.contentHash = hash.str();

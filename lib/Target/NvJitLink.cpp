@@ -126,7 +126,7 @@ llvm::Error NvJitLink::Session::fail(llvm::StringRef what, int result) {
           .str());
 }
 
-std::string LinkInput::structureError() const {
+std::string LinkInput::structureError(Kind kind, llvm::StringRef data) {
   return linkcheck::checkLinkInput(inputType(kind), data.data(), data.size());
 }
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import operator
 import warnings
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import torch
 from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
@@ -192,6 +192,23 @@ def _replayable_view(node) -> bool:
             and not any(isinstance(v, torch.fx.Node) for v in node.kwargs.values()))
 
 
+def _size_args(args, ints: Dict[Any, Any]) -> Optional[Tuple]:
+    """A view op's arguments after its base with sizes (sym nodes) made
+    ints, or None when one is a tensor value (not a plain view)."""
+    def size(x):
+        if isinstance(x, torch.fx.Node):
+            if x not in ints:
+                raise KeyError(x)
+            return ints[x]
+        if isinstance(x, (list, tuple)):
+            return type(x)(size(e) for e in x)
+        return x
+    try:
+        return tuple(size(a) for a in args)
+    except KeyError:
+        return None
+
+
 def _output_views(outs: List[Any], ints: Dict[Any, Any]) -> Dict[int, Tuple[int, Callable]]:
     """Outputs that are views of other outputs (`return y, y.t()`), by
     position: (the position of the nearest output they view, a function
@@ -208,32 +225,24 @@ def _output_views(outs: List[Any], ints: Dict[Any, Any]) -> Dict[int, Tuple[int,
             continue
         steps, node = [], o
         while _replayable_view(node):
-            rest = []
-            for a in node.args[1:]:
-                if isinstance(a, torch.fx.Node):
-                    if a not in ints:  # a value, not a size: not a plain view
-                        break
-                    a = ints[a]
-                elif isinstance(a, (list, tuple)):
-                    if any(isinstance(x, torch.fx.Node) and x not in ints for x in a):
-                        break
-                    a = type(a)(ints[x] if isinstance(x, torch.fx.Node) else x for x in a)
-                rest.append(a)
-            else:
-                steps.append((node.target, tuple(rest), dict(node.kwargs)))
-                node = node.args[0]
-                if node in position:
-                    ops = tuple(reversed(steps))
-
-                    def make(t, ops=ops):
-                        for target, args, kwargs in ops:
-                            t = target(t, *args, **kwargs)
-                        return t
-                    views[i] = (position[node], make)
-                    break
-                continue
-            break
+            rest = _size_args(node.args[1:], ints)
+            if rest is None:
+                break
+            steps.append((node.target, rest, dict(node.kwargs)))
+            node = node.args[0]
+            if node in position:
+                views[i] = (position[node], _replay(tuple(reversed(steps))))
+                break
     return views
+
+
+def _replay(ops: Tuple) -> Callable:
+    """A function applying the view ops (target, args, kwargs) in order."""
+    def make(t):
+        for target, args, kwargs in ops:
+            t = target(t, *args, **kwargs)
+        return t
+    return make
 
 
 def _all_outputs(computed: List[Any], views: Dict[int, Tuple[int, Callable]]) -> List[Any]:

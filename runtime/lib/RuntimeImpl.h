@@ -386,9 +386,6 @@ struct Runtime::Impl {
   Status postEntry(uint32_t run, uint32_t epoch, uint32_t op, uint32_t queue,
                    bool ensure = true) {
     auto start = Clock::now();
-    uint32_t limitMs = testhooks::ringFullTimeoutMs.load(std::memory_order_relaxed);
-    if (!limitMs)
-      limitMs = 60'000;
     for (uint32_t spins = 0;
          ringTail - loadAcquire(&hs->ringHead) >= options.ringCapacity;
          ++spins) {
@@ -397,6 +394,9 @@ struct Runtime::Impl {
         break; // it will read them after the relaunch below
       if ((spins & 1023) == 1023) {
         GPUOS_RETURN_IF_ERROR(checkResident());
+        uint32_t limitMs = testhooks::ringFullTimeoutMs.load(std::memory_order_relaxed);
+        if (!limitMs)
+          limitMs = 60'000;
         if (Clock::now() - start > std::chrono::milliseconds(limitMs))
           return Status::error(
               ErrorCode::Timeout,

@@ -26,10 +26,11 @@ struct LinkInput {
   std::string data;
   /// The kind a file name suggests: .a, .cubin, .fatbin, .ptx, else Object.
   static Kind kindOfFile(llvm::StringRef path);
-  /// Why `data` cannot be an input of its kind (not ELF, a truncated
-  /// table or section; gpuos/runtime/LinkInputCheck.h), or "". nvJitLink
-  /// trusts ELF tables and crashes on truncated files.
-  std::string structureError() const;
+  /// Why `data` cannot be an input of `kind` (not ELF, a truncated table or
+  /// section; gpuos/runtime/LinkInputCheck.h), or "". nvJitLink trusts ELF
+  /// tables and crashes on truncated files.
+  static std::string structureError(Kind kind, llvm::StringRef data);
+  std::string structureError() const { return structureError(kind, data); }
 };
 
 struct LinkOptions {
