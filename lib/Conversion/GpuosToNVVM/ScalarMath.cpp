@@ -312,7 +312,13 @@ Value codegen::emitElementwise(ImplicitLocOpBuilder &b, Operation *op,
   if (auto custom = dyn_cast<CustomOp>(op))
     return emitCustomCall(b, custom, operands);
   if (auto cmp = dyn_cast<CmpOp>(op))
-    return emitCompare(b, cmp.getPredicate(), operands[0], operands[1]);
+    // The values the graph holds: a computed f16/bf16 value, unrounded in
+    // f32, rounded to its precision first (two values that round to one f16
+    // are equal, as in the interpreter and in eager PyTorch). Loaded values
+    // are exact already; the backend folds their trunc of an ext.
+    return emitCompare(b, cmp.getPredicate(),
+                       roundToElement(b, operands[0], elementType),
+                       roundToElement(b, operands[1], elementType));
   if (isa<SelectOp>(op))
     return arith::SelectOp::create(b, operands[0], operands[1], operands[2]);
   if (auto cast = dyn_cast<CastOp>(op))

@@ -6,6 +6,7 @@
 // CHECK-DAG: .visible .func gpuos_task_dt_half(
 // CHECK-DAG: .visible .func gpuos_task_dt_cast_half_widen(
 // CHECK-DAG: .visible .func gpuos_task_dt_cast_half_to_int(
+// CHECK-DAG: .visible .func gpuos_task_dt_cmp_half(
 // CHECK-DAG: .visible .func gpuos_task_dt_argmax_bf16_rows(
 // CHECK-DAG: .visible .func gpuos_task_dt_argmax_bf16_cols(
 // CHECK-DAG: .visible .func gpuos_task_dt_f64_of_f32_norm(
@@ -206,6 +207,41 @@ gpuos.graph @cast_half_to_int(%x : !gpuos.tensor<4xf16>)
     gpuos.yield %0, %1 : !gpuos.tensor<4xi32>, !gpuos.tensor<4xi1>
   }
   gpuos.yield %r#0, %r#1 : !gpuos.tensor<4xi32>, !gpuos.tensor<4xi1>
+}
+
+// cmp compares the graph's f16/bf16 values too: s = 2047 / 682.5 is 3 in
+// f16 (2.99927 in f32), so s == 3 and not s < 3; p = 1e-4^2 is 0 in f16, so
+// p <= 0; 1 + 1/512 is 1 in bf16, so q == 1 (unrounded: false, true,
+// false, false).
+gpuos.graph @cmp_half(%x : !gpuos.tensor<4xf16>, %y : !gpuos.tensor<4xbf16>)
+    -> (e : !gpuos.tensor<4xi1>, l : !gpuos.tensor<4xi1>, z : !gpuos.tensor<4xi1>,
+        o : !gpuos.tensor<4xi1>) {
+  %r:4 = gpuos.task "dt_cmp_half" ins(%a = %x : !gpuos.tensor<4xf16>, %b = %y : !gpuos.tensor<4xbf16>)
+      tile [4] -> (!gpuos.tensor<4xi1>, !gpuos.tensor<4xi1>, !gpuos.tensor<4xi1>, !gpuos.tensor<4xi1>) {
+    %zero = gpuos.constant dense<0.0> : tensor<f16>
+    %three = gpuos.constant dense<3.0> : tensor<f16>
+    %c = gpuos.constant dense<2047.0> : tensor<f16>
+    %d = gpuos.constant dense<682.5> : tensor<f16>
+    %t = gpuos.constant dense<1.0e-4> : tensor<f16>
+    %bzero = gpuos.constant dense<0.0> : tensor<bf16>
+    %one = gpuos.constant dense<1.0> : tensor<bf16>
+    %tiny = gpuos.constant dense<0.001953125> : tensor<bf16>
+    %z = gpuos.mul %a, %zero : !gpuos.tensor<4xf16>, !gpuos.tensor<f16>
+    %v = gpuos.add %z, %c : !gpuos.tensor<4xf16>, !gpuos.tensor<f16>
+    %w = gpuos.add %z, %d : !gpuos.tensor<4xf16>, !gpuos.tensor<f16>
+    %s = gpuos.div %v, %w : !gpuos.tensor<4xf16>, !gpuos.tensor<4xf16>
+    %0 = gpuos.cmp eq, %s, %three : !gpuos.tensor<4xf16>, !gpuos.tensor<f16>
+    %1 = gpuos.cmp lt, %s, %three : !gpuos.tensor<4xf16>, !gpuos.tensor<f16>
+    %u = gpuos.add %z, %t : !gpuos.tensor<4xf16>, !gpuos.tensor<f16>
+    %p = gpuos.mul %u, %u : !gpuos.tensor<4xf16>, !gpuos.tensor<4xf16>
+    %2 = gpuos.cmp le, %p, %zero : !gpuos.tensor<4xf16>, !gpuos.tensor<f16>
+    %bz = gpuos.mul %b, %bzero : !gpuos.tensor<4xbf16>, !gpuos.tensor<bf16>
+    %q0 = gpuos.add %bz, %one : !gpuos.tensor<4xbf16>, !gpuos.tensor<bf16>
+    %q = gpuos.add %q0, %tiny : !gpuos.tensor<4xbf16>, !gpuos.tensor<bf16>
+    %3 = gpuos.cmp eq, %q, %one : !gpuos.tensor<4xbf16>, !gpuos.tensor<bf16>
+    gpuos.yield %0, %1, %2, %3 : !gpuos.tensor<4xi1>, !gpuos.tensor<4xi1>, !gpuos.tensor<4xi1>, !gpuos.tensor<4xi1>
+  }
+  gpuos.yield %r#0, %r#1, %r#2, %r#3 : !gpuos.tensor<4xi1>, !gpuos.tensor<4xi1>, !gpuos.tensor<4xi1>, !gpuos.tensor<4xi1>
 }
 
 // argmax compares the graph's bf16 values: 1 + x/1000 rounds to 1.0 or
