@@ -16,6 +16,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "gpuos/Tools/InputFile.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "mlir/Transforms/Passes.h"
@@ -32,6 +33,14 @@ int main(int argc, char **argv) {
   gpuos::registerGpuosPasses();
   gpuos::registerGpuosConversionPasses();
   gpuos::registerGpuosPipeline();
+  // The options registered so far are libLLVM's own, every backend's
+  // (--amdgpu-..., --x86-...: 450 lines of --help), not this tool's
+  // interface: hidden from --help, still accepted and listed by
+  // --help-hidden. MLIR's options and the passes are registered below.
+  for (auto &entry : llvm::cl::getRegisteredOptions())
+    if (llvm::is_contained(entry.second->Categories,
+                           &llvm::cl::getGeneralCategory()))
+      entry.second->setHiddenFlag(llvm::cl::Hidden);
   auto [input, output] =
       mlir::registerAndParseCLIOptions(argc, argv, "gpuos pass driver\n", registry);
   if (std::string why = gpuos::tools::unreadableInput(input); !why.empty()) {
