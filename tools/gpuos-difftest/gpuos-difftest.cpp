@@ -37,44 +37,51 @@ using namespace mlir;
 using namespace gpuos;
 using namespace gpuos::interp;
 
+/// The tool's own options: --help lists only these (the shared libLLVM
+/// registers every backend's options too; --help-hidden lists those).
+static llvm::cl::OptionCategory toolOptions("gpuos-difftest options");
+
 static llvm::cl::opt<unsigned> count("count",
                                      llvm::cl::desc("Number of graphs"),
-                                     llvm::cl::init(100));
+                                     llvm::cl::init(100),
+                                     llvm::cl::cat(toolOptions));
 static llvm::cl::opt<uint64_t>
     seed("seed",
          llvm::cl::desc("Seed of the first graph (graph i uses seed+i)"),
-         llvm::cl::init(1));
+         llvm::cl::init(1), llvm::cl::cat(toolOptions));
 static llvm::cl::opt<std::string> pipeline(
     "pipeline",
     llvm::cl::desc("Pass pipeline on builtin.module, as in "
                    "--pass-pipeline='builtin.module(...)' without the anchor "
                    "(default: gpuos-pipeline)"),
-    llvm::cl::init(""));
+    llvm::cl::init(""), llvm::cl::cat(toolOptions));
 static llvm::cl::opt<std::string>
     dumpFailures("dump-failures",
                  llvm::cl::desc("Write seed-S.mlir and seed-S.after.mlir of "
                                 "each failing graph into this directory"),
-                 llvm::cl::value_desc("dir"), llvm::cl::init(""));
+                 llvm::cl::value_desc("dir"), llvm::cl::init(""),
+                 llvm::cl::cat(toolOptions));
 static llvm::cl::opt<unsigned> printLimit(
     "print-failures",
     llvm::cl::desc("Print the IR of at most this many failing graphs"),
-    llvm::cl::init(3));
+    llvm::cl::init(3), llvm::cl::cat(toolOptions));
 static llvm::cl::opt<bool>
     emitGraphs("emit-graphs",
                llvm::cl::desc("Print the generated graphs (one module's "
                               "worth) and stop"),
-               llvm::cl::init(false));
+               llvm::cl::init(false), llvm::cl::cat(toolOptions));
 static llvm::cl::opt<bool>
     stats("op-stats", llvm::cl::desc("Print how often each op was generated"),
-          llvm::cl::init(false));
-static llvm::cl::opt<unsigned> maxSteps(
-    "max-steps", llvm::cl::desc("Most generation steps per graph"),
-    llvm::cl::init(testing::RandomGraphOptions().maxSteps));
+          llvm::cl::init(false), llvm::cl::cat(toolOptions));
+static llvm::cl::opt<unsigned>
+    maxSteps("max-steps", llvm::cl::desc("Most generation steps per graph"),
+             llvm::cl::init(testing::RandomGraphOptions().maxSteps),
+             llvm::cl::cat(toolOptions));
 static llvm::cl::opt<bool> corrupt(
     "self-test-corrupt",
     llvm::cl::desc("Self-test: after the pipeline, negate the first numeric "
                    "result of the first task, which must be reported"),
-    llvm::cl::init(false), llvm::cl::Hidden);
+    llvm::cl::init(false), llvm::cl::Hidden, llvm::cl::cat(toolOptions));
 
 namespace {
 
@@ -570,6 +577,7 @@ int main(int argc, char **argv) {
   registerGpuosPipeline();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
+  llvm::cl::HideUnrelatedOptions(toolOptions);
   llvm::cl::ParseCommandLineOptions(
       argc, argv,
       "gpuos differential test: random graphs through the pass pipeline, "

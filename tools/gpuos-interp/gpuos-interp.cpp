@@ -39,35 +39,41 @@ using namespace mlir;
 using namespace gpuos;
 using namespace gpuos::interp;
 
+/// The tool's own options: --help lists only these (the shared libLLVM
+/// registers every backend's options too; --help-hidden lists those).
+static llvm::cl::OptionCategory toolOptions("gpuos-interp options");
+
 static llvm::cl::opt<std::string> inputFilename(llvm::cl::Positional,
                                                 llvm::cl::desc("<input file>"),
-                                                llvm::cl::init("-"));
+                                                llvm::cl::init("-"),
+                                                llvm::cl::cat(toolOptions));
 static llvm::cl::opt<std::string>
     graphName("graph", llvm::cl::desc("Graph to run (default: the first)"),
-              llvm::cl::value_desc("name"));
+              llvm::cl::value_desc("name"), llvm::cl::cat(toolOptions));
 static llvm::cl::opt<uint64_t> seed("seed",
                                     llvm::cl::desc("Seed of the random inputs"),
-                                    llvm::cl::init(0));
+                                    llvm::cl::init(0),
+                                    llvm::cl::cat(toolOptions));
 static llvm::cl::opt<int64_t>
     printValues("print-values",
                 llvm::cl::desc("Leading values to print per output"),
-                llvm::cl::init(8));
+                llvm::cl::init(8), llvm::cl::cat(toolOptions));
 static llvm::cl::opt<bool> accumulateInF64(
     "accumulate-in-f64",
     llvm::cl::desc("Accumulate reductions, norms, softmax and matmul in "
                    "double (default) rather than the element type"),
-    llvm::cl::init(true));
+    llvm::cl::init(true), llvm::cl::cat(toolOptions));
 
 static llvm::cl::opt<std::string> inputsDir(
     "inputs-dir",
     llvm::cl::desc("Read each input from DIR/<name>.bin (float64 or int64, "
                    "row-major) instead of drawing it at random"),
-    llvm::cl::value_desc("dir"));
+    llvm::cl::value_desc("dir"), llvm::cl::cat(toolOptions));
 static llvm::cl::opt<std::string> outputsDir(
     "outputs-dir",
     llvm::cl::desc("Write each output to DIR/<name>.bin (float64 or int64, "
                    "row-major)"),
-    llvm::cl::value_desc("dir"));
+    llvm::cl::value_desc("dir"), llvm::cl::cat(toolOptions));
 
 /// DIR/<name>.bin.
 static std::string tensorPath(StringRef dir, StringRef name) {
@@ -185,6 +191,7 @@ static bool wantsPositiveInputs(GraphOp graph) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  llvm::cl::HideUnrelatedOptions(toolOptions);
   llvm::cl::ParseCommandLineOptions(
       argc, argv,
       "gpuos reference interpreter: runs a graph on seeded "

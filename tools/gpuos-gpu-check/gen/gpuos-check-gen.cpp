@@ -64,18 +64,26 @@ using namespace gpuos;
 using namespace gpuos::interp;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFilename(cl::Positional, cl::desc("<tasks.mlir>"),
-                                          cl::Required);
-static cl::opt<std::string> manifestPath("manifest", cl::desc("The image manifest"),
-                                         cl::Required);
+/// The tool's own options: --help lists only these (the shared libLLVM
+/// registers every backend's options too; --help-hidden lists those).
+static cl::OptionCategory toolOptions("gpuos-check-gen options");
+
+static cl::opt<std::string> inputFilename(cl::Positional,
+                                          cl::desc("<tasks.mlir>"),
+                                          cl::Required, cl::cat(toolOptions));
+static cl::opt<std::string> manifestPath("manifest",
+                                         cl::desc("The image manifest"),
+                                         cl::Required, cl::cat(toolOptions));
 static cl::opt<std::string> outputDir("o", cl::desc("Output directory"),
-                                      cl::Required);
-static cl::opt<std::string> imageRef(
-    "image", cl::desc("The cubin's path as check.txt records it, relative to "
+                                      cl::Required, cl::cat(toolOptions));
+static cl::opt<std::string>
+    imageRef("image",
+             cl::desc("The cubin's path as check.txt records it, relative to "
                       "the output directory (default: absolute, next to the "
-                      "manifest)"));
+                      "manifest)"),
+             cl::cat(toolOptions));
 static cl::opt<uint64_t> seed("seed", cl::desc("Seed of the random inputs"),
-                              cl::init(0));
+                              cl::init(0), cl::cat(toolOptions));
 
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "gpuos-check-gen: " << message << "\n";
@@ -260,6 +268,7 @@ static LogicalResult writeBuffer(StridedTensorType type, const HostTensor &tenso
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(toolOptions);
   if (!cl::ParseCommandLineOptions(argc, argv, "GPU-check test vectors\n",
                                    &llvm::errs()))
     return 2;

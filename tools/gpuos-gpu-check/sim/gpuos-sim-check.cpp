@@ -68,20 +68,29 @@ using namespace mlir;
 using namespace gpuos;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFilename(cl::Positional, cl::desc("<tasks.mlir>"),
-                                          cl::Required);
+/// The tool's own options: --help lists only these (the shared libLLVM
+/// registers every backend's options too; --help-hidden lists those).
+static cl::OptionCategory toolOptions("gpuos-sim-check options");
+
+static cl::opt<std::string> inputFilename(cl::Positional,
+                                          cl::desc("<tasks.mlir>"),
+                                          cl::Required, cl::cat(toolOptions));
 static cl::opt<std::string> checkFile(cl::Positional, cl::desc("<check.txt>"),
-                                      cl::Required);
-static cl::opt<unsigned> blockOverride("block", cl::desc("Threads per block "
-                                                         "(default: the manifest's)"),
-                                       cl::init(0));
-static cl::opt<bool> misalign("misalign", cl::desc("Offset every buffer by one "
-                                                   "element from 16-byte alignment"));
+                                      cl::Required, cl::cat(toolOptions));
+static cl::opt<unsigned> blockOverride("block",
+                                       cl::desc("Threads per block "
+                                                "(default: the manifest's)"),
+                                       cl::init(0), cl::cat(toolOptions));
+static cl::opt<bool> misalign("misalign",
+                              cl::desc("Offset every buffer by one "
+                                       "element from 16-byte alignment"),
+                              cl::cat(toolOptions));
 static cl::opt<unsigned> dropBarrier(
     "drop-barrier",
-    cl::desc("Skip the N-th barrier of every thread in every tile (a test of the "
-             "hazard checks: the code then races; 0: none)"),
-    cl::init(0));
+    cl::desc(
+        "Skip the N-th barrier of every thread in every tile (a test of the "
+        "hazard checks: the code then races; 0: none)"),
+    cl::init(0), cl::cat(toolOptions));
 
 //===----------------------------------------------------------------------===//
 // The simulated block
@@ -597,6 +606,7 @@ static bool runTask(TaskFn fn, const check::Task &task, unsigned threads,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(toolOptions);
   if (!cl::ParseCommandLineOptions(argc, argv, "GPU check on the CPU\n", &llvm::errs()))
     return 2;
   llvm::InitializeNativeTarget();
