@@ -406,13 +406,14 @@ class _Jit:
             else:  # a tensor from outside fn (or a view PyTorch made of one)
                 v.items.append(("ref", r))
         # A graph output whose value is an unchanged contiguous input
-        # (x.clone()) is a copy per call, not a graph output.
+        # (x.clone()) is a copy per call, not a graph output: one copy per
+        # recorded tensor (k), so two clones of one input stay two tensors.
         final: Dict[int, Tuple] = {}
         computed: List[int] = []
         for k in keys:
             src = rec.trace.unchanged_input(k)
             if src is not None:
-                final[k] = ("clone", src if isinstance(src, tuple) else ("ref", src))
+                final[k] = ("clone", src if isinstance(src, tuple) else ("ref", src), k)
             else:
                 final[k] = ("out", len(computed))
                 computed.append(k)
@@ -582,8 +583,7 @@ class _Jit:
             env[f"C{j}"] = item[1]
             return f"C{j}"
         if kind == "clone":
-            src = item[1]
-            key = ("ref", id(src[1])) if src[0] == "ref" else src
+            src, key = item[1], item[2]  # key: the recorded tensor it copies
             if key not in clones:
                 clones[key] = f"cl{len(clones)}"
                 base = _Jit._expr(src, j, env, lines, clones)

@@ -341,6 +341,20 @@ def test_a_returned_copy_is_made_once():
     assert at[0, 0] == 100.0
 
 
+def test_two_copies_of_one_argument_stay_two_tensors():
+    # Each clone is its own tensor, as in eager (they were returned as one
+    # object, so writing one changed the other); so are results that are
+    # the argument unchanged (a sum over a 0-dim tensor's dim 0).
+    x = torch.arange(3.0)
+    for _ in range(2):
+        a, b = gpuos.jit(lambda x: (x.clone(), x.clone()))(x)
+        assert a is not b and a.data_ptr() != b.data_ptr()
+        a.add_(100.0)
+        assert torch.equal(b, torch.arange(3.0)) and torch.equal(x, torch.arange(3.0))
+    s, m = gpuos.jit(lambda s: (s.sum(0), s.mean(-1, keepdim=True)))(torch.tensor(1.5))
+    assert s is not m and s.data_ptr() != m.data_ptr() and s.item() == m.item() == 1.5
+
+
 def test_autocast_and_the_default_dtype_are_part_of_the_signature():
     f = gpuos.jit(lambda x, w: x @ w + 1.5)
     x, w = torch.randn(4, 8), torch.randn(8, 8)
