@@ -13,6 +13,7 @@ element type (mixing needs an explicit cast, docs/dialect.md).
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Dict, List, Sequence
 
 import torch
@@ -168,8 +169,33 @@ def _compare(ctx: Ctx, predicate: str, lhs: Any, rhs: Any) -> Value:
         ctx.result(_out_shape(ctx), "i1"), [a, b])
 
 
+# The largest finite value of each float dtype.
+_FLOAT_MAX = {"f16": 65504.0, "bf16": 3.3895313892515355e38, "f32": 3.4028234663852886e38}
+
+
+def _checked_fill(x: Any, dtype: str, what: str) -> None:
+    """PyTorch converts a fill value (full, masked_fill, where's scalar,
+    alpha) to the tensor's dtype with an overflow check and raises ("value
+    cannot be converted to type int without overflow"), where a binary op's
+    scalar wraps. Such a value is Unsupported: the op runs in PyTorch and
+    raises there, as in eager (it was wrapped into the graph)."""
+    if type(x) not in (int, float):
+        return
+    if dtype in ("i8", "i32", "i64"):
+        bits = int(dtype[1:])
+        fits = math.isfinite(x) and -(1 << (bits - 1)) <= x < (1 << (bits - 1))
+    elif dtype in _FLOAT_MAX:
+        fits = not math.isfinite(x) or abs(x) <= _FLOAT_MAX[dtype]
+    else:
+        fits = True
+    if not fits:
+        raise Unsupported(f"{what} {x!r} overflows {dtype}")
+
+
 def _select(ctx: Ctx, cond: Any, lhs: Any, rhs: Any) -> Value:
     dtype = ctx.out_dtype
+    for x in (lhs, rhs):
+        _checked_fill(x, dtype, "the scalar")
     c = ctx.operand(cond, "i1")
     a, b = ctx.operand(lhs, dtype), ctx.operand(rhs, dtype)
     return ctx.b.op(
@@ -184,12 +210,17 @@ def _add(ctx: Ctx, lhs, rhs, alpha=1) -> Value:
 
 
 def _sub(ctx: Ctx, lhs, rhs, alpha=1) -> Value:
+    if type(lhs) is bool or type(rhs) is bool:
+        # PyTorch refuses it ("Subtraction, the `-` operator, with a bool
+        # tensor is not supported"): in PyTorch it raises as in eager.
+        raise Unsupported("sub with a bool operand")
     if alpha != 1:
         rhs = _scaled(ctx, rhs, alpha)
     return _binary(ctx, "sub", lhs, rhs)
 
 
 def _scaled(ctx: Ctx, x, alpha):
+    _checked_fill(alpha, ctx.out_dtype, "alpha")
     if not isinstance(x, Value):
         return x * alpha
     dtype = ctx.out_dtype
@@ -570,8 +601,14 @@ def _addmm(ctx: Ctx, bias, lhs, rhs, beta=1, alpha=1) -> Value:
 
 def _full(ctx: Ctx, size, fill_value, **kwargs) -> Value:
     dtype = ctx.out_dtype
+    _checked_fill(fill_value, dtype, "the fill value")
     c = ctx.b.constant(fill_value, dtype)
     return _expand(ctx, c, size)
+
+
+def _scalar_tensor(ctx: Ctx, s) -> Value:
+    _checked_fill(s, ctx.out_dtype, "the scalar")
+    return ctx.b.constant(s, ctx.out_dtype)
 
 
 def _masked_fill(ctx: Ctx, x: Value, mask: Value, value) -> Value:
@@ -625,7 +662,7 @@ LOWERINGS.update({
     aten.mm.default: _matmul, aten.bmm.default: _matmul,
     aten.matmul.default: _matmul, aten.addmm.default: _addmm,
     aten.full.default: _full,
-    aten.scalar_tensor.default: lambda ctx, s, **k: ctx.b.constant(s, ctx.out_dtype),
+    aten.scalar_tensor.default: lambda ctx, s, **k: _scalar_tensor(ctx, s),
 })
 if hasattr(aten, "rms_norm"):
     LOWERINGS[aten.rms_norm.default] = _rms_norm

@@ -39,3 +39,44 @@ def test_unsupported_dtype():
 def test_compiler_diagnostics_come_back():
     with pytest.raises(CompileError, match="gpuos-opt --gpuos-pipeline failed"):
         compile_graph("gpuos.graph @broken(", "broken", [], [])
+
+
+def _run_entry(entry, fn, args):
+    import gpuos
+    options = {"executor": "interpreter"}
+    if entry == "capture":
+        with gpuos.capture(**options):
+            return fn(*args)
+    if entry == "jit":
+        return gpuos.jit(fn, **options)(*args)
+    torch._dynamo.reset()
+    return torch.compile(fn, backend="gpuos", options=options)(*args)
+
+
+_EAGER_REFUSES = [
+    (lambda x, m: x.masked_fill(m, -1e10),
+     (torch.tensor([1, 2, 3], dtype=torch.int32), torch.tensor([True, False, True])),
+     "without overflow"),
+    (lambda a, b: torch.add(a, b, alpha=2**40),
+     (torch.tensor([1, 2], dtype=torch.int32), torch.tensor([5, 7], dtype=torch.int32)),
+     "without overflow"),
+    (lambda a: torch.where(a > 1, a, 2**40), (torch.tensor([1, 2], dtype=torch.int32),),
+     "without overflow"),
+    (lambda a: torch.full((2,), 1e6, dtype=torch.float16) + a,
+     (torch.zeros(2, dtype=torch.float16),), "without overflow"),
+    (lambda a: a - True, (torch.tensor([1, 2]),), "with a bool tensor is not supported"),
+]
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("entry", ["capture", "jit", "compile"])
+@pytest.mark.parametrize("case", range(len(_EAGER_REFUSES)))
+def test_values_eager_refuses_are_refused(entry, case):
+    # A fill value that overflows the tensor's dtype, and a bool subtracted,
+    # raise eager's own error (the op runs in PyTorch); they were wrapped
+    # into the graph and gave values eager never gives.
+    fn, args, message = _EAGER_REFUSES[case]
+    with pytest.raises(RuntimeError, match=message):
+        fn(*args)
+    with pytest.raises(RuntimeError, match=message):
+        _run_entry(entry, fn, args)
