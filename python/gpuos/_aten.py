@@ -299,6 +299,8 @@ def _permute(ctx: Ctx, x: Value, perm: Sequence[int]) -> Value:
 
 def _transpose(ctx: Ctx, x: Value, d0: int, d1: int) -> Value:
     rank = len(x.type.shape)
+    if rank == 0:  # eager wraps a 0-dim tensor's dims 0 and -1 to itself
+        return x
     perm = list(range(rank))
     d0, d1 = _axis(d0, rank), _axis(d1, rank)
     perm[d0], perm[d1] = perm[d1], perm[d0]
@@ -412,6 +414,14 @@ def _reduce(kind: str):
     return lower
 
 
+def _along_axis(what: str, x: Value, dim: int) -> int:
+    """dim as an axis of x; a 0-dim tensor has none for the dialect's ops."""
+    rank = len(x.type.shape)
+    if rank == 0:
+        raise Unsupported(f"{what} of a 0-dim tensor")
+    return _axis(dim, rank)
+
+
 def _argmax(ctx: Ctx, x: Value, dim=None, keepdim=False) -> Value:
     if dim is None:  # over the flattened tensor; keepdim keeps every axis as 1
         a = ctx.reshapeable(x)
@@ -427,20 +437,20 @@ def _argmax(ctx: Ctx, x: Value, dim=None, keepdim=False) -> Value:
                         f": {index.type}", ctx.result(shape, "i64"), [index])
     keep = " keepdim" if keepdim else ""
     return ctx.b.op(
-        f"gpuos.argmax {x.name} axis {_axis(dim, len(x.type.shape))}{keep} : {x.type}",
+        f"gpuos.argmax {x.name} axis {_along_axis('argmax', x, dim)}{keep} : {x.type}",
         ctx.result(_out_shape(ctx), "i64"), [x])
 
 
 def _softmax(ctx: Ctx, x: Value, dim: int, half_to_float=False) -> Value:
-    a = ctx.cast(x, ctx.out_dtype)
-    return emit_softmax(ctx.b, a, _axis(dim, len(a.type.shape)))
+    axis = _along_axis("softmax", x, dim)
+    return emit_softmax(ctx.b, ctx.cast(x, ctx.out_dtype), axis)
 
 
 def _log_softmax(ctx: Ctx, x: Value, dim: int, half_to_float=False) -> Value:
     """x - max - log(sum(exp(x - max))) over dim."""
+    axis = _along_axis("log_softmax", x, dim)
     dtype = ctx.out_dtype
     a = ctx.cast(x, dtype)
-    axis = _axis(dim, len(a.type.shape))
     keep = list(a.type.shape)
     keep[axis] = 1
     b = ctx.b

@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import operator
 import warnings
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
 from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
@@ -209,31 +209,59 @@ def _size_args(args, ints: Dict[Any, Any]) -> Optional[Tuple]:
         return None
 
 
-def _output_views(outs: List[Any], ints: Dict[Any, Any]) -> Dict[int, Tuple[int, Callable]]:
-    """Outputs that are views of other outputs (`return y, y.t()`), by
-    position: (the position of the nearest output they view, a function
-    that makes the view from that output's tensor by replaying the view ops
-    in order). Eager returns them sharing storage, so the runner makes them
-    from the computed tensor instead of writing a separate copy."""
+def _view_root(node, stop, ints: Dict[Any, Any]) -> Tuple[Any, List[Tuple]]:
+    """The node a chain of replayable view ops starts from (the first node
+    in stop, or where the chain ends) and the ops, last first."""
+    steps = []
+    while _replayable_view(node):
+        rest = _size_args(node.args[1:], ints)
+        if rest is None:
+            break
+        steps.append((node.target, rest, dict(node.kwargs)))
+        node = node.args[0]
+        if node in stop:
+            break
+    return node, steps
+
+
+def _output_views(outs: List[Any], placeholders: List[Any], ints: Dict[Any, Any]):
+    """Outputs that are views (`return y, y.t()`), by position: (their base,
+    a function that makes the view from the base's tensor by replaying the
+    view ops in order), and the nodes computed only as such bases. Eager
+    returns views sharing their base's storage, so the runner makes them
+    from the base instead of writing a separate copy. A base is
+    ("out", position) of the nearest output viewed, ("in", index) of a
+    subgraph input (a result PyTorch computed before the subgraph), or
+    ("hidden", k), the k-th of the intermediates that two or more outputs
+    view (`return y[0], y.t()`): computed as extra graph outputs so the
+    views share memory as in eager; one view of an intermediate stays a
+    dense copy (no other output can tell)."""
     position = {}
     for i, o in enumerate(outs):
         if isinstance(o, torch.fx.Node):
             position.setdefault(o, i)
-    views: Dict[int, Tuple[int, Callable]] = {}
+    inputs = {n: k for k, n in enumerate(placeholders)}
+    stop = set(position) | set(inputs)
+    views: Dict[int, Tuple[Tuple[str, int], Callable]] = {}
+    of_intermediate: Dict[Any, List[Tuple[int, Callable]]] = {}
     for i, o in enumerate(outs):
         if not isinstance(o, torch.fx.Node) or position[o] != i:
             continue
-        steps, node = [], o
-        while _replayable_view(node):
-            rest = _size_args(node.args[1:], ints)
-            if rest is None:
-                break
-            steps.append((node.target, rest, dict(node.kwargs)))
-            node = node.args[0]
-            if node in position:
-                views[i] = (position[node], _replay(tuple(reversed(steps))))
-                break
-    return views
+        root, steps = _view_root(o, stop, ints)
+        if not steps:
+            continue
+        make = _replay(tuple(reversed(steps)))
+        if root in position:
+            views[i] = (("out", position[root]), make)
+        elif root in inputs:
+            views[i] = (("in", inputs[root]), make)
+        elif root.op == "call_function":
+            of_intermediate.setdefault(root, []).append((i, make))
+    hidden = [root for root, made in of_intermediate.items() if len(made) > 1]
+    for k, root in enumerate(hidden):
+        for i, make in of_intermediate[root]:
+            views[i] = (("hidden", k), make)
+    return views, hidden
 
 
 def _replay(ops: Tuple) -> Callable:
@@ -245,21 +273,25 @@ def _replay(ops: Tuple) -> Callable:
     return make
 
 
-def _all_outputs(computed: List[Any], views: Dict[int, Tuple[int, Callable]]) -> List[Any]:
-    """The subgraph's outputs in order: the computed ones, and the views of
-    them (`_output_views`) made from them."""
-    full: List[Any] = [None] * (len(computed) + len(views))
+def _all_outputs(count: int, computed: List[Any], views: Dict[int, Tuple[Tuple[str, int], Callable]],
+                 inputs: Sequence[Any]) -> List[Any]:
+    """The subgraph's count outputs in order: the computed ones, and the
+    views (`_output_views`) made from their bases: an output, an input, or
+    one of the hidden bases computed after the outputs."""
+    full: List[Any] = [None] * count
     it = iter(computed)
-    for i in range(len(full)):
+    for i in range(count):
         if i not in views:
             full[i] = next(it)
+    hidden = list(it)
 
     def get(i):
         if full[i] is None:
-            base, make = views[i]
-            full[i] = make(get(base))
+            (kind, k), make = views[i]
+            base = get(k) if kind == "out" else inputs[k] if kind == "in" else hidden[k]
+            full[i] = make(base)
         return full[i]
-    return [get(i) for i in range(len(full))]
+    return [get(i) for i in range(count)]
 
 
 def _runner(sub: "_Subgraph", key: Tuple, entry, inputs) -> Callable:
@@ -305,8 +337,9 @@ def _runner(sub: "_Subgraph", key: Tuple, entry, inputs) -> Callable:
     if views:
         env["all_outputs"], env["VIEWS"] = _all_outputs, views
         names = ", ".join(f"o{j}" for j in range(len(metas)))
+        tensors = ", ".join(f"t{i}" if isinstance(k, tuple) else "None" for i, k in enumerate(key))
         lines.append(f"    {', '.join(f'o{j}' for j in range(sub.num_outputs))}, = "
-                     f"all_outputs([{names}], VIEWS)")
+                     f"all_outputs({sub.num_outputs}, [{names}], VIEWS, [{tensors}])")
     outs = [f"o{j}" for j in (sub.out_perm or range(sub.num_outputs))]
     if not sub.tuple_out:
         lines.append("    return o0")
@@ -401,8 +434,8 @@ class _Subgraph:
                 trace.bind(node, result)
         outs = output_node.args[0]
         outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
-        views = _output_views(outs, ints)
-        computed = [o for i, o in enumerate(outs) if i not in views]
+        views, hidden = _output_views(outs, placeholders, ints)
+        computed = [o for i, o in enumerate(outs) if i not in views] + hidden
         graph, order = trace.finish(computed, self.arch, image=True)
         return graph, order, [run.results[o] for o in computed], views
 
@@ -452,7 +485,7 @@ class _Subgraph:
             outs = [torch.empty(m.shape, dtype=m.dtype, device=device) for m in metas]
             for o, v in zip(outs, run_interpreter(graph, tensors)):
                 o.copy_(v)
-            return self._result(_all_outputs(outs, views))
+            return self._result(_all_outputs(self.num_outputs, outs, views, inputs))
         runner = self.runners.get(key)
         if runner is None:
             check_runtime_device(entry[0], [t for t in inputs if isinstance(t, torch.Tensor)]

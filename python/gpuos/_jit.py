@@ -394,7 +394,7 @@ class _Jit:
                 # A recorded view (x.t(), x.detach()) of an argument, or a
                 # result (or a view of one) the graph computes.
                 where = arg_of(r)
-                base = None if where else (r._base if r._base is not None else owner(r))
+                base = None if where else owner(r._base if r._base is not None else r)
                 if where is None:
                     where = graph_output(base)
                 if r is base:

@@ -80,3 +80,27 @@ def test_values_eager_refuses_are_refused(entry, case):
         fn(*args)
     with pytest.raises(RuntimeError, match=message):
         _run_entry(entry, fn, args)
+
+
+_ZERO_DIM = [
+    lambda x: torch.softmax(x * 2, 0),
+    lambda x: torch.log_softmax(x + 1, -1),
+    lambda x: torch.argmax(x * 3, 0),
+    lambda x: (x * 2).transpose(0, -1) + 1,
+    lambda x: (x + 1).t() * x,
+]
+
+
+@pytest.mark.parametrize("entry", ["capture", "jit", "compile"])
+@pytest.mark.parametrize("case", range(len(_ZERO_DIM)))
+def test_zero_dim_tensors_along_an_axis(entry, case, caplog):
+    # A 0-dim tensor's axis 0 (or -1) is itself: transpose is the identity
+    # and softmax, log_softmax and argmax run in PyTorch, which defines them.
+    # transpose and log_softmax raised IndexError out of the importer; softmax
+    # and argmax made IR the compiler refused (a fallback with its diagnostics).
+    fn = _ZERO_DIM[case]
+    x = torch.tensor(1.5)
+    with caplog.at_level("WARNING", logger="gpuos"):
+        got = _run_entry(entry, fn, (x,))
+    torch.testing.assert_close(got, fn(x), rtol=0, atol=0)
+    assert not any("failed" in r.getMessage() for r in caplog.records), caplog.text

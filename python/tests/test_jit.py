@@ -439,6 +439,20 @@ def test_an_object_holding_itself_is_guarded_by_identity_below_its_attributes():
     assert f(torch.ones(2), cfg).tolist() == [3.0, 3.0]
 
 
+def test_a_view_of_a_detached_result_aliases_the_result():
+    # d[1:] is a view of d = y.detach(), which shares y's memory: writing
+    # the view shows in y, as in eager. The view was made over a copy of d.
+    def fn(x):
+        y = x * 2
+        d = y.detach()
+        return d[1:], y
+    f = gpuos.jit(fn, executor="interpreter")
+    for _ in range(2):
+        v, y = f(torch.ones(3))
+        v.fill_(7)
+        assert y.tolist() == [2.0, 7.0, 7.0]
+
+
 def test_returned_aliases_of_results_and_outside_views_follow_eager():
     # y.detach() aliases y; a returned view of an outside tensor is a new
     # view object each call (a caller's t_() on one does not carry over).
