@@ -13,6 +13,9 @@ broadcast_views), times in one process, us per call, median of batches:
             allocated once
   no-sync   the same without the wait for the PyTorch stream (stream -1;
             with GPUOS_STREAM_ORDERED=1 that is a plain submit and wait)
+  runtime   the runtime's own submit and wait of the graph bound to the same
+            tensors (Runtime.run: no launcher, no binding cache), as the
+            C++ driver's synchronous figure
   alloc     the runner's output allocations alone
   stream    reading the current raw stream
   rest      call - native - alloc - stream: the guard, the runner's Python
@@ -67,6 +70,22 @@ def native_of(call):
     return runners[0].__globals__["launch"].native, runners[0]
 
 
+def runtime_run(native, tensors, idx):
+    """us per submit-and-wait of the launcher's graph bound to `tensors`,
+    straight through the runtime (no launcher)."""
+    from gpuos import _executor
+    dev = _executor.device_for(idx)
+    graph = dev.graphs[native.graph]
+    buffers = list(graph.inputs) + list(graph.outputs)
+    bindings = {n: (t.data_ptr(), _executor.extent_bytes(ty))
+                for (n, ty), t in zip(buffers, tensors)}
+    handle = dev.runtime.graph_from_manifest(native.graph, bindings)
+    try:
+        return per_call(lambda: dev.runtime.run(handle, _executor.PRIORITIES["urgent"]))
+    finally:
+        dev.runtime.graph_destroy(handle)
+
+
 def measure(name):
     import gpuos
     w = BY_NAME[name]
@@ -93,6 +112,7 @@ def measure(name):
         "call+sync": per_call(lambda: call(*inputs), sync=stream.synchronize),
         "native": per_call(lambda: native(tensors, raw(idx))),
         "no-sync": per_call(lambda: native(tensors, -1)),
+        "runtime": runtime_run(native, tensors, idx),
         "alloc": per_call(lambda: exec(alloc_code, env)),
         "stream": per_call(lambda: raw(idx)),
     }
@@ -107,7 +127,7 @@ def main():
         print("call_cost.py: no workload %s (there: %s)" % (", ".join(map(repr, unknown)),
                                                            " ".join(BY_NAME)), file=sys.stderr)
         return 2
-    cols = ["call", "call+sync", "native", "no-sync", "alloc", "stream", "rest"]
+    cols = ["call", "call+sync", "native", "no-sync", "runtime", "alloc", "stream", "rest"]
     mode = os.environ.get("GPUOS_STREAM_ORDERED", "0")
     print("GPUOS_STREAM_ORDERED=%s, %s, torch %s" % (mode, torch.cuda.get_device_name(),
                                                    torch.__version__))
