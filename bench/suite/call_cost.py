@@ -7,6 +7,8 @@ For each workload (default: ew_chain rmsnorm_chain softmax_widths
 broadcast_views), times in one process, us per call, median of batches:
 
   call      the whole gpuos.jit call, back to back (pipelined)
+  rotated   the same over the suite's rotated input sets (bench.py's
+            num_sets: together about 3x the L2), as the suite times it
   call+sync the same, each call followed by a stream synchronize
   native    the extension's launch alone (bind, stream wait, submit and,
             unless stream-ordered, the wait for the run) on outputs
@@ -25,6 +27,7 @@ Runs under whatever GPUOS_STREAM_ORDERED says; the table's first line says
 which. Checks each workload's result against float64 PyTorch first.
 """
 
+import itertools
 import os
 import re
 import statistics
@@ -36,6 +39,7 @@ sys.path.insert(0, HERE)
 
 import torch  # noqa: E402
 
+from bench import num_sets  # noqa: E402
 from common import make_inputs, reference, signature  # noqa: E402
 from workloads import BY_NAME  # noqa: E402
 
@@ -43,19 +47,23 @@ DEFAULT = ["ew_chain", "rmsnorm_chain", "softmax_widths", "broadcast_views"]
 
 
 def per_call(fn, n=200, rounds=15, sync=None):
-    """Median over rounds of (time of n calls) / n, in us."""
+    """Median over rounds of (time of n calls) / n, in us. Rounds end with
+    a wait for the current stream, not the device: torch.cuda.synchronize()
+    also waits for the resident kernel to park (GPUOS_IDLE_PARK_US, 1 ms),
+    which added 1000 / n = 5 us to every call of the columns that run it."""
+    stream = torch.cuda.current_stream()
     for _ in range(20):
         fn()
-    torch.cuda.synchronize()
+    stream.synchronize()
     out = []
     for _ in range(rounds):
-        torch.cuda.synchronize()
+        stream.synchronize()
         t0 = time.perf_counter()
         for _ in range(n):
             fn()
             if sync:
                 sync()
-        torch.cuda.synchronize()
+        stream.synchronize()
         out.append((time.perf_counter() - t0) * 1e6 / n)
     return statistics.median(out)
 
@@ -91,6 +99,7 @@ def measure(name):
     w = BY_NAME[name]
     sig = signature(w)
     inputs = make_inputs(w, sig, 0, "cuda")
+    sets = [inputs] + [make_inputs(w, sig, k, "cuda") for k in range(1, num_sets(sig))]
     call = gpuos.jit(w.fn, priority="urgent")
     outs = call(*inputs)
     torch.cuda.synchronize()
@@ -109,6 +118,7 @@ def measure(name):
     raw = env["stream"]
     row = {
         "call": per_call(lambda: call(*inputs)),
+        "rotated": per_call(lambda it=itertools.cycle(sets): call(*next(it))),
         "call+sync": per_call(lambda: call(*inputs), sync=stream.synchronize),
         "native": per_call(lambda: native(tensors, raw(idx))),
         "no-sync": per_call(lambda: native(tensors, -1)),
@@ -127,7 +137,7 @@ def main():
         print("call_cost.py: no workload %s (there: %s)" % (", ".join(map(repr, unknown)),
                                                            " ".join(BY_NAME)), file=sys.stderr)
         return 2
-    cols = ["call", "call+sync", "native", "no-sync", "runtime", "alloc", "stream", "rest"]
+    cols = ["call", "rotated", "call+sync", "native", "no-sync", "runtime", "alloc", "stream", "rest"]
     mode = os.environ.get("GPUOS_STREAM_ORDERED", "0")
     print("GPUOS_STREAM_ORDERED=%s, %s, torch %s" % (mode, torch.cuda.get_device_name(),
                                                    torch.__version__))
