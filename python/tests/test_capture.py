@@ -300,3 +300,16 @@ def test_ops_the_compiler_rejects_are_not_recorded():
             assert g.dtype == w.dtype and g.shape == w.shape, name
             assert torch.equal(g, w), name
         assert gpuos.stats().get("flush_fallbacks", 0) == 0, name
+
+
+def test_casts_to_bf16_round_once():
+    # Values just past a bf16 midpoint: rounded once (as float64 math says)
+    # they go up; eager rounds through f32, which lands them on the midpoint,
+    # and then ties to even go down (docs/python.md, "Casts to bf16").
+    d = torch.tensor([1 + 2**-8 + 2**-30, -(3 + 2**-7 + 2**-29)], dtype=torch.float64)
+    i = torch.tensor([2**24 + 2**16 + 1, -(2**25 + 2**17 + 1)], dtype=torch.int64)
+    with gpuos.capture(**CPU):
+        bd, bi = (d * 1).to(torch.bfloat16), (i * 1).to(torch.bfloat16)
+    assert bd.tolist() == [1 + 2**-7, -(3 + 2**-6)]
+    assert bi.tolist() == [2**24 + 2**17, -(2**25 + 2**18)]
+    assert not torch.equal(bd, d.to(torch.bfloat16))  # eager's differs

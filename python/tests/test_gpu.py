@@ -285,3 +285,15 @@ def test_backend_imports_norm_chains_as_fused_ops():
     assert_close(out, chain(x.double(), d.double(), w.double(), b.double()), torch.float32)
     s = gpuos.stats()
     assert s["variants"] == 1 and s.get("splits", 0) == 0
+
+
+def test_casts_to_bf16_round_once_on_the_device():
+    # test_capture.py's test_casts_to_bf16_round_once through the generated
+    # code (cvt.rn.bf16.f64 and cvt.rn.bf16.s64), not the interpreter.
+    d = torch.tensor([1 + 2**-8 + 2**-30, -(3 + 2**-7 + 2**-29)], dtype=torch.float64, device="cuda")
+    i = torch.tensor([2**24 + 2**16 + 1, -(2**25 + 2**17 + 1)], dtype=torch.int64, device="cuda")
+    f = gpuos.jit(lambda d, i: ((d * 1).to(torch.bfloat16), (i * 1).to(torch.bfloat16)))
+    bd, bi = f(d, i)
+    assert bd.tolist() == [1 + 2**-7, -(3 + 2**-6)]
+    assert bi.tolist() == [2**24 + 2**17, -(2**25 + 2**18)]
+    assert gpuos.stats()["graphs_run"] == 1
