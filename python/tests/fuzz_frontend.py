@@ -1,0 +1,205 @@
+"""A differential fuzz of the front-end against eager PyTorch (CPU, the
+interpreter executor): random short programs of the ops the importer
+lowers, run through gpuos.capture, gpuos.jit and (with --compile)
+torch.compile, compared with the same program in eager PyTorch.
+
+    python fuzz_frontend.py [--seed N] [--programs N] [--compile]
+
+Needs the gpuos package and GPUOS_BIN_DIR (as the tests do). Prints each
+mismatch or exception with the program that made it and exits 1 if there
+was one. A program that gpuos runs partly in PyTorch (a logged fallback)
+must still match. docs/testing.md, "The front-end's differential fuzz".
+"""
+
+import argparse
+import logging
+import random
+import sys
+import traceback
+
+import torch
+import torch.nn.functional as F
+
+import gpuos
+
+TOL = {torch.float32: 1e-4, torch.float64: 1e-9, torch.float16: 1e-2, torch.bfloat16: 5e-2}
+FLOATS = [torch.float32, torch.float32, torch.float64, torch.float16, torch.bfloat16,
+          torch.int32, torch.int64]
+
+# Each op: (name, arity, fn). fn takes tensors (and the rng for its
+# parameters) and returns a tensor; ops that can raise in eager for a given
+# input are fine: such a program is dropped unless gpuos disagrees.
+UNARY = {
+    "exp": lambda x: torch.exp(x.clamp(max=10) if x.is_floating_point() else x.float()),
+    "tanh": torch.tanh, "sigmoid": torch.sigmoid, "relu": torch.relu,
+    "abs": torch.abs, "neg": torch.neg, "silu": F.silu,
+    "gelu": F.gelu, "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
+    "sqrt_abs": lambda x: torch.sqrt(x.abs()),
+    "rsqrt": lambda x: torch.rsqrt(x.abs() + 1),
+    "log1": lambda x: torch.log(x.abs() + 1),
+    "recip": lambda x: torch.reciprocal(x.abs() + 0.5),
+    "erf": torch.erf,
+    "square": lambda x: x * x,
+    "pow3": lambda x: x ** 3,
+    "scale": lambda x: x * 2.5,
+    "shift": lambda x: x + 1,
+    "rsub": lambda x: 1 - x,
+    "div_s": lambda x: x / 3,
+    "clamp": lambda x: x.clamp(-0.5, 0.75),
+    "t": lambda x: x.t() if x.dim() == 2 else x,
+    "slice": lambda x: x[..., ::2] if x.shape[-1] > 1 else x,
+    "contig": lambda x: x.contiguous(),
+    "clone": lambda x: x.clone(),
+    "sum_last": lambda x: x.sum(-1, keepdim=True),
+    "sum_first": lambda x: x.sum(0),
+    "mean_last": lambda x: x.mean(-1, keepdim=True),
+    "amax": lambda x: x.amax(-1, keepdim=True),
+    "amin0": lambda x: x.amin(0, keepdim=True),
+    "softmax": lambda x: torch.softmax(x, -1),
+    "log_softmax": lambda x: torch.log_softmax(x, -1),
+    "softmax0": lambda x: torch.softmax(x, 0),
+    "var": lambda x: x.var(-1, keepdim=True) if x.shape[-1] > 1 else x,
+    "layer_norm": lambda x: F.layer_norm(x, x.shape[-1:]),
+    "rms": lambda x: x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6),
+    "to_f32": lambda x: x.float(),
+    "to_f16": lambda x: x.half(),
+    "to_bf16": lambda x: x.bfloat16(),
+    "to_f64": lambda x: x.double(),
+    "gt0": lambda x: (x > 0).to(x.dtype),
+    "unsq_exp": lambda x: x.unsqueeze(0).expand(2, *x.shape).sum(0),
+    "argmax_f": lambda x: x.argmax(-1, keepdim=True).to(x.dtype),
+    "max_dim": lambda x: x.max(-1, keepdim=True).values,
+    "reshape": lambda x: x.reshape(-1).reshape(x.shape),
+    "flip_view": lambda x: x.t().contiguous().t() if x.dim() == 2 else x,
+    "mul_": lambda x: x.mul_(2),  # in place: earlier names of x see it
+    "relu_": lambda x: x.relu_(),
+    "select0": lambda x: x.select(0, 0) if x.dim() > 1 else x,
+    "narrow": lambda x: x.narrow(-1, 0, max(1, x.shape[-1] // 2)),
+    "expand_row": lambda x: x[..., :1].expand(*x.shape),
+    "to_i32": lambda x: x.to(torch.int32),
+    "to_i64": lambda x: (x * 4).to(torch.int64),
+    "int_div": lambda x: x / 2,
+    "bool_not": lambda x: (x > 0).logical_not().to(x.dtype) if hasattr(x, "logical_not") else x,
+}
+BINARY = {
+    "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / (b.abs() + 0.5),
+    "maximum": torch.maximum, "minimum": torch.minimum,
+    "where": lambda a, b: torch.where(a > b, a, b),
+    "masked_fill": lambda a, b: a.masked_fill(b > 0, -1.5),
+    "add_alpha": lambda a, b: torch.add(a, b, alpha=0.5),
+    "pow_t": lambda a, b: torch.pow(a.abs() + 0.5, b.clamp(-2, 2)),
+    "cat": lambda a, b: torch.cat([a, b], -1),
+    "mm": lambda a, b: a @ b.transpose(-1, -2) if a.dim() == 2 else a * b,
+    "add_": lambda a, b: a.add_(b),  # in place
+    "copy_": lambda a, b: a.copy_(b),
+}
+
+
+def make_program(rng: random.Random):
+    """(input tensors, a function of them, its text)."""
+    rows, cols = rng.randint(1, 6), rng.choice([1, 2, 3, 5, 8, 16])
+    dtype = rng.choice(FLOATS)
+    n_in = rng.randint(1, 3)
+    shapes = [(rows, cols)] + [rng.choice([(rows, cols), (cols,), (1, cols), (rows, 1)])
+                               for _ in range(n_in - 1)]
+    inputs = [(torch.randn(*s, generator=torch.Generator().manual_seed(rng.randrange(1 << 30)))
+               * (4 if not dtype.is_floating_point else 1)).to(dtype) for s in shapes]
+    steps = []
+    for _ in range(rng.randint(1, 8)):
+        if rng.random() < 0.35:
+            steps.append(("b", rng.choice(sorted(BINARY)), rng.random(), rng.random()))
+        else:
+            steps.append(("u", rng.choice(sorted(UNARY)), rng.random(), None))
+
+    def fn(*xs):
+        vals = list(xs)
+        for kind, name, p, q in steps:
+            a = vals[int(p * len(vals))]
+            if kind == "u":
+                vals.append(UNARY[name](a))
+            else:
+                b = vals[int(q * len(vals))]
+                vals.append(BINARY[name](a, b))
+        fn.dtypes = {v.dtype for v in vals}  # what the program computes in
+        return tuple(vals[len(xs):])  # every value: none is dead code
+    text = f"inputs {[tuple(t.shape) for t in inputs]} {dtype}; " + ", ".join(
+        f"{name}({'v%d' % int(p * (len(shapes) + i))}"
+        + (f", v{int(q * (len(shapes) + i))}" if kind == "b" else "") + ")"
+        for i, (kind, name, p, q) in enumerate(steps))
+    return inputs, fn, text
+
+
+def close(got, want, dtypes) -> str:
+    if not isinstance(got, torch.Tensor):
+        return f"not a tensor: {type(got).__name__}"
+    if got.shape != want.shape or got.dtype != want.dtype:
+        return f"shape/dtype {tuple(got.shape)} {got.dtype} vs eager {tuple(want.shape)} {want.dtype}"
+    if not want.is_floating_point():
+        return "" if torch.equal(got, want) else f"values differ: {got} vs {want}"
+    g, w = got.double(), want.double()
+    if not torch.equal(g.isnan(), w.isnan()):
+        return f"NaN pattern differs: {got} vs {want}"
+    g, w = g.nan_to_num(0, 1e300, -1e300), w.nan_to_num(0, 1e300, -1e300)
+    # Values computed in a lower precision and then widened are only as
+    # close as that precision.
+    tol = max(TOL.get(d, 0) for d in dtypes | {want.dtype})
+    # Lower-precision intermediates may differ by a rounding; allow a few.
+    bad = (g - w).abs() > 8 * tol * (1 + w.abs())
+    return f"values differ: {got} vs {want}" if bad.any() else ""
+
+
+def run(entry: str, fn, inputs):
+    opts = dict(executor="interpreter")
+    if entry == "capture":
+        with gpuos.capture(**opts):
+            out = fn(*inputs)
+        return out
+    if entry == "jit":
+        f = gpuos.jit(fn, **opts)
+        f(*[t.clone() for t in inputs])  # records (in-place ops write its copies)
+        return f(*inputs)  # the second call runs the recorded runner
+    torch._dynamo.reset()
+    return torch.compile(fn, backend="gpuos", options=opts, dynamic=False)(*inputs)
+
+
+def fuzz(seed: int, programs: int, entries) -> list:
+    """The findings of `programs` random programs: one text per mismatch or
+    exception, naming the program."""
+    findings = []
+    for k in range(programs):
+        rng = random.Random(seed * 1_000_003 + k)
+        inputs, fn, text = make_program(rng)
+        try:
+            want = fn(*[t.clone() for t in inputs])
+            dtypes = fn.dtypes
+        except Exception:
+            continue  # eager refuses it (a dtype mix, a shape): not a program
+        for entry in entries:
+            try:
+                got = run(entry, fn, [t.clone() for t in inputs])
+                why = "; ".join(filter(None, (close(g, w, dtypes) for g, w in zip(got, want))))
+            except Exception as e:  # noqa: BLE001 -- every escape is a finding
+                why = f"raised {type(e).__name__}: {e}\n{traceback.format_exc(limit=4)}"
+            if why:
+                findings.append(f"[seed {seed}, program {k}] {entry}: {text}\n    {why}")
+    return findings
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--programs", type=int, default=300)
+    ap.add_argument("--compile", action="store_true")
+    args = ap.parse_args()
+    logging.getLogger("gpuos").setLevel(logging.ERROR)
+    entries = ["capture", "jit"] + (["compile"] if args.compile else [])
+    findings = fuzz(args.seed, args.programs, entries)
+    for f in findings:
+        print(f, flush=True)
+    print(f"{args.programs} programs, {len(findings)} failures; {gpuos.stats()}")
+    return 1 if findings else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
