@@ -46,7 +46,7 @@ UNARY = {
     "rsub": lambda x: 1 - x,
     "div_s": lambda x: x / 3,
     "clamp": lambda x: x.clamp(-0.5, 0.75),
-    "t": lambda x: x.t() if x.dim() == 2 else x,
+    "t": lambda x: x.t() if x.dim() == 2 else x.transpose(-1, -2),
     "slice": lambda x: x[..., ::2] if x.shape[-1] > 1 else x,
     "contig": lambda x: x.contiguous(),
     "clone": lambda x: x.clone(),
@@ -79,6 +79,11 @@ UNARY = {
     "to_i32": lambda x: x.to(torch.int32),
     "to_i64": lambda x: (x * 4).to(torch.int64),
     "int_div": lambda x: x / 2,
+    "gt_bool": lambda x: x > 0.25,
+    "where_s": lambda x: torch.where(x > 0, x, 0.5),
+    "scalar_t": lambda x: x * torch.tensor(1.5, dtype=x.dtype) if x.is_floating_point() else x,
+    "sum_all": lambda x: x.sum(),
+    "mean_all": lambda x: x.float().mean() if not x.is_floating_point() else x.mean(),
     "bool_not": lambda x: (x > 0).logical_not().to(x.dtype) if hasattr(x, "logical_not") else x,
 }
 BINARY = {
@@ -96,6 +101,9 @@ BINARY = {
 }
 
 
+IN_PLACE = {"mul_", "relu_", "add_", "copy_"}
+
+
 def make_program(rng: random.Random):
     """(input tensors, a function of them, its text)."""
     rows, cols = rng.randint(1, 6), rng.choice([1, 2, 3, 5, 8, 16])
@@ -103,14 +111,29 @@ def make_program(rng: random.Random):
     n_in = rng.randint(1, 3)
     shapes = [(rows, cols)] + [rng.choice([(rows, cols), (cols,), (1, cols), (rows, 1)])
                                for _ in range(n_in - 1)]
-    inputs = [(torch.randn(*s, generator=torch.Generator().manual_seed(rng.randrange(1 << 30)))
-               * (4 if not dtype.is_floating_point else 1)).to(dtype) for s in shapes]
+    if rng.random() < 0.2:  # a leading batch dim
+        b = rng.randint(1, 3)
+        shapes = [(b,) + s if len(s) == 2 else s for s in shapes]
+
+    def draw(s):
+        t = (torch.randn(*s, generator=torch.Generator().manual_seed(rng.randrange(1 << 30)))
+             * (4 if not dtype.is_floating_point else 1)).to(dtype)
+        if len(s) >= 2 and permuted:
+            t = t.transpose(-1, -2).contiguous().transpose(-1, -2)
+        return t
+    # A permuted input: gpuos's results of it are row-major where eager's
+    # keep its layout, so .contiguous() and .reshape() alias differently
+    # (docs/python.md, "Layouts"); such programs make no in-place ops.
+    permuted = rng.random() < 0.25
+    inputs = [draw(s) for s in shapes]
     steps = []
+    unary = sorted(n for n in UNARY if not (permuted and n in IN_PLACE))
+    binary = sorted(n for n in BINARY if not (permuted and n in IN_PLACE))
     for _ in range(rng.randint(1, 8)):
         if rng.random() < 0.35:
-            steps.append(("b", rng.choice(sorted(BINARY)), rng.random(), rng.random()))
+            steps.append(("b", rng.choice(binary), rng.random(), rng.random()))
         else:
-            steps.append(("u", rng.choice(sorted(UNARY)), rng.random(), None))
+            steps.append(("u", rng.choice(unary), rng.random(), None))
 
     def fn(*xs):
         vals = list(xs)

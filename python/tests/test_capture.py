@@ -313,3 +313,22 @@ def test_casts_to_bf16_round_once():
     assert bd.tolist() == [1 + 2**-7, -(3 + 2**-6)]
     assert bi.tolist() == [2**24 + 2**17, -(2**25 + 2**18)]
     assert not torch.equal(bd, d.to(torch.bfloat16))  # eager's differs
+
+
+def test_contiguous_of_a_permuted_result_aliases_it_inside_capture():
+    # Results are row-major (docs/python.md, "Layouts"), so .contiguous() of
+    # x.t() + 1 is the result itself inside capture, where eager copies: an
+    # in-place op on it shows in the result. jit (in-place: PyTorch) and
+    # torch.compile (eager's layouts) match eager.
+    def f(x):
+        y = x.t() + 1
+        y.contiguous().add_(1)
+        return y
+    x = torch.zeros(2, 3)
+    assert f(x).tolist() == [[1.0, 1.0]] * 3
+    with gpuos.capture(**CPU):
+        y = f(x)
+    assert y.tolist() == [[2.0, 2.0]] * 3
+    assert gpuos.jit(f, **CPU)(x).tolist() == [[1.0, 1.0]] * 3
+    torch._dynamo.reset()
+    assert torch.compile(f, backend="gpuos", options=CPU)(x).tolist() == [[1.0, 1.0]] * 3
