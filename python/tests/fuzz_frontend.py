@@ -58,6 +58,9 @@ UNARY = {
     "softmax": lambda x: torch.softmax(x, -1),
     "log_softmax": lambda x: torch.log_softmax(x, -1),
     "softmax0": lambda x: torch.softmax(x, 0),
+    "softmax_mid": lambda x: torch.softmax(x, 1) if x.dim() == 3 else x,
+    "sum_mid": lambda x: x.sum(1) if x.dim() == 3 else x,
+    "permute": lambda x: x.permute(2, 0, 1) if x.dim() == 3 else x,
     "var": lambda x: x.var(-1, keepdim=True) if x.shape[-1] > 1 else x,
     "layer_norm": lambda x: F.layer_norm(x, x.shape[-1:]),
     "rms": lambda x: x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6),
@@ -95,7 +98,8 @@ BINARY = {
     "add_alpha": lambda a, b: torch.add(a, b, alpha=0.5),
     "pow_t": lambda a, b: torch.pow(a.abs() + 0.5, b.clamp(-2, 2)),
     "cat": lambda a, b: torch.cat([a, b], -1),
-    "mm": lambda a, b: a @ b.transpose(-1, -2) if a.dim() == 2 else a * b,
+    "mm": lambda a, b: a @ b.transpose(-1, -2) if a.dim() >= 2 else a * b,
+    "linear": lambda a, b: F.linear(a, b) if b.dim() == 2 else a * b,
     "add_": lambda a, b: a.add_(b),  # in place
     "copy_": lambda a, b: a.copy_(b),
 }
