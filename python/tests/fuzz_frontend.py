@@ -22,13 +22,14 @@ import torch.nn.functional as F
 
 import gpuos
 
-TOL = {torch.float32: 1e-4, torch.float64: 1e-9, torch.float16: 1e-2, torch.bfloat16: 5e-2}
-FLOATS = [torch.float32, torch.float32, torch.float64, torch.float16, torch.bfloat16,
+from conftest import TOLERANCE
+
+TOL = {**TOLERANCE, torch.float64: 1e-9}
+DTYPES = [torch.float32, torch.float32, torch.float64, torch.float16, torch.bfloat16,
           torch.int32, torch.int64]
 
-# Each op: (name, arity, fn). fn takes tensors (and the rng for its
-# parameters) and returns a tensor; ops that can raise in eager for a given
-# input are fine: such a program is dropped unless gpuos disagrees.
+# Ops by name, each a function of one or two tensors. One that eager
+# refuses for its operands (a dtype mix, a shape) drops the program.
 UNARY = {
     "exp": lambda x: torch.exp(x.clamp(max=10) if x.is_floating_point() else x.float()),
     "tanh": torch.tanh, "sigmoid": torch.sigmoid, "relu": torch.relu,
@@ -87,7 +88,7 @@ UNARY = {
     "scalar_t": lambda x: x * torch.tensor(1.5, dtype=x.dtype) if x.is_floating_point() else x,
     "sum_all": lambda x: x.sum(),
     "mean_all": lambda x: x.float().mean() if not x.is_floating_point() else x.mean(),
-    "bool_not": lambda x: (x > 0).logical_not().to(x.dtype) if hasattr(x, "logical_not") else x,
+    "bool_not": lambda x: (x > 0).logical_not().to(x.dtype),
 }
 BINARY = {
     "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
@@ -111,7 +112,7 @@ IN_PLACE = {"mul_", "relu_", "add_", "copy_"}
 def make_program(rng: random.Random):
     """(input tensors, a function of them, its text)."""
     rows, cols = rng.randint(1, 6), rng.choice([1, 2, 3, 5, 8, 16])
-    dtype = rng.choice(FLOATS)
+    dtype = rng.choice(DTYPES)
     n_in = rng.randint(1, 3)
     shapes = [(rows, cols)] + [rng.choice([(rows, cols), (cols,), (1, cols), (rows, 1)])
                                for _ in range(n_in - 1)]
@@ -119,16 +120,17 @@ def make_program(rng: random.Random):
         b = rng.randint(1, 3)
         shapes = [(b,) + s if len(s) == 2 else s for s in shapes]
 
+    # Permuted inputs: gpuos's results of them are row-major where eager's
+    # keep their layout, so .contiguous() and .reshape() alias differently
+    # (docs/python.md, "Layouts"); such programs make no in-place ops.
+    permuted = rng.random() < 0.25
+
     def draw(s):
         t = (torch.randn(*s, generator=torch.Generator().manual_seed(rng.randrange(1 << 30)))
              * (4 if not dtype.is_floating_point else 1)).to(dtype)
         if len(s) >= 2 and permuted:
             t = t.transpose(-1, -2).contiguous().transpose(-1, -2)
         return t
-    # A permuted input: gpuos's results of it are row-major where eager's
-    # keep its layout, so .contiguous() and .reshape() alias differently
-    # (docs/python.md, "Layouts"); such programs make no in-place ops.
-    permuted = rng.random() < 0.25
     inputs = [draw(s) for s in shapes]
     steps = []
     unary = sorted(n for n in UNARY if not (permuted and n in IN_PLACE))
@@ -139,20 +141,19 @@ def make_program(rng: random.Random):
         else:
             steps.append(("u", rng.choice(unary), rng.random(), None))
 
+    def operand(u: float, step: int) -> int:
+        """The value a step reads: one of the inputs and earlier results."""
+        return int(u * (len(shapes) + step))
+
     def fn(*xs):
         vals = list(xs)
-        for kind, name, p, q in steps:
-            a = vals[int(p * len(vals))]
-            if kind == "u":
-                vals.append(UNARY[name](a))
-            else:
-                b = vals[int(q * len(vals))]
-                vals.append(BINARY[name](a, b))
+        for i, (kind, name, p, q) in enumerate(steps):
+            a = vals[operand(p, i)]
+            vals.append(UNARY[name](a) if kind == "u" else BINARY[name](a, vals[operand(q, i)]))
         fn.dtypes = {v.dtype for v in vals}  # what the program computes in
         return tuple(vals[len(xs):])  # every value: none is dead code
     text = f"inputs {[tuple(t.shape) for t in inputs]} {dtype}; " + ", ".join(
-        f"{name}({'v%d' % int(p * (len(shapes) + i))}"
-        + (f", v{int(q * (len(shapes) + i))}" if kind == "b" else "") + ")"
+        f"{name}(v{operand(p, i)}" + (f", v{operand(q, i)}" if kind == "b" else "") + ")"
         for i, (kind, name, p, q) in enumerate(steps))
     return inputs, fn, text
 

@@ -8,7 +8,7 @@ import torch
 import torch.nn.functional as F
 
 import gpuos
-from conftest import assert_close
+from conftest import VIEW_BASE_CASES, assert_close
 
 CPU = {"executor": "interpreter"}
 
@@ -149,18 +149,13 @@ def _storage_groups(outs):
     return [ptrs.index(p) for p in ptrs]
 
 
-@pytest.mark.parametrize("case", ["fallback base", "intermediate base", "input base"])
+@pytest.mark.parametrize("case", sorted(VIEW_BASE_CASES))
 def test_output_views_share_storage_as_in_eager(case):
     # Views of a result PyTorch computed before the subgraph (cumsum stays
     # in PyTorch), of an intermediate no output returns, and of an input
     # share their base's storage as in eager, so writing one shows in the
     # others; they were dense copies.
-    fns = {
-        "fallback base": lambda x: (lambda y: (y * 3, y.t(), y[1]))(torch.cumsum(x * 2, 0)),
-        "intermediate base": lambda x: (lambda y: (y[0], y.t(), torch.exp(x)))(x * 2),
-        "input base": lambda x: (x * 2, x.t(), x[1:]),
-    }
-    f = fns[case]
+    f = VIEW_BASE_CASES[case]
     x = torch.randn(3, 4)
     out, ref = compiled(f)(x), f(x)
     assert _storage_groups(out) == _storage_groups(ref)

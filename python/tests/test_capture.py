@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import gpuos
-from conftest import assert_close
+from conftest import BF16_PAST_MIDPOINT, BF16_ROUNDED_ONCE, assert_close
 
 CPU = dict(executor="interpreter")
 
@@ -306,12 +306,12 @@ def test_casts_to_bf16_round_once():
     # Values just past a bf16 midpoint: rounded once (as float64 math says)
     # they go up; eager rounds through f32, which lands them on the midpoint,
     # and then ties to even go down (docs/python.md, "Casts to bf16").
-    d = torch.tensor([1 + 2**-8 + 2**-30, -(3 + 2**-7 + 2**-29)], dtype=torch.float64)
-    i = torch.tensor([2**24 + 2**16 + 1, -(2**25 + 2**17 + 1)], dtype=torch.int64)
+    d = torch.tensor(BF16_PAST_MIDPOINT[0], dtype=torch.float64)
+    i = torch.tensor(BF16_PAST_MIDPOINT[1], dtype=torch.int64)
     with gpuos.capture(**CPU):
         bd, bi = (d * 1).to(torch.bfloat16), (i * 1).to(torch.bfloat16)
-    assert bd.tolist() == [1 + 2**-7, -(3 + 2**-6)]
-    assert bi.tolist() == [2**24 + 2**17, -(2**25 + 2**18)]
+    assert bd.tolist() == BF16_ROUNDED_ONCE[0]
+    assert bi.tolist() == BF16_ROUNDED_ONCE[1]
     assert not torch.equal(bd, d.to(torch.bfloat16))  # eager's differs
 
 

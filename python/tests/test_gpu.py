@@ -6,7 +6,7 @@ import torch
 import torch.nn.functional as F
 
 import gpuos
-from conftest import assert_close, has_gpu
+from conftest import BF16_PAST_MIDPOINT, BF16_ROUNDED_ONCE, VIEW_BASE_CASES, assert_close, has_gpu
 
 pytestmark = pytest.mark.skipif(not has_gpu(), reason="no GPU: the runtime cannot open device 0")
 
@@ -89,17 +89,12 @@ def test_outputs_that_view_other_outputs_share_their_storage():
         assert not yt.any() and not row.any()
 
 
-@pytest.mark.parametrize("case", ["fallback base", "intermediate base", "input base"])
+@pytest.mark.parametrize("case", sorted(VIEW_BASE_CASES))
 def test_views_of_inputs_and_intermediates_share_storage(case):
     # The runner makes views of a subgraph input (cumsum's result, from
     # PyTorch), of an intermediate two outputs view (an extra graph output)
     # and of an input, as eager returns them.
-    fns = {
-        "fallback base": lambda x: (lambda y: (y * 3, y.t(), y[1]))(torch.cumsum(x * 2, 0)),
-        "intermediate base": lambda x: (lambda y: (y[0], y.t(), torch.exp(x)))(x * 2),
-        "input base": lambda x: (x * 2, x.t(), x[1:]),
-    }
-    f = fns[case]
+    f = VIEW_BASE_CASES[case]
     g = torch.compile(f, backend="gpuos", dynamic=False)
     for _ in range(2):  # the first call compiles, the second runs the runner
         x = cuda(3, 4)
@@ -290,10 +285,10 @@ def test_backend_imports_norm_chains_as_fused_ops():
 def test_casts_to_bf16_round_once_on_the_device():
     # test_capture.py's test_casts_to_bf16_round_once through the generated
     # code (cvt.rn.bf16.f64 and cvt.rn.bf16.s64), not the interpreter.
-    d = torch.tensor([1 + 2**-8 + 2**-30, -(3 + 2**-7 + 2**-29)], dtype=torch.float64, device="cuda")
-    i = torch.tensor([2**24 + 2**16 + 1, -(2**25 + 2**17 + 1)], dtype=torch.int64, device="cuda")
+    d = torch.tensor(BF16_PAST_MIDPOINT[0], dtype=torch.float64, device="cuda")
+    i = torch.tensor(BF16_PAST_MIDPOINT[1], dtype=torch.int64, device="cuda")
     f = gpuos.jit(lambda d, i: ((d * 1).to(torch.bfloat16), (i * 1).to(torch.bfloat16)))
     bd, bi = f(d, i)
-    assert bd.tolist() == [1 + 2**-7, -(3 + 2**-6)]
-    assert bi.tolist() == [2**24 + 2**17, -(2**25 + 2**18)]
+    assert bd.tolist() == BF16_ROUNDED_ONCE[0]
+    assert bi.tolist() == BF16_ROUNDED_ONCE[1]
     assert gpuos.stats()["graphs_run"] == 1
