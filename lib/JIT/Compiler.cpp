@@ -46,7 +46,7 @@ using namespace gpuos::jit;
 
 /// Bump when the generated code changes for the same input and options:
 /// it is part of every content hash, so old cache entries stop matching.
-static constexpr llvm::StringLiteral kCodegenVersion = "gpuos-codegen-2";
+static constexpr llvm::StringLiteral kCodegenVersion = "gpuos-codegen-3";
 
 char DiagnosedError::ID = 0;
 void DiagnosedError::log(llvm::raw_ostream &os) const {

@@ -178,9 +178,14 @@ gpuos::buildManifest(ModuleOp module, ArrayRef<TaskCodegenInfo> infos,
                 writeDims(json, "strides", type.getEffectiveStrides());
                 json.attribute("elem_bytes",
                                int64_t(elementStorageBytes(type.getElementType())));
+                // What the fast path wants, not what the function needs:
+                // it checks the vectorized buffers' alignment at entry and
+                // runs a scalar copy otherwise, so any element-aligned
+                // address is correct. (`vector_align`, which the runtime
+                // enforces, is for functions without that check.)
                 bool vector = index < info->vectorBuffers.size() &&
                               info->vectorBuffers[index];
-                json.attribute("vector_align", vector ? 16 : 0);
+                json.attribute("fast_align", vector ? 16 : 0);
               });
             }
           });
@@ -254,7 +259,7 @@ FailureOr<std::string> gpuos::rebuildManifest(ModuleOp module,
     info.lanes = unsigned(*lanes);
     for (const llvm::json::Value &buffer : *buffers) {
       const llvm::json::Object *b = buffer.getAsObject();
-      std::optional<int64_t> align = b ? b->getInteger("vector_align") : std::nullopt;
+      std::optional<int64_t> align = b ? b->getInteger("fast_align") : std::nullopt;
       if (!align)
         return failure();
       info.vectorBuffers.push_back(*align != 0);

@@ -95,6 +95,12 @@ class CompiledGraph:
 
 # What gpuos-opt writes into pipeline.mlir (part of the cache key).
 PIPELINE_FORMAT = "debuginfo"
+# What gpuos-jit writes into the image (part of the cache key, so a cache
+# copied to a machine without the compiler still works, but images whose
+# format the package no longer runs are not reused): manifests that mark
+# the vector path's buffers `fast_align`, not `vector_align`, which the
+# runtime enforces (docs/codegen.md, "Alignment").
+IMAGE_FORMAT = "fast_align"
 
 # "<cache>/<key>/graph.mlir:LINE:COL": a line of a compiled graph's text.
 _GRAPH_LINE = re.compile(r"([0-9a-f]{32})/graph\.mlir:(\d+):\d+")
@@ -132,9 +138,10 @@ def compile_graph(source: str, name: str, inputs, outputs,
                   sources: Optional[Dict[int, str]] = None) -> CompiledGraph:
     """Compiles `source` (one gpuos.graph) unless it was compiled before;
     `sources` maps its lines to the user's program (explain)."""
-    # PIPELINE_FORMAT: pipeline.mlir files written before its locations
-    # were kept are not reused.
-    key = hashlib.sha256(f"{arch}\n{PIPELINE_FORMAT}\n{source}".encode()).hexdigest()[:32]
+    # PIPELINE_FORMAT, IMAGE_FORMAT: files written before the formats the
+    # package expects are not reused.
+    key = hashlib.sha256(
+        f"{arch}\n{PIPELINE_FORMAT}\n{IMAGE_FORMAT}\n{source}".encode()).hexdigest()[:32]
     with _lock:
         hit = _memory.get(key)
         if hit is not None:

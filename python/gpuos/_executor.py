@@ -22,6 +22,7 @@ to a set of pointers are cached in the extension, which also counts runs.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import subprocess
 import tempfile
@@ -172,12 +173,17 @@ def output_allocation(metas: Sequence[Tuple[tuple, tuple, torch.dtype]],
     torch.empty_strided costs 4.1 us from Python, eight of them 32.1 us, one
     [8, ...] allocation unbound into eight 16.1 us (docs/python.md). They are
     views of one storage, as torch.split's results are; the storage lives
-    until the last of them is freed. Needs env["DEV"]."""
+    until the last of them is freed. Only outputs of a multiple of 16 bytes
+    group: each then starts 16-byte aligned, as an allocation does, which
+    the generated code's vector path wants (two [3] f32 outputs of one
+    [2, 3] allocation would put the second at byte 12). Needs env["DEV"]."""
     env["empty"], env["stacked"] = torch.empty_strided, torch.empty
     groups: Dict[tuple, List[int]] = {}
     for j, (shape, stride, dtype) in enumerate(metas):
         shape = tuple(int(d) for d in shape)
-        key = (shape, dtype) if tuple(stride) == dense_strides(shape) else (j,)
+        dense = tuple(stride) == dense_strides(shape)
+        aligned = math.prod(shape) * dtype.itemsize % 16 == 0
+        key = (shape, dtype) if dense and aligned else (j,)
         groups.setdefault(key, []).append(j)
     lines = []
     for g, members in enumerate(groups.values()):

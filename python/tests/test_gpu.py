@@ -292,3 +292,24 @@ def test_casts_to_bf16_round_once_on_the_device():
     assert bd.tolist() == BF16_ROUNDED_ONCE[0]
     assert bi.tolist() == BF16_ROUNDED_ONCE[1]
     assert gpuos.stats()["graphs_run"] == 1
+
+
+def test_views_off_16_bytes_run_on_the_scalar_path():
+    # Inputs that start 4 bytes past a 16-byte boundary (a slice of a
+    # larger tensor) are bound as they are: every generated function checks
+    # its vector buffers' alignment and runs its scalar copy otherwise
+    # (docs/codegen.md, "Alignment"), through each strategy: elementwise,
+    # rows (softmax), and the small-M matmul (matvec).
+    def odd(*shape):
+        n = 1
+        for d in shape:
+            n *= d
+        return cuda(n + 1)[1:].reshape(*shape)
+    x, s, h, w = odd(16, 256), cuda(256), odd(1, 1024), odd(1024, 256).mul_(0.05)
+    assert all(t.data_ptr() % 16 == 4 for t in (x, h, w))
+    f = gpuos.jit(lambda x, s, h, w: (torch.tanh(x * s) + x, torch.softmax(x, -1), h @ w))
+    out = f(x, s, h, w)
+    ref = f.__wrapped__(x.double(), s.double(), h.double(), w.double())
+    for o, r in zip(out, ref):
+        assert_close(o, r, torch.float32)
+    assert gpuos.stats()["graphs_run"] == 1

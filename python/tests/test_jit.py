@@ -69,6 +69,22 @@ def test_same_shape_outputs_share_one_allocation():
     assert "unbind(0)" in g.gpuos_jit.fast.gpuos_source
 
 
+def test_outputs_not_a_multiple_of_16_bytes_are_allocated_apart():
+    # Two [3] f32 outputs (12 bytes) cut from one [2, 3] allocation would put
+    # the second at byte 12, off the 16 bytes the generated code's vector
+    # path wants; each gets its own allocation. [4] f32 (16 bytes) groups.
+    def f(x, y):
+        return x + y, x * y
+    for n, grouped in ((3, False), (4, True), (6, False)):
+        g = gpuos.jit(f)
+        x, y = torch.randn(n), torch.randn(n)
+        for _ in range(2):
+            out = g(x, y)
+            check(out, ref(f, x, y))
+        assert ("unbind(0)" in g.gpuos_jit.fast.gpuos_source) == grouped
+        assert all(o.data_ptr() % 16 == 0 for o in out)
+
+
 def test_a_new_signature_records_again():
     g = gpuos.jit(chain)
     for n in (8, 16, 8, 16):
