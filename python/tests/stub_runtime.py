@@ -4,7 +4,7 @@ CUDA tensor takes) runs on CPU tensors.
 install(compute=True): each launch evaluates its graph with the reference
 interpreter and writes the outputs, after checking what the runtime would
 (the image holds the graph, buffer names and byte extents, the tensors'
-layouts). install(compute=False): every native call does nothing (timing
+layouts, their addresses' alignment). install(compute=False): every native call does nothing (timing
 the host path: bench_overhead.py). Both swap gpuos._C and point the
 runtime path at CPU tensors; pass a pytest monkeypatch to undo it after a
 test.
@@ -23,6 +23,7 @@ class _Runtime:
 
     def __init__(self, ordinal=0, idle_park_us=-1):
         self.loaded = set()  # graph names in the installed image
+        self.align = {}      # (graph, buffer name) -> bytes its address needs
         self.runs = 0
         self.graph_count = 0
 
@@ -30,6 +31,14 @@ class _Runtime:
         if self.compute:
             tasks = json.loads(Path(manifest).read_text())["tasks"]
             self.loaded = {t["graph"] for t in tasks}
+            # The runtime's rule (GraphLayout.cpp): a task's buffer needs its
+            # element size and its `vector_align`, if the manifest has one.
+            self.align = {}
+            for t in tasks:
+                for b in t["buffers"]:
+                    key = (t["graph"], b["name"])
+                    need = max(b["elem_bytes"], b.get("vector_align", 0))
+                    self.align[key] = max(self.align.get(key, 1), need)
 
     def launcher(self, graph, names, nbytes, priority, stream_ordered=False):
         if not self.compute:
@@ -106,6 +115,11 @@ class _InterpreterLauncher:
             assert isinstance(t, torch.Tensor) and meta_type(t) == type_, (name, type_, t.shape)
         for (name, type_), t in zip(self.graph.outputs, outs):
             assert t.is_contiguous() and meta_type(t) == type_, (name, type_, t.shape)
+        for (name, _), t in zip(list(self.graph.inputs) + list(self.graph.outputs), tensors):
+            need = self.runtime.align.get((self.graph.name, name), 1)
+            if t.data_ptr() % need:
+                raise RuntimeError(f"gpuos_graph_from_manifest({self.graph.name}): buffer "
+                                   f"'{name}' at {t.data_ptr():#x} is not {need}-byte aligned")
         for o, v in zip(outs, run_interpreter(self.graph, ins)):
             o.copy_(v)
         self.runtime.runs += 1

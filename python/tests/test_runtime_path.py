@@ -4,6 +4,8 @@ interpreter (stub_runtime.py), so the code CUDA tensors take (the generated
 per-variant runner, the one-call launch, the calling convention Dynamo
 sees) runs here with values checked against float64 PyTorch."""
 
+import math
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -199,6 +201,27 @@ def test_capture_takes_the_same_launch():
         y = torch.relu(x * w).sum(-1)
     assert_close(y, torch.relu(x.double() * w.double()).sum(-1), torch.float32)
     assert gpuos.stats()["graphs_run"] == 1
+
+
+def test_bindings_need_only_element_alignment():
+    # The stand-in refuses what the runtime would: an address off a task
+    # buffer's element size or its manifest's `vector_align`. Compiled
+    # functions take a scalar copy on addresses off 16 bytes (their
+    # manifests say `fast_align`), so views at odd element offsets and small
+    # outputs run; each strategy: elementwise, rows, small-M matmul.
+    # (test_gpu.py's test_views_off_16_bytes_run_on_the_scalar_path runs the
+    # same on the device.)
+    def odd(*shape):
+        return torch.randn(math.prod(shape) + 1)[1:].reshape(*shape)
+    x, s, h, w = odd(16, 256), torch.randn(256), odd(1, 1024), odd(1024, 256).mul_(0.05)
+    assert all(t.data_ptr() % 16 == 4 for t in (x, h, w))
+    f = gpuos.jit(lambda x, s, h, w: (torch.tanh(x * s) + x, torch.softmax(x, -1), h @ w))
+    check(f(x, s, h, w), ref(f.__wrapped__, x, s, h, w))
+    # Two outputs of 3 f32 each: each its own allocation, each aligned.
+    g = gpuos.jit(lambda a, b: (a + b, a * b))
+    a, b = odd(3), odd(3)
+    check(g(a, b), ref(g.__wrapped__, a, b))
+    assert gpuos.stats()["graphs_run"] == 2
 
 
 def test_the_union_image_is_bounded_and_an_evicted_graph_comes_back(monkeypatch):
