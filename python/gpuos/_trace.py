@@ -48,8 +48,12 @@ class Trace:
         return key in self.values
 
     def input(self, key: Any, source: Any, type_: TensorType) -> Value:
-        """The Value of an outside tensor, adding a graph input once."""
+        """The Value of an outside tensor, adding a graph input once. An
+        empty one is Unsupported: its data pointer is null, which the
+        runtime does not bind (PyTorch runs what reads it)."""
         if key not in self.values:
+            if 0 in type_.shape:
+                raise Unsupported(f"an empty input tensor (shape {list(type_.shape)})")
             name = f"in{len(self.inputs)}"
             self.values[key] = self.builder.add_input(name, type_)
             self.inputs.append((name, source))

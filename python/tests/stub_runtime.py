@@ -116,6 +116,9 @@ class _InterpreterLauncher:
         for (name, type_), t in zip(self.graph.outputs, outs):
             assert t.is_contiguous() and meta_type(t) == type_, (name, type_, t.shape)
         for (name, _), t in zip(list(self.graph.inputs) + list(self.graph.outputs), tensors):
+            if t.data_ptr() == 0:  # an empty tensor's, as PyTorch allocates it
+                raise RuntimeError(f"gpuos_graph_from_manifest({self.graph.name}): buffer "
+                                   f"'{name}' is null")
             need = self.runtime.align.get((self.graph.name, name), 1)
             if t.data_ptr() % need:
                 raise RuntimeError(f"gpuos_graph_from_manifest({self.graph.name}): buffer "

@@ -313,3 +313,15 @@ def test_views_off_16_bytes_run_on_the_scalar_path():
     for o, r in zip(out, ref):
         assert_close(o, r, torch.float32)
     assert gpuos.stats()["graphs_run"] == 1
+
+
+def test_empty_inputs_run_in_pytorch():
+    # test_runtime_path.py's test of the same on the device: an empty
+    # tensor's data pointer is null, which the runtime does not bind.
+    def f(x, c, k):
+        return x.sum(-1) + 1, torch.cat([c, k], 1) * 2
+    x, c, k = cuda(8, 0), cuda(4, 0, 16), cuda(4, 1, 16)
+    expected = f(x.double(), c.double(), k.double())
+    for out in (gpuos.jit(f)(x, c, k), torch.compile(f, backend="gpuos")(x, c, k)):
+        for o, r in zip(out, expected):
+            assert_close(o, r, torch.float32)

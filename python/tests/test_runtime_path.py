@@ -224,6 +224,22 @@ def test_bindings_need_only_element_alignment():
     assert gpuos.stats()["graphs_run"] == 2
 
 
+def test_empty_inputs_run_in_pytorch():
+    # An empty tensor's data pointer is null, which the runtime refuses to
+    # bind; a graph that reads one (a sum over a zero-length axis, a KV cache
+    # before the first step) runs in PyTorch, through every entry point.
+    def f(x, c, k):
+        return x.sum(-1) + 1, torch.cat([c, k], 1) * 2
+    x, c, k = torch.randn(8, 0), torch.randn(4, 0, 16), torch.randn(4, 1, 16)
+    assert x.data_ptr() == 0 and c.data_ptr() == 0
+    expected = ref(f, x, c, k)
+    check(gpuos.jit(f)(x, c, k), expected)
+    with gpuos.capture():
+        out = f(x, c, k)
+    check(out, expected)
+    check(compiled(f, dynamic=False)(x, c, k), expected)
+
+
 def test_the_union_image_is_bounded_and_an_evicted_graph_comes_back(monkeypatch):
     # At most two graphs in the device's image: a third pushes the oldest
     # out, and calling the evicted one installs an image with it again
