@@ -112,7 +112,19 @@ class Trace:
         graph = compile_graph(text, b.name, [(n, v.type) for n, v in b.inputs],
                               [(n, v.type) for n, v in b.outputs], arch=arch, image=image,
                               sources=sources)
+        if image:
+            tiles = sum(t.get("num_tiles") or 0 for t in graph.manifest_json()["tasks"])
+            if tiles > MAX_TILES_IN_FLIGHT:
+                raise Unsupported(f"the graph has {tiles} tiles; the runtime admits at most "
+                                  f"{MAX_TILES_IN_FLIGHT} in flight")
         return graph, [src for _, src in self.inputs]
+
+
+# What the runtime admits of one graph: RuntimeOptions::queueCapacity / 2
+# tiles (GraphLayout.cpp), and gpuos._C opens it with the default capacity,
+# 65536. A larger graph (one op over 2 GiB of f32: 65536 tiles of 8192
+# elements) runs in PyTorch.
+MAX_TILES_IN_FLIGHT = 1 << 15
 
 
 def tensor_type(t: torch.Tensor) -> TensorType:

@@ -240,6 +240,28 @@ def test_empty_inputs_run_in_pytorch():
     check(compiled(f, dynamic=False)(x, c, k), expected)
 
 
+def test_a_graph_of_more_tiles_than_the_runtime_admits_runs_in_pytorch(monkeypatch):
+    # The runtime refuses a graph of more than queueCapacity / 2 tiles (one
+    # op over 2 GiB of f32 would be 65536); the front-end sends it to
+    # PyTorch, here with the limit lowered to 16 (x + 1 over 64x1024: 256
+    # tiles), through every entry point.
+    from gpuos import _trace
+    f = lambda x: x + 1
+    x = torch.randn(64, 1024)
+    check(gpuos.jit(f)(x), ref(f, x))
+    assert gpuos.stats()["graphs_run"] == 1 and "jit_fallbacks" not in gpuos.stats()
+    monkeypatch.setattr(_trace, "MAX_TILES_IN_FLIGHT", 16)
+    gpuos.clear_memory_cache()
+    check(gpuos.jit(f)(x), ref(f, x))
+    with gpuos.capture():
+        y = f(x)
+    check(y, ref(f, x))
+    check(compiled(f, dynamic=False)(x), ref(f, x))
+    s = gpuos.stats()
+    assert s["graphs_run"] == 1
+    assert s["jit_fallbacks"] == 1 and s["flush_fallbacks"] == 1 and s["compile_fallbacks"] == 1
+
+
 def test_the_union_image_is_bounded_and_an_evicted_graph_comes_back(monkeypatch):
     # At most two graphs in the device's image: a third pushes the oldest
     # out, and calling the evicted one installs an image with it again
