@@ -3,7 +3,7 @@ interpreter executor): random short programs of the ops the importer
 lowers, run through gpuos.capture, gpuos.jit and (with --compile)
 torch.compile, compared with the same program in eager PyTorch.
 
-    python fuzz_frontend.py [--seed N] [--programs N] [--compile]
+    python fuzz_frontend.py [--seed N] [--programs N] [--compile] [--runtime-path]
 
 Needs the gpuos package and GPUOS_BIN_DIR (as the tests do). Prints each
 mismatch or exception with the program that made it and exits 1 if there
@@ -125,11 +125,19 @@ def make_program(rng: random.Random):
     # (docs/python.md, "Layouts"); such programs make no in-place ops.
     permuted = rng.random() < 0.25
 
+    # Some inputs start one element into their storage (a view x[1:]), off
+    # the 16 bytes the generated code's vector path wants: the runtime path
+    # must bind them (--runtime-path). Drawn from a generator of its own, so
+    # the programs of a seed stay what they were before this was added.
+    offsets = random.Random(hash(rng.getstate()[1]))
+
     def draw(s):
         t = (torch.randn(*s, generator=torch.Generator().manual_seed(rng.randrange(1 << 30)))
              * (4 if not dtype.is_floating_point else 1)).to(dtype)
         if len(s) >= 2 and permuted:
             t = t.transpose(-1, -2).contiguous().transpose(-1, -2)
+        elif offsets.random() < 0.3:
+            t = torch.empty(t.numel() + 1, dtype=dtype)[1:].view(t.shape).copy_(t)
         return t
     inputs = [draw(s) for s in shapes]
     steps = []
@@ -177,8 +185,10 @@ def close(got, want, dtypes) -> str:
     return f"values differ: {got} vs {want}" if bad.any() else ""
 
 
-def run(entry: str, fn, inputs):
-    opts = dict(executor="interpreter")
+def run(entry: str, fn, inputs, runtime_path: bool = False):
+    # The runtime path: compiled images through a stand-in of the runtime
+    # that checks the bindings as it does (stub_runtime.py).
+    opts = {} if runtime_path else dict(executor="interpreter")
     if entry == "capture":
         with gpuos.capture(**opts):
             out = fn(*inputs)
@@ -191,9 +201,18 @@ def run(entry: str, fn, inputs):
     return torch.compile(fn, backend="gpuos", options=opts, dynamic=False)(*inputs)
 
 
-def fuzz(seed: int, programs: int, entries) -> list:
+def _same_layout(t: torch.Tensor) -> torch.Tensor:
+    """A copy of t at the same offset into a storage of its own (clone()
+    would start it at offset 0)."""
+    if t.storage_offset() == 0:
+        return t.clone()
+    base = torch.empty(t.storage_offset() + t.numel(), dtype=t.dtype)
+    return base[t.storage_offset():].view(t.shape).copy_(t)
+
+
+def fuzz(seed: int, programs: int, entries, runtime_path: bool = False) -> list:
     """The findings of `programs` random programs: one text per mismatch or
-    exception, naming the program."""
+    exception, naming the program. runtime_path: stub_runtime is installed."""
     findings = []
     for k in range(programs):
         rng = random.Random(seed * 1_000_003 + k)
@@ -205,7 +224,7 @@ def fuzz(seed: int, programs: int, entries) -> list:
             continue  # eager refuses it (a dtype mix, a shape): not a program
         for entry in entries:
             try:
-                got = run(entry, fn, [t.clone() for t in inputs])
+                got = run(entry, fn, [_same_layout(t) for t in inputs], runtime_path)
                 why = "; ".join(filter(None, (close(g, w, dtypes) for g, w in zip(got, want))))
             except Exception as e:  # noqa: BLE001 -- every escape is a finding
                 why = f"raised {type(e).__name__}: {e}\n{traceback.format_exc(limit=4)}"
@@ -219,10 +238,15 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--programs", type=int, default=300)
     ap.add_argument("--compile", action="store_true")
+    ap.add_argument("--runtime-path", action="store_true",
+                    help="compiled images through stub_runtime's stand-in of the runtime")
     args = ap.parse_args()
     logging.getLogger("gpuos").setLevel(logging.ERROR)
+    if args.runtime_path:
+        import stub_runtime
+        stub_runtime.install()
     entries = ["capture", "jit"] + (["compile"] if args.compile else [])
-    findings = fuzz(args.seed, args.programs, entries)
+    findings = fuzz(args.seed, args.programs, entries, args.runtime_path)
     for f in findings:
         print(f, flush=True)
     print(f"{args.programs} programs, {len(findings)} failures; {gpuos.stats()}")
