@@ -10,6 +10,7 @@ running the compiler at all.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -91,6 +92,12 @@ class CompiledGraph:
 
     def manifest_json(self) -> dict:
         return json.loads(self.manifest.read_text())
+
+    @functools.cached_property
+    def tiles(self) -> int:
+        """Its tasks' tiles together (read once: a capture checks them at
+        every flush)."""
+        return sum(t.get("num_tiles") or 0 for t in self.manifest_json()["tasks"])
 
 
 # What gpuos-opt writes into pipeline.mlir (part of the cache key).

@@ -113,9 +113,8 @@ class Trace:
                               [(n, v.type) for n, v in b.outputs], arch=arch, image=image,
                               sources=sources)
         if image:
-            tiles = sum(t.get("num_tiles") or 0 for t in graph.manifest_json()["tasks"])
-            if tiles > MAX_TILES_IN_FLIGHT:
-                raise Unsupported(f"the graph has {tiles} tiles; the runtime admits at most "
+            if graph.tiles > MAX_TILES_IN_FLIGHT:
+                raise Unsupported(f"the graph has {graph.tiles} tiles; the runtime admits at most "
                                   f"{MAX_TILES_IN_FLIGHT} in flight")
         return graph, [src for _, src in self.inputs]
 
