@@ -112,10 +112,9 @@ class Trace:
         graph = compile_graph(text, b.name, [(n, v.type) for n, v in b.inputs],
                               [(n, v.type) for n, v in b.outputs], arch=arch, image=image,
                               sources=sources)
-        if image:
-            if graph.tiles > MAX_TILES_IN_FLIGHT:
-                raise Unsupported(f"the graph has {graph.tiles} tiles; the runtime admits at most "
-                                  f"{MAX_TILES_IN_FLIGHT} in flight")
+        if image and graph.tiles > MAX_TILES_IN_FLIGHT:
+            raise Unsupported(f"the graph has {graph.tiles} tiles; the runtime admits at most "
+                              f"{MAX_TILES_IN_FLIGHT} in flight")
         return graph, [src for _, src in self.inputs]
 
 
