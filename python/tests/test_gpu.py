@@ -1,6 +1,8 @@
 """The entry points on the GPU, through the resident runtime, against a
 float64 PyTorch reference. Skipped (visibly) without a GPU."""
 
+import math
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -301,10 +303,7 @@ def test_views_off_16_bytes_run_on_the_scalar_path():
     # (docs/codegen.md, "Alignment"), through each strategy: elementwise,
     # rows (softmax), and the small-M matmul (matvec).
     def odd(*shape):
-        n = 1
-        for d in shape:
-            n *= d
-        return cuda(n + 1)[1:].reshape(*shape)
+        return cuda(math.prod(shape) + 1)[1:].reshape(*shape)
     x, s, h, w = odd(16, 256), cuda(256), odd(1, 1024), odd(1024, 256).mul_(0.05)
     assert all(t.data_ptr() % 16 == 4 for t in (x, h, w))
     f = gpuos.jit(lambda x, s, h, w: (torch.tanh(x * s) + x, torch.softmax(x, -1), h @ w))
