@@ -84,7 +84,11 @@ def operands_of(call, env, inputs):
     its mask before v), its own outputs included."""
     seen = []
     launch = env["launch"]
-    env["launch"] = lambda tensors, stream: (seen.append(tensors), launch(tensors, stream))
+
+    def recording(tensors, stream):
+        seen.append(tensors)
+        launch(tensors, stream)
+    env["launch"] = recording
     try:
         call(*inputs)
     finally:

@@ -91,7 +91,14 @@ class CompiledGraph:
         return self.directory / "pipeline.mlir"
 
     def manifest_json(self) -> dict:
-        return json.loads(self.manifest.read_text())
+        """The image's manifest; CompileError naming the file when it cannot
+        be read (a disk cache entry left half written), so the entry points
+        run the graph in PyTorch and say why."""
+        try:
+            return json.loads(self.manifest.read_text())
+        except (OSError, ValueError) as e:
+            raise CompileError(f"{self.manifest}: cannot read the image's manifest ({e}); "
+                               f"delete {self.directory} to compile it again") from None
 
     @functools.cached_property
     def tiles(self) -> int:

@@ -137,7 +137,7 @@ def make_program(rng: random.Random):
         if len(s) >= 2 and permuted:
             t = t.transpose(-1, -2).contiguous().transpose(-1, -2)
         elif offsets.random() < 0.3:
-            t = torch.empty(t.numel() + 1, dtype=dtype)[1:].view(t.shape).copy_(t)
+            t = _at_offset(t, 1)
         return t
     inputs = [draw(s) for s in shapes]
     steps = []
@@ -201,13 +201,16 @@ def run(entry: str, fn, inputs, runtime_path: bool = False):
     return torch.compile(fn, backend="gpuos", options=opts, dynamic=False)(*inputs)
 
 
+def _at_offset(t: torch.Tensor, offset: int) -> torch.Tensor:
+    """A contiguous copy of t starting `offset` elements into a storage of
+    its own."""
+    return torch.empty(offset + t.numel(), dtype=t.dtype)[offset:].view(t.shape).copy_(t)
+
+
 def _same_layout(t: torch.Tensor) -> torch.Tensor:
-    """A copy of t at the same offset into a storage of its own (clone()
-    would start it at offset 0)."""
-    if t.storage_offset() == 0:
-        return t.clone()
-    base = torch.empty(t.storage_offset() + t.numel(), dtype=t.dtype)
-    return base[t.storage_offset():].view(t.shape).copy_(t)
+    """A copy of t at the same offset into its storage (clone() would start
+    it at offset 0; offset inputs are contiguous)."""
+    return t.clone() if t.storage_offset() == 0 else _at_offset(t, t.storage_offset())
 
 
 def fuzz(seed: int, programs: int, entries, runtime_path: bool = False) -> list:

@@ -262,6 +262,22 @@ def test_a_graph_of_more_tiles_than_the_runtime_admits_runs_in_pytorch(monkeypat
     assert s["jit_fallbacks"] == 1 and s["flush_fallbacks"] == 1 and s["compile_fallbacks"] == 1
 
 
+def test_an_unreadable_cached_manifest_runs_in_pytorch_and_names_the_file(caplog):
+    # A disk cache entry left half written: the graph runs in PyTorch, and
+    # the warning names the file (it was json's bare "Expecting value").
+    from gpuos import _compiler
+    f = lambda x: torch.tanh(x) * 3
+    x = torch.randn(4, 8)
+    check(gpuos.jit(f)(x), ref(f, x))
+    (graph,) = _compiler._memory.values()
+    graph.manifest.write_text('{"tasks": [')
+    gpuos.clear_memory_cache()
+    with caplog.at_level("WARNING", logger="gpuos"):
+        check(gpuos.jit(f)(x), ref(f, x))
+    assert gpuos.stats()["jit_fallbacks"] == 1
+    assert any(str(graph.manifest) in r.getMessage() for r in caplog.records)
+
+
 def test_the_union_image_is_bounded_and_an_evicted_graph_comes_back(monkeypatch):
     # At most two graphs in the device's image: a third pushes the oldest
     # out, and calling the evicted one installs an image with it again
