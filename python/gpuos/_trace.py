@@ -9,6 +9,7 @@ outputs, prints the graph and compiles it.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from typing import Any, Callable, Dict, List, Optional, Tuple
@@ -112,17 +113,20 @@ class Trace:
         graph = compile_graph(text, b.name, [(n, v.type) for n, v in b.inputs],
                               [(n, v.type) for n, v in b.outputs], arch=arch, image=image,
                               sources=sources)
-        if image and graph.tiles > MAX_TILES_IN_FLIGHT:
+        if image and graph.tiles > max_graph_tiles():
             raise Unsupported(f"the graph has {graph.tiles} tiles; the runtime admits at most "
-                              f"{MAX_TILES_IN_FLIGHT} in flight")
+                              f"{max_graph_tiles()} in flight")
         return graph, [src for _, src in self.inputs]
 
 
-# What the runtime admits of one graph: RuntimeOptions::queueCapacity / 2
-# tiles (GraphLayout.cpp), and gpuos._C opens it with the default capacity,
-# 65536. A larger graph (one op over 2 GiB of f32: 65536 tiles of 8192
-# elements) runs in PyTorch.
-MAX_TILES_IN_FLIGHT = 1 << 15
+@functools.lru_cache(maxsize=None)
+def max_graph_tiles() -> int:
+    """The most tiles one graph may have on the runtimes gpuos._C opens (the
+    runtime's own answer for its default queue capacity: 32768). A larger
+    graph (one op over 2 GiB of f32: 65536 tiles of 8192 elements) runs in
+    PyTorch."""
+    from . import _C
+    return _C.max_graph_tiles()
 
 
 def tensor_type(t: torch.Tensor) -> TensorType:

@@ -584,6 +584,14 @@ PYBIND11_MODULE(_C, m) {
       .def("counters", &Runtime::counters)
       .def("stats", &Runtime::stats)
       .def("close", &Runtime::close);
+  // The most tiles one graph may have on the runtimes this module opens
+  // (Core: the default queue capacity); the front-end runs larger graphs
+  // in PyTorch. Needs no GPU.
+  m.def("max_graph_tiles", [] {
+    gpuos_options options;
+    gpuos_options_init(&options);
+    return gpuos_max_graph_tiles(&options);
+  });
   m.def("has_gpu", [] {
     gpuos_runtime *rt = nullptr;
     gpuos_status status = gpuos_open(0, nullptr, &rt);

@@ -241,8 +241,9 @@ def test_empty_inputs_run_in_pytorch():
 
 
 def test_a_graph_of_more_tiles_than_the_runtime_admits_runs_in_pytorch(monkeypatch):
-    # The runtime refuses a graph of more than queueCapacity / 2 tiles (one
-    # op over 2 GiB of f32 would be 65536); the front-end sends it to
+    # The runtime refuses a graph of more tiles than it admits in flight
+    # (gpuos._C.max_graph_tiles(): 32768 by default; one op over 2 GiB of
+    # f32 would be 65536); the front-end sends it to
     # PyTorch, here with the limit lowered to 16 (x + 1 over 64x1024: 256
     # tiles), through every entry point.
     from gpuos import _trace
@@ -250,7 +251,7 @@ def test_a_graph_of_more_tiles_than_the_runtime_admits_runs_in_pytorch(monkeypat
     x = torch.randn(64, 1024)
     check(gpuos.jit(f)(x), ref(f, x))
     assert gpuos.stats()["graphs_run"] == 1 and "jit_fallbacks" not in gpuos.stats()
-    monkeypatch.setattr(_trace, "MAX_TILES_IN_FLIGHT", 16)
+    monkeypatch.setattr(_trace, "max_graph_tiles", lambda: 16)
     gpuos.clear_memory_cache()
     check(gpuos.jit(f)(x), ref(f, x))
     with gpuos.capture():

@@ -118,6 +118,13 @@ const char *gpuos_status_name(gpuos_status status) {
   return errorCodeName(static_cast<ErrorCode>(status));
 }
 
+uint64_t gpuos_max_graph_tiles(const gpuos_options *o) {
+  RuntimeOptions options;
+  if (o)
+    options.queueCapacity = o->queue_capacity;
+  return options.maxTilesInFlight();
+}
+
 void gpuos_options_init(gpuos_options *o) {
   if (!o)
     return;

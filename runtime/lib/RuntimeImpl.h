@@ -340,7 +340,7 @@ struct Runtime::Impl {
     return Status::success();
   }
 
-  uint64_t maxTilesInFlight() const { return options.queueCapacity / 2; }
+  uint64_t maxTilesInFlight() const { return options.maxTilesInFlight(); }
 
   uint64_t capacityAt(uint64_t ptr) const {
     auto it = allocations.upper_bound(ptr);

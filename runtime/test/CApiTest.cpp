@@ -62,6 +62,18 @@ TEST(CApi, NullArgumentsAreRejected) {
   EXPECT_STREQ(gpuos_status_name(GPUOS_ERROR_TASK_FAILED), "task failed");
 }
 
+// The tile limit of one graph follows the options' queue capacity (half of
+// it may be in flight), with no GPU; null means the defaults.
+TEST(CApi, MaxGraphTilesFollowTheQueueCapacity) {
+  gpuos_options o;
+  gpuos_options_init(&o);
+  RuntimeOptions defaults;
+  EXPECT_EQ(gpuos_max_graph_tiles(&o), defaults.maxTilesInFlight());
+  EXPECT_EQ(gpuos_max_graph_tiles(nullptr), defaults.maxTilesInFlight());
+  o.queue_capacity = 64;
+  EXPECT_EQ(gpuos_max_graph_tiles(&o), 32u);
+}
+
 // Without a driver, gpuos_open says "no GPU" (and why) instead of failing
 // to load. Visible skip on a machine with a GPU.
 TEST(CApi, OpenWithoutDriverIsNoGpu) {

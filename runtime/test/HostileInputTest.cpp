@@ -165,6 +165,34 @@ TEST_P(HostileInputTest, AdmissionWaitLeavesTheRuntimeToOthers) {
   EXPECT_OK(rt->wait(second, kWaitUs));
 }
 
+// A graph of more tiles than RuntimeOptions::maxTilesInFlight() could never
+// be admitted: refused at creation, naming the limit; one of exactly that
+// many runs. (The Python front-end reads the limit through the C API,
+// gpuos_max_graph_tiles, and runs larger graphs in PyTorch.)
+TEST_P(HostileInputTest, GraphsOfMoreTilesThanAdmittedAreRefused) {
+  RuntimeOptions o;
+  o.queueCapacity = 64;
+  open(o);
+  if (!rt)
+    return;
+  const uint32_t limit = (uint32_t)o.maxTilesInFlight();
+  Buffer stamps = alloc(8 * (limit + 1));
+  GraphSpec g;
+  g.tasks.push_back({"spin", {stamps.arg()}, {(int64_t)limit + 1, 1000}, {}});
+  GraphId id = 0;
+  Status st = rt->createGraph(g, id);
+  EXPECT_EQ(st.code(), ErrorCode::InvalidArgument);
+  EXPECT_NE(st.message().find("the graph has " + std::to_string(limit + 1) +
+                              " tiles; a ready queue admits at most " +
+                              std::to_string(limit) + " in flight"),
+            std::string::npos)
+      << st.toString();
+  GraphId fits = spinGraph(stamps, limit, 1000);
+  Submission s;
+  ASSERT_OK(rt->submit(fits, Priority::Normal, s));
+  EXPECT_OK(rt->wait(s, kWaitUs));
+}
+
 // Waiting inside a safe-point action for a submission queued there would
 // never end (it runs after the action): refused; it runs afterwards.
 TEST_P(HostileInputTest, WaitInsideTheSafePointForItsOwnSubmissionIsRefused) {

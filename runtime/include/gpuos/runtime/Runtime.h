@@ -62,6 +62,9 @@ struct RuntimeOptions {
   uint32_t ringCapacity = 4096;
   /// Tiles per ready queue (power of two); half may be in flight at once.
   uint32_t queueCapacity = 1u << 16;
+  /// The tiles of one priority in flight at once, so also the most tiles
+  /// one graph may have (a larger one is refused at creation).
+  uint64_t maxTilesInFlight() const { return queueCapacity / 2; }
   /// Run slots: graphs x submissions of one graph in flight at once.
   uint32_t maxRuns = 4096;
   /// Device memory for graph descriptors, argument blocks and counters.

@@ -120,6 +120,9 @@ const char *gpuos_last_error(void);
 const char *gpuos_status_name(gpuos_status status);
 
 void gpuos_options_init(gpuos_options *options);
+/* The most tiles one graph may have under `options` (all of them may be in
+   flight at once); a graph of more is refused. Needs no GPU. */
+uint64_t gpuos_max_graph_tiles(const gpuos_options *options);
 /* options may be NULL (defaults). GPUOS_ERROR_NO_GPU without a driver. */
 gpuos_status gpuos_open(int ordinal, const gpuos_options *options,
                         gpuos_runtime **out);
