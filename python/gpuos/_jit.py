@@ -220,6 +220,32 @@ def _signature(args: tuple, kwargs: dict) -> Tuple:
     return (len(args), tuple(kwargs), torch.is_grad_enabled(), _modes(), tuple(parts))
 
 
+def _layout_guard(examples: List[torch.Tensor]) -> Optional[Callable]:
+    """One native check that tensors still have the examples' shape,
+    strides, dtype, device, requires_grad and dispatch keys: Dynamo's own
+    tensor guard (C++), which checks three tensors in a quarter of the time
+    of the same checks written in Python (docs/python.md, "Per-call cost").
+    Its arguments must be tensors (the runner checks isinstance first). None
+    where this PyTorch has no such guard, or for no tensors: the runner
+    then checks each property in Python. A call that fails it only for what
+    the signature does not hold (dispatch keys: an inference tensor, a
+    mode) takes the slow path, which finds the variant by its signature."""
+    if not examples or _TensorGuards is None:
+        return None
+    try:
+        return _TensorGuards(*examples,
+                             dynamic_dims_sizes=[list(t.shape) for t in examples],
+                             dynamic_dims_strides=[list(t.stride()) for t in examples]).check
+    except Exception:  # another PyTorch's signature: the Python checks
+        return None
+
+
+try:
+    from torch._C._dynamo.guards import TensorGuards as _TensorGuards
+except ImportError:
+    _TensorGuards = None
+
+
 def _interpreter_launch(graph):
     """The launcher's calling convention on the CPU reference interpreter."""
     n = len(graph.inputs)
@@ -277,6 +303,7 @@ class _Jit:
 
     # --- the slow path: find, record or refuse a signature ------------------------
     def slow(self, args: tuple, kwargs: dict):
+        _stats.bump("jit_slow_calls")  # the guard missed (or no runner yet)
         tensors = [x for x in args + tuple(kwargs.values()) if isinstance(x, torch.Tensor)]
         if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
             return self.autograd(args, kwargs)
@@ -318,7 +345,7 @@ class _Jit:
         slots = list(args) + list(kwargs.values())
         try:
             variant = self._trace(args, kwargs, slots)
-            return self._runner(variant, key)
+            return self._runner(variant, key, slots)
         except (_Abort, Unsupported, CompileError, ExecutionError) as e:
             log.warning("gpuos.jit: %s runs in PyTorch for this signature: %s", self.name, e)
             _stats.bump("jit_fallbacks")
@@ -436,10 +463,10 @@ class _Jit:
         return v
 
     # --- the generated runner -----------------------------------------------------
-    def _runner(self, v: _Variant, key: Tuple) -> Callable:
+    def _runner(self, v: _Variant, key: Tuple, slots: List[Any]) -> Callable:
         """The per-call code of a variant, with what the recording fixed as
         constants: the guard, the output allocations, one launch, the
-        result's structure."""
+        result's structure. `slots`: the recorded call's arguments."""
         npos, kwnames, grad, modes, parts = key
         env: Dict[str, Any] = {"slow": self.slow, "autograd": self.autograd,
                                "Tensor": torch.Tensor,
@@ -461,12 +488,18 @@ class _Jit:
                 env[f"N{slot}"] = kwnames[slot - npos]
                 lines.append(f"    t{slot} = kw.get(N{slot}, slow)")
         checks, grads = [], []
+        tensor_slots = [slot for slot, part in enumerate(parts)
+                        if len(part) == 5 and isinstance(part[2], torch.dtype) and part[4] == slot]
+        layout = _layout_guard([slots[slot] for slot in tensor_slots])
         for slot, part in enumerate(parts):
             x = f"t{slot}"
             if len(part) == 5 and isinstance(part[2], torch.dtype):
                 shape, stride, dtype, device, first = part
                 if first != slot:
                     checks.append(f"{x} is t{first}")
+                    continue
+                if layout:  # the rest, and requires_grad, in one check below
+                    checks.append(f"isinstance({x}, Tensor)")
                     continue
                 env[f"S{slot}"], env[f"R{slot}"] = torch.Size(shape), stride
                 env[f"D{slot}"], env[f"V{slot}"] = dtype, device
@@ -483,6 +516,9 @@ class _Jit:
             else:  # containers and other hashables: the whole stand-in
                 env[f"K{slot}"], env["FROZEN_EQ"] = part, _frozen_equals
                 checks.append(f"FROZEN_EQ({x}, K{slot})")
+        if layout:
+            env["LAYOUT"] = layout
+            checks.append(f"LAYOUT({', '.join(f't{slot}' for slot in tensor_slots)})")
         checks.append("grad_enabled() is " + ("True" if grad else "False"))
         env["MODES"] = modes
         if len(modes) == 1:  # the common case: two cheap calls

@@ -132,10 +132,13 @@ def install(monkeypatch=None, compute: bool = True):
     """Swaps gpuos._C for a stand-in; the runtime path takes CPU tensors."""
     import gpuos
     from gpuos import _executor
-    from gpuos import _C as real  # the runtime's own limits, no GPU needed
     runtime = type("Runtime", (_Runtime,), {"compute": compute})
     stub = types.ModuleType("gpuos._C")
-    stub.max_graph_tiles = real.max_graph_tiles
+    try:  # the runtime's own limit (no GPU needed)
+        from gpuos import _C as real
+        stub.max_graph_tiles = real.max_graph_tiles
+    except ImportError:  # a source tree without the extension (bench_overhead.py)
+        stub.max_graph_tiles = lambda: 1 << 15
     stub.Runtime = runtime
     stub.RuntimeError_ = RuntimeError
     stub.has_gpu = lambda: False

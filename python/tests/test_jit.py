@@ -50,6 +50,30 @@ def test_records_once_and_replays_without_dynamo():
     assert g.__name__ == "chain"
 
 
+def test_replays_pass_the_guard_and_changes_miss_it():
+    # Calls of the recorded signature take the runner (one native layout
+    # check where PyTorch has Dynamo's tensor guard); a changed dtype,
+    # stride or requires_grad misses it and goes through slow(), which
+    # records, finds or falls back.
+    from gpuos import _jit
+    g = gpuos.jit(chain)
+    args = (torch.randn(8, 32), torch.randn(32), torch.randn(32))
+    for _ in range(4):
+        check(g(*args), ref(chain, *args))
+    assert gpuos.stats()["jit_slow_calls"] == 1
+    if _jit._TensorGuards is not None:
+        assert "LAYOUT(t0, t1, t2)" in g.gpuos_jit.fast.gpuos_source
+    changed = [(args[0].double(), args[1], args[2]),
+               (args[0], torch.randn(64)[::2], args[2]),
+               (args[0], args[1], args[2].clone().requires_grad_(True))]
+    for k, other in enumerate(changed, start=2):
+        check(g(*other), ref(chain, *other))
+        assert gpuos.stats()["jit_slow_calls"] == k
+    assert gpuos.stats()["autograd_fallbacks"] == 1
+    check(g(*args), ref(chain, *args))  # the first signature's runner again
+    assert gpuos.stats()["jit_slow_calls"] == 5 and gpuos.stats()["jit_records"] == 3
+
+
 def test_same_shape_outputs_share_one_allocation():
     # Three [4, 32] outputs come from one [3, 4, 32] allocation (unbind);
     # the [32] one is its own. Each is still a separate result.

@@ -263,10 +263,13 @@ def test_a_graph_of_more_tiles_than_the_runtime_admits_runs_in_pytorch(monkeypat
     assert s["jit_fallbacks"] == 1 and s["flush_fallbacks"] == 1 and s["compile_fallbacks"] == 1
 
 
-def test_an_unreadable_cached_manifest_runs_in_pytorch_and_names_the_file(caplog):
+def test_an_unreadable_cached_manifest_runs_in_pytorch_and_names_the_file(
+        caplog, monkeypatch, tmp_path):
     # A disk cache entry left half written: the graph runs in PyTorch, and
     # the warning names the file (it was json's bare "Expecting value").
+    # In a cache of its own: the damaged entry must not meet a later run.
     from gpuos import _compiler
+    monkeypatch.setenv("GPUOS_CACHE_DIR", str(tmp_path))
     f = lambda x: torch.tanh(x) * 3
     x = torch.randn(4, 8)
     check(gpuos.jit(f)(x), ref(f, x))
