@@ -48,6 +48,11 @@ from ._executor import (ExecutionError, check_count, check_executor, check_prior
 from ._graph import Unsupported
 from ._trace import tensor_type
 
+try:  # Dynamo's C++ tensor guard (_layout_guard)
+    from torch._C._dynamo.guards import TensorGuards as _TensorGuards
+except ImportError:
+    _TensorGuards = None
+
 log = logging.getLogger("gpuos")
 
 # Every jit function's variants, so clear_memory_cache() forgets them too.
@@ -238,12 +243,6 @@ def _layout_guard(examples: List[torch.Tensor]) -> Optional[Callable]:
                              dynamic_dims_strides=[list(t.stride()) for t in examples]).check
     except Exception:  # another PyTorch's signature: the Python checks
         return None
-
-
-try:
-    from torch._C._dynamo.guards import TensorGuards as _TensorGuards
-except ImportError:
-    _TensorGuards = None
 
 
 def _interpreter_launch(graph):
