@@ -225,6 +225,12 @@ def _signature(args: tuple, kwargs: dict) -> Tuple:
     return (len(args), tuple(kwargs), torch.is_grad_enabled(), _modes(), tuple(parts))
 
 
+def _is_tensor_part(part: Any) -> bool:
+    """Whether a signature part is a tensor's (shape, stride, dtype, device,
+    first slot holding it), not a frozen value."""
+    return len(part) == 5 and isinstance(part[2], torch.dtype)
+
+
 def _layout_guard(examples: List[torch.Tensor]) -> Optional[Callable]:
     """One native check that tensors still have the examples' shape,
     strides, dtype, device, requires_grad and dispatch keys: Dynamo's own
@@ -487,12 +493,13 @@ class _Jit:
                 env[f"N{slot}"] = kwnames[slot - npos]
                 lines.append(f"    t{slot} = kw.get(N{slot}, slow)")
         checks, grads = [], []
+        # Each tensor checked once: a repeated one is checked by identity.
         tensor_slots = [slot for slot, part in enumerate(parts)
-                        if len(part) == 5 and isinstance(part[2], torch.dtype) and part[4] == slot]
+                        if _is_tensor_part(part) and part[4] == slot]
         layout = _layout_guard([slots[slot] for slot in tensor_slots])
         for slot, part in enumerate(parts):
             x = f"t{slot}"
-            if len(part) == 5 and isinstance(part[2], torch.dtype):
+            if _is_tensor_part(part):
                 shape, stride, dtype, device, first = part
                 if first != slot:
                     checks.append(f"{x} is t{first}")

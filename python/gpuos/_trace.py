@@ -113,9 +113,10 @@ class Trace:
         graph = compile_graph(text, b.name, [(n, v.type) for n, v in b.inputs],
                               [(n, v.type) for n, v in b.outputs], arch=arch, image=image,
                               sources=sources)
-        if image and graph.tiles > max_graph_tiles():
+        limit = max_graph_tiles() if image else None
+        if limit is not None and graph.tiles > limit:
             raise Unsupported(f"the graph has {graph.tiles} tiles; the runtime admits at most "
-                              f"{max_graph_tiles()} in flight")
+                              f"{limit} in flight")
         return graph, [src for _, src in self.inputs]
 
 
