@@ -98,8 +98,6 @@ RowEmitter::RowEmitter(TaskEmitter &task) : t(task), b(task.b) {
   rowLanes = std::min<unsigned>(8, 16 / storageBytes(element));
   while (rowLanes > 1 && rowLength % rowLanes != 0)
     rowLanes /= 2;
-  for (Operation *op : rowOps)
-    reductionsPerRow += TaskEmitter::rowStatisticsCount(op);
   // Values that wait for some row op's statistics.
   for (Operation &op : t.task.getBodyBlock().without_terminator())
     if (llvm::is_contained(rowOps, &op) ||
@@ -167,33 +165,27 @@ Value RowEmitter::blockReduce(Value partial, Fold fold, Value identity) {
       [&](Value warp) { return sharedSlot(base, warp); }, /*alignment=*/8);
 }
 
-std::pair<Value, Value> RowEmitter::blockArgmax(Value value, Value index) {
-  auto pick = [&](Value v, Value i, Value otherV, Value otherI) {
-    Value takes = emitArgmaxTakes(b, otherV, otherI, v, i);
-    return std::pair(arith::SelectOp::create(b, takes, otherV, v).getResult(),
-                     arith::SelectOp::create(b, takes, otherI, i).getResult());
-  };
-  for (int offset = 16; offset >= 1; offset /= 2) {
-    Value otherV = shuffleXor(value, offset), otherI = shuffleXor(index, offset);
-    std::tie(value, index) = pick(value, index, otherV, otherI);
-  }
+std::pair<Value, Value> RowEmitter::blockFoldPair(Value first, Value second,
+                                                  Value initFirst, Value initSecond,
+                                                  PairFold fold) {
+  for (int offset = 16; offset >= 1; offset /= 2)
+    std::tie(first, second) =
+        fold(first, second, shuffleXor(first, offset), shuffleXor(second, offset));
   if (warpRows)
-    return {value, index};
-  unsigned base = storeWarpTotals({value, index});
+    return {first, second};
+  unsigned base = storeWarpTotals({first, second});
+  // In warp order from the identities, as foldStoredTotals does for one.
   Type i32 = b.getI32Type();
-  Value initV = reductionIdentity(b, ReductionKind::max, value.getType());
-  Value initI = arith::ConstantOp::create(
-      b, b.getI64IntegerAttr(std::numeric_limits<int64_t>::max()));
   auto loop = scf::ForOp::create(b, intConstant(b, i32, 0), numWarps,
-                                 intConstant(b, i32, 1), ValueRange{initV, initI});
+                                 intConstant(b, i32, 1), ValueRange{initFirst, initSecond});
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value w = loop.getInductionVar();
-  Value storedV = LLVM::LoadOp::create(b, value.getType(), sharedSlot(base, w), 8);
-  Value storedI = LLVM::LoadOp::create(b, index.getType(), sharedSlot(base + 8, w), 8);
-  auto [v, i] = pick(loop.getRegionIterArgs()[0], loop.getRegionIterArgs()[1],
-                     storedV, storedI);
-  scf::YieldOp::create(b, ValueRange{v, i});
+  Value storedFirst = LLVM::LoadOp::create(b, first.getType(), sharedSlot(base, w), 8);
+  Value storedSecond = LLVM::LoadOp::create(b, second.getType(), sharedSlot(base + 8, w), 8);
+  auto [a, c] = fold(loop.getRegionIterArgs()[0], loop.getRegionIterArgs()[1], storedFirst,
+                     storedSecond);
+  scf::YieldOp::create(b, ValueRange{a, c});
   b.setInsertionPointAfter(loop);
   return {loop.getResult(0), loop.getResult(1)};
 }
@@ -275,12 +267,12 @@ unsigned RowEmitter::loopUnroll() const {
   // Rows short enough for the straight-line path take the loop only at
   // other block sizes and for misaligned buffers: one chunk an iteration
   // keeps that copy small. Longer rows:
-  // chunks per thread at the tuned block size, up to 4 (16 f32 in flight
-  // per thread and pass).
+  // chunks per thread at the tuned block size, up to 8 (32 f32 in flight
+  // per thread and pass: a 16384-wide row is two iterations, not four).
   if (straightChunks() != 0)
     return 1;
   int64_t perChunk = rowGroupSize() * rowLanes;
-  return unsigned(std::clamp<int64_t>(llvm::divideCeil(rowLength, perChunk), 1, 4));
+  return unsigned(std::clamp<int64_t>(llvm::divideCeil(rowLength, perChunk), 1, 8));
 }
 
 FailureOr<Value> RowEmitter::rowReduce(Value identity, Term term, Fold fold) {
@@ -332,7 +324,65 @@ FailureOr<Value> RowEmitter::rowArgmax(Value input) {
       });
   if (failed(best))
     return failure();
-  return blockArgmax((*best)[0], (*best)[1]).second;
+  auto pick = [&](Value v, Value i, Value otherV, Value otherI) {
+    Value takes = emitArgmaxTakes(b, otherV, otherI, v, i);
+    return std::pair(arith::SelectOp::create(b, takes, otherV, v).getResult(),
+                     arith::SelectOp::create(b, takes, otherI, i).getResult());
+  };
+  return blockFoldPair((*best)[0], (*best)[1], initV, initI, pick).second;
+}
+
+LogicalResult RowEmitter::rowSoftmaxStats(Operation *op) {
+  Value input = rowOperand(op);
+  Type element = cast<StridedTensorType>(input.getType()).getElementType();
+  Type type = computeType(element);
+  Value negInf = reductionIdentity(b, ReductionKind::max, element);
+  Value zero = floatConstant(b, type, 0.0);
+  // The exponents' offset: the max, or 0 while the max is -inf (nothing
+  // but -inf seen yet), where exp(-inf - -inf) would be NaN; every term
+  // seen is then exp(-inf) = 0 either way.
+  auto offset = [&](Value max) -> Value {
+    Value none = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, max, negInf);
+    return arith::SelectOp::create(b, none, zero, max);
+  };
+  // (max, sum of exp(x - max)) and (otherMax, otherSum) as one pair.
+  auto merge = [&](Value max, Value sum, Value otherMax, Value otherSum) {
+    Value merged = arith::MaximumFOp::create(b, max, otherMax);
+    Value at = offset(merged);
+    Value scaled = arith::MulFOp::create(b, sum, emitExp(b, arith::SubFOp::create(b, max, at)));
+    Value otherScaled =
+        arith::MulFOp::create(b, otherSum, emitExp(b, arith::SubFOp::create(b, otherMax, at)));
+    return std::pair(merged, Value(arith::AddFOp::create(b, scaled, otherScaled)));
+  };
+  FailureOr<SmallVector<Value>> partial = forEachChunk(
+      ValueRange{negInf, zero},
+      [&](Value j, Value valid, ValueRange accs) -> FailureOr<SmallVector<Value>> {
+        FailureOr<Lanes> values = t.eval(input, rowIndex(j));
+        if (failed(values))
+          return failure();
+        Value chunkMax = negInf;
+        for (Value value : *values)
+          chunkMax = arith::MaximumFOp::create(b, chunkMax, value);
+        if (valid) // a chunk past the row's end counts as -inf
+          chunkMax = arith::SelectOp::create(b, valid, chunkMax, negInf);
+        Value max = arith::MaximumFOp::create(b, accs[0], chunkMax);
+        Value at = offset(max);
+        Value chunkSum = zero;
+        for (Value value : *values)
+          chunkSum = arith::AddFOp::create(
+              b, chunkSum, emitExp(b, arith::SubFOp::create(b, value, at)));
+        if (valid)
+          chunkSum = arith::SelectOp::create(b, valid, chunkSum, zero);
+        Value rescaled =
+            arith::MulFOp::create(b, accs[1], emitExp(b, arith::SubFOp::create(b, accs[0], at)));
+        return SmallVector<Value>{max, arith::AddFOp::create(b, rescaled, chunkSum)};
+      });
+  if (failed(partial))
+    return failure();
+  auto [max, sum] = blockFoldPair((*partial)[0], (*partial)[1], negInf, zero, merge);
+  t.stats[{op, 0}] = max;
+  t.stats[{op, 1}] = sum;
+  return success();
 }
 
 LogicalResult RowEmitter::computeStats(Operation *op) {
@@ -343,6 +393,8 @@ LogicalResult RowEmitter::computeStats(Operation *op) {
     t.stats[{op, 0}] = *index;
     return success();
   }
+  if (isa<SoftmaxOp>(op) && !straight)
+    return rowSoftmaxStats(op);
   return t.rowStatistics(op, rowLength,
                          [&](Value identity, TaskEmitter::Term term, TaskEmitter::Fold fold) {
                            return rowReduce(identity, term, fold);
@@ -627,9 +679,11 @@ LogicalResult RowEmitter::emitRows(bool vectors) {
   } else {
     result = emitRow(row);
   }
-  // With an odd number of statistics per row, the next row's first one
-  // would reuse the slot this row's last one is still being read from.
-  if (reductionsPerRow % 2 == 1 && !warpRows)
+  // With an odd number of block folds per row (the slots this row's body
+  // took: a softmax takes one on the loop path, two on the straight-line
+  // path), the next row's first one would reuse the slot this row's last one
+  // is still being read from.
+  if (nextSlot != 0 && !warpRows)
     barrier();
   t.popScope();
   return result;

@@ -5,7 +5,9 @@
 // axis) are emitted row by row:
 //
 //   for each row of the tile (the same trip count in every thread):
-//     for each statistic, in body order:      (e.g. max, then sum of exp)
+//     for each statistic, in body order:      (e.g. max, then sum of exp;
+//                                              one pass for both on the
+//                                              loop path: rowSoftmaxStats)
 //       each thread folds a strided part of the row (vector loads),
 //       warp shuffles combine the 32 partials of a warp,
 //       lane 0 of each warp writes shared memory, one barrier,
@@ -70,7 +72,7 @@ private:
   /// Threads that share a row: the tuned block size, or 32 in warp mode.
   int64_t rowGroupSize() const;
   /// Chunks per iteration of the loop path: 1 where the straight-line path
-  /// serves the tuned block size, else up to 4.
+  /// serves the tuned block size, else up to 8.
   unsigned loopUnroll() const;
   mlir::LogicalResult emitRows(bool vectors);
   /// The row code with vector accesses behind an alignment check (and a
@@ -111,10 +113,21 @@ private:
   mlir::FailureOr<mlir::Value> rowReduce(mlir::Value identity, Term term,
                                          Fold fold);
   mlir::FailureOr<mlir::Value> rowArgmax(mlir::Value input);
+  /// Loop path: a softmax's max and sum of exp(x - max) in one pass over the
+  /// row (the two-pass form read a long row three times with its output
+  /// pass, this form twice): each thread keeps (max, sum) and rescales its
+  /// sum when its max grows; the pairs merge across the warp and the block.
+  mlir::LogicalResult rowSoftmaxStats(mlir::Operation *op);
   /// The block-wide part: warp shuffles, then shared memory.
   mlir::Value blockReduce(mlir::Value partial, Fold fold, mlir::Value identity);
-  std::pair<mlir::Value, mlir::Value> blockArgmax(mlir::Value value,
-                                                  mlir::Value index);
+  /// Folds two values that go together (argmax's value and index, the
+  /// softmax's max and sum) as blockReduce folds one: `fold(a, b, otherA,
+  /// otherB)` merges the pair (otherA, otherB) into (a, b).
+  using PairFold = llvm::function_ref<std::pair<mlir::Value, mlir::Value>(
+      mlir::Value, mlir::Value, mlir::Value, mlir::Value)>;
+  std::pair<mlir::Value, mlir::Value> blockFoldPair(mlir::Value first, mlir::Value second,
+                                                    mlir::Value initFirst,
+                                                    mlir::Value initSecond, PairFold fold);
   mlir::Value shuffleXor(mlir::Value value, int offset);
   mlir::Value sharedSlot(unsigned entryOffsetBytes, mlir::Value warp);
   /// Lane 0 of each warp stores the warp's totals (8 bytes apart) into the
@@ -137,7 +150,7 @@ private:
   unsigned rowLanes = 1;
   mlir::Value sharedBase, laneId, warpId, numWarps;
   llvm::SmallVector<mlir::Value> currentRow;
-  unsigned reductionsPerRow = 0, nextSlot = 0;
+  unsigned nextSlot = 0;
   /// The straight-line path is being emitted: the current row's chunks
   /// (first element, validity or null), computed once per row.
   bool straight = false;

@@ -6,28 +6,38 @@
 
 // CHECK: llvm.mlir.global external @__gpuos_shared() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
 
-// softmax: a max, then a sum of exp(x - max), then the row's elements. Rows
-// this long (32 elements per thread) are walked by loops strided by the block.
+// softmax: rows this long (32 elements per thread) are walked by loops
+// strided by the block, and the max and the sum of exp(x - max) come from
+// one pass: each thread keeps a running (max, sum), exponents taken against
+// 0 while its max is -inf; the pairs merge over the warp's butterfly, then
+// the block (one shared slot, one barrier). The row's elements follow in a
+// second pass; one fold per row is odd, so the row ends with a barrier.
 // CHECK-LABEL: llvm.func @gpuos_task_softmax_rows
 // CHECK:         %[[SMEM:.+]] = llvm.mlir.addressof @__gpuos_shared : !llvm.ptr<3>
 // CHECK:         scf.for %[[ROW:.+]] = %c0_i32 to %c2_i32 step %c1_i32 : i32 {
-// CHECK:           %[[PMAX:.+]] = scf.for {{.*}} iter_args(%[[ACC:.+]] = %cst) -> (f32) : i32 {
+// CHECK:           %[[PART:.+]]:2 = scf.for {{.*}} iter_args(%[[M:.+]] = %cst{{.*}}, %[[S:.+]] = %cst{{.*}}) -> (f32, f32) : i32 {
 // CHECK:             llvm.load %{{.+}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
-// CHECK:             arith.maximumf %[[ACC]], %{{.+}} : f32
-// CHECK:           nvvm.shfl.sync bfly %c-1_i32, %[[PMAX]], %c16_i32, %c31_i32 : f32 -> f32
-// CHECK:           nvvm.shfl.sync bfly %c-1_i32, %{{.+}}, %c1_i32, %c31_i32 : f32 -> f32
+// CHECK:             %[[NM:.+]] = arith.maximumf %[[M]], %{{.+}} : f32
+// CHECK:             arith.cmpf oeq, %[[NM]], %{{.+}} : f32
+// CHECK:             llvm.call @__nv_expf
+// CHECK:             arith.mulf %[[S]], %{{.+}} : f32
+// CHECK-NOT:       nvvm.barrier0
+// CHECK:           nvvm.shfl.sync bfly %c-1_i32, %[[PART]]#1, %c16_i32, %c31_i32 : f32 -> f32
+// CHECK:           nvvm.shfl.sync bfly %c-1_i32, %[[PART]]#0, %c16_i32, %c31_i32 : f32 -> f32
 // CHECK:           scf.if
 // CHECK:             llvm.store %{{.+}}, %{{.+}} {alignment = 8 : i64} : f32, !llvm.ptr<3>
+// CHECK:             llvm.store %{{.+}}, %{{.+}} {alignment = 8 : i64} : f32, !llvm.ptr<3>
 // CHECK:           nvvm.barrier0
-// CHECK:           %[[MAX:.+]] = scf.for %{{.+}} = %c0_i32 to %{{.+}} step %c1_i32 iter_args
+// CHECK:           %[[STATS:.+]]:2 = scf.for %{{.+}} = %c0_i32 to %{{.+}} step %c1_i32 iter_args
 // CHECK:             llvm.load %{{.+}} {alignment = 8 : i64} : !llvm.ptr<3> -> f32
+// CHECK:             llvm.load %{{.+}} {alignment = 8 : i64} : !llvm.ptr<3> -> f32
+// CHECK-NOT:       nvvm.barrier0
 // CHECK:           scf.for
-// CHECK:             arith.subf %{{.+}}, %[[MAX]] : f32
+// CHECK:             arith.subf %{{.+}}, %[[STATS]]#0 : f32
 // CHECK:             llvm.call @__nv_expf
-// CHECK:           nvvm.barrier0
-// CHECK:           scf.for
-// CHECK:             arith.divf
+// CHECK:             arith.divf %{{.+}}, %[[STATS]]#1 : f32
 // CHECK:             llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+// CHECK:           nvvm.barrier0
 // The aligned-buffer fallback repeats the rows with scalar accesses.
 // CHECK:       } else {
 // CHECK:         nvvm.shfl.sync
@@ -189,13 +199,13 @@ gpuos.graph @columns(%x : !gpuos.tensor<24x64xf32>) -> (s : !gpuos.tensor<64xf32
 }
 
 // Long rows, a row per warp or more in the tile: warps still take rows of
-// their own, each lane looping over the row strided by 32 lanes of 4, four
-// chunks an iteration (their loads in flight together; the last three
+// their own, each lane looping over the row strided by 32 lanes of 4, eight
+// chunks an iteration (their loads in flight together; all but the first
 // masked past the row's end: clamped to its last chunk, 2044).
 // CHECK-LABEL: llvm.func @gpuos_task_sum_long_rows
 // CHECK-NOT:     nvvm.barrier0
 // CHECK:         scf.for %{{.+}} = %{{.+}} to %c16_i32 step %{{.+}} : i32 {
-// CHECK:           scf.for %{{.+}} = %{{.+}} to %c2048_i32 step %c512_i32 iter_args
+// CHECK:           scf.for %{{.+}} = %{{.+}} to %c2048_i32 step %c1024_i32 iter_args
 // CHECK:             llvm.load %{{.+}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
 // CHECK:             arith.cmpi ule, %{{.+}}, %c2044_i32
 // CHECK:             arith.minui %{{.+}}, %c2044_i32

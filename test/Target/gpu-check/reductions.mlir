@@ -16,6 +16,7 @@
 // CHECK-DAG: .visible .func gpuos_task_red_mixed_rows(
 // CHECK-DAG: .visible .func gpuos_task_red_transposed_rows(
 // CHECK-DAG: .visible .func gpuos_task_red_long_rows(
+// CHECK-DAG: .visible .func gpuos_task_red_masked_long_rows(
 
 // Rows too long for the straight-line path (5000 f32: five chunks a thread
 // at 256 threads): the loop takes four chunks an iteration, and the last
@@ -36,6 +37,24 @@ gpuos.graph @long_rows(%x : !gpuos.tensor<3x5000xf32>)
   }
   gpuos.yield %r#0, %r#1, %r#2, %r#3 : !gpuos.tensor<3x5000xf32>, !gpuos.tensor<3xf32>,
                                        !gpuos.tensor<3xf32>, !gpuos.tensor<3xi64>
+}
+
+// The loop path's one-pass softmax (max and sum of exp together) on rows
+// three quarters -inf (inputs in [-1, 1)): a thread whose chunks so far
+// are all -inf must add 0 to its sum, not NaN, and a row's pairs merge
+// across warps whose maxima differ. Rows of 6000 f32: six chunks a thread.
+gpuos.graph @masked_long_rows(%x : !gpuos.tensor<4x6000xf32>)
+    -> (p : !gpuos.tensor<4x6000xf32>) {
+  %r = gpuos.task "red_masked_long_rows" ins(%a = %x : !gpuos.tensor<4x6000xf32>)
+      tile [1, 6000] -> (!gpuos.tensor<4x6000xf32>) {
+    %ninf = gpuos.constant dense<0xFF800000> : tensor<f32>
+    %cut = gpuos.constant dense<0.5> : tensor<f32>
+    %keep = gpuos.cmp gt, %a, %cut : !gpuos.tensor<4x6000xf32>, !gpuos.tensor<f32>
+    %b = gpuos.select %keep, %a, %ninf : !gpuos.tensor<4x6000xi1>, !gpuos.tensor<4x6000xf32>, !gpuos.tensor<f32>
+    %0 = gpuos.softmax %b axis 1 : !gpuos.tensor<4x6000xf32>
+    gpuos.yield %0 : !gpuos.tensor<4x6000xf32>
+  }
+  gpuos.yield %r : !gpuos.tensor<4x6000xf32>
 }
 
 // softmax_norm's first block: scale, causal mask, softmax over the keys.
