@@ -294,6 +294,51 @@ FailureOr<Value> RowEmitter::rowReduce(Value identity, Term term, Fold fold) {
   return blockReduce((*acc)[0], fold, identity);
 }
 
+bool RowEmitter::isSiblingReduce(Operation *op) const {
+  return isa<ReduceOp>(op) && !rowDependent.contains(rowOperand(op));
+}
+
+LogicalResult RowEmitter::rowReduceSiblings(ArrayRef<Operation *> ops) {
+  SmallVector<Value> identities;
+  for (Operation *op : ops) {
+    Type element = cast<StridedTensorType>(rowOperand(op).getType()).getElementType();
+    identities.push_back(reductionIdentity(b, cast<ReduceOp>(op).getKind(), element));
+  }
+  auto combine = [&](Operation *op, Value acc, Value v) {
+    Type element = cast<StridedTensorType>(rowOperand(op).getType()).getElementType();
+    return reductionCombine(b, cast<ReduceOp>(op).getKind(), acc, v, element);
+  };
+  FailureOr<SmallVector<Value>> accs = forEachChunk(
+      identities,
+      [&](Value j, Value valid, ValueRange accs) -> FailureOr<SmallVector<Value>> {
+        SmallVector<Value> next;
+        for (auto [op, acc, identity] : llvm::zip(ops, accs, identities)) {
+          // One load of a shared operand: eval's memo serves the others.
+          FailureOr<Lanes> values = t.eval(rowOperand(op), rowIndex(j));
+          if (failed(values))
+            return failure();
+          Value partial = identity;
+          for (Value value : *values)
+            partial = combine(op, partial, value);
+          if (valid)
+            partial = arith::SelectOp::create(b, valid, partial, identity);
+          next.push_back(combine(op, acc, partial));
+        }
+        return next;
+      });
+  if (failed(accs))
+    return failure();
+  for (auto [op, acc, identity] : llvm::zip(ops, *accs, identities)) {
+    Value result = blockReduce(
+        acc, [&](Value x, Value y) { return combine(op, x, y); }, identity);
+    if (cast<ReduceOp>(op).getKind() == ReductionKind::mean)
+      result = arith::DivFOp::create(b, result,
+                                     floatConstant(b, result.getType(), double(rowLength)));
+    t.stats[{op, 0}] = result;
+  }
+  return success();
+}
+
 FailureOr<Value> RowEmitter::rowArgmax(Value input) {
   Type element = cast<StridedTensorType>(input.getType()).getElementType();
   Type i64 = b.getI64Type();
@@ -492,6 +537,20 @@ LogicalResult RowEmitter::emitRow(ArrayRef<Value> row) {
     // "Look-ahead").
     if (straight && failed(preloadStage(k + 1)))
       return failure();
+    // Loop path: a reduce the previous one's pass already folded.
+    if (!straight && t.stats.count({op, 0}))
+      continue;
+    if (!straight && isSiblingReduce(op)) {
+      SmallVector<Operation *> siblings;
+      for (Operation *later : ArrayRef(rowOps).drop_front(k))
+        if (isSiblingReduce(later))
+          siblings.push_back(later);
+      if (siblings.size() > 1) {
+        if (failed(rowReduceSiblings(siblings)))
+          return failure();
+        continue;
+      }
+    }
     if (failed(computeStats(op)))
       return failure();
     // Loop path: a link that a later row op reads goes to shared memory.

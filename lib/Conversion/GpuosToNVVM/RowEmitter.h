@@ -113,6 +113,12 @@ private:
   mlir::FailureOr<mlir::Value> rowReduce(mlir::Value identity, Term term,
                                          Fold fold);
   mlir::FailureOr<mlir::Value> rowArgmax(mlir::Value input);
+  /// A reduce whose operand waits for no row op's statistics.
+  bool isSiblingReduce(mlir::Operation *op) const;
+  /// Loop path: the reduces of a row that wait for no statistics (a row's
+  /// sum and max) fold in one pass over the row, an accumulator each, not a
+  /// pass each; each then folds over the block as rowReduce's does.
+  mlir::LogicalResult rowReduceSiblings(llvm::ArrayRef<mlir::Operation *> ops);
   /// Loop path: a softmax's max and sum of exp(x - max) in one pass over the
   /// row (the two-pass form read a long row three times with its output
   /// pass, this form twice): each thread keeps (max, sum) and rescales its

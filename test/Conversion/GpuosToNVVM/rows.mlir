@@ -198,6 +198,39 @@ gpuos.graph @columns(%x : !gpuos.tensor<24x64xf32>) -> (s : !gpuos.tensor<64xf32
   gpuos.yield %r : !gpuos.tensor<64xf32>
 }
 
+// Sibling reduces on the loop path: a row's sum, max and mean read the same
+// operand and wait for no statistics, so one pass folds all three (one load
+// a chunk, three accumulators); each then folds over the block in turn.
+// CHECK-LABEL: llvm.func @gpuos_task_sibling_rows
+// CHECK:           %[[ACC:.+]]:3 = scf.for %{{.+}} = %{{.+}} to %c16384_i32 step %{{.+}} iter_args({{.+}}) -> (f32, f32, f32) : i32 {
+// CHECK:             llvm.load %{{.+}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-NOT:         llvm.load %{{.+}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK:             arith.addf
+// CHECK:             arith.maximumf
+// CHECK:             arith.addf
+// CHECK:             llvm.load %{{.+}} invariant {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK:           nvvm.shfl.sync bfly %c-1_i32, %[[ACC]]#0, %c16_i32, %c31_i32 : f32 -> f32
+// CHECK:           nvvm.barrier0
+// CHECK:           nvvm.shfl.sync bfly %c-1_i32, %[[ACC]]#1, %c16_i32, %c31_i32 : f32 -> f32
+// CHECK:           nvvm.barrier0
+// CHECK:           nvvm.shfl.sync bfly %c-1_i32, %[[ACC]]#2, %c16_i32, %c31_i32 : f32 -> f32
+// CHECK:           nvvm.barrier0
+// CHECK:           arith.divf %{{.+}}, %cst{{.*}} : f32
+// CHECK-NOT:       scf.for %{{.+}} to %c16384_i32
+// CHECK:       } else {
+// CHECK-LABEL: llvm.func @gpuos_launch_sibling_rows
+gpuos.graph @sibling_rows(%x : !gpuos.tensor<16x16384xf32>)
+    -> (s : !gpuos.tensor<16xf32>, m : !gpuos.tensor<16xf32>, n : !gpuos.tensor<16xf32>) {
+  %r:3 = gpuos.task "sibling_rows" ins(%a = %x : !gpuos.tensor<16x16384xf32>) tile [1]
+      -> (!gpuos.tensor<16xf32>, !gpuos.tensor<16xf32>, !gpuos.tensor<16xf32>) {
+    %0 = gpuos.reduce sum %a axes [1] : !gpuos.tensor<16x16384xf32>
+    %1 = gpuos.reduce max %a axes [1] : !gpuos.tensor<16x16384xf32>
+    %2 = gpuos.reduce mean %a axes [1] : !gpuos.tensor<16x16384xf32>
+    gpuos.yield %0, %1, %2 : !gpuos.tensor<16xf32>, !gpuos.tensor<16xf32>, !gpuos.tensor<16xf32>
+  }
+  gpuos.yield %r#0, %r#1, %r#2 : !gpuos.tensor<16xf32>, !gpuos.tensor<16xf32>, !gpuos.tensor<16xf32>
+}
+
 // Long rows, a row per warp or more in the tile: warps still take rows of
 // their own, each lane looping over the row strided by 32 lanes of 4, eight
 // chunks an iteration (their loads in flight together; all but the first

@@ -19,24 +19,27 @@
 // CHECK-DAG: .visible .func gpuos_task_red_masked_long_rows(
 
 // Rows too long for the straight-line path (5000 f32: five chunks a thread
-// at 256 threads): the loop takes four chunks an iteration, and the last
-// iteration's chunks past the row are masked (their loads read the row's
-// last chunk). Sum, max and argmax of each row, and its softmax.
+// at 256 threads): the loop takes up to eight chunks an iteration, and the
+// chunks past the row are masked (their loads read the row's last chunk).
+// Sum, max, mean and argmax of each row, and its softmax; the sum, max and
+// mean fold in one pass (sibling reduces, three accumulators).
 gpuos.graph @long_rows(%x : !gpuos.tensor<3x5000xf32>)
     -> (p : !gpuos.tensor<3x5000xf32>, s : !gpuos.tensor<3xf32>, m : !gpuos.tensor<3xf32>,
-        i : !gpuos.tensor<3xi64>) {
-  %r:4 = gpuos.task "red_long_rows" ins(%a = %x : !gpuos.tensor<3x5000xf32>)
+        i : !gpuos.tensor<3xi64>, mu : !gpuos.tensor<3xf32>) {
+  %r:5 = gpuos.task "red_long_rows" ins(%a = %x : !gpuos.tensor<3x5000xf32>)
       tile [1, 5000] -> (!gpuos.tensor<3x5000xf32>, !gpuos.tensor<3xf32>, !gpuos.tensor<3xf32>,
-                         !gpuos.tensor<3xi64>) {
+                         !gpuos.tensor<3xi64>, !gpuos.tensor<3xf32>) {
     %0 = gpuos.softmax %a axis 1 : !gpuos.tensor<3x5000xf32>
     %1 = gpuos.reduce sum %a axes [1] : !gpuos.tensor<3x5000xf32>
     %2 = gpuos.reduce max %a axes [1] : !gpuos.tensor<3x5000xf32>
     %3 = gpuos.argmax %a axis 1 : !gpuos.tensor<3x5000xf32>
-    gpuos.yield %0, %1, %2, %3 : !gpuos.tensor<3x5000xf32>, !gpuos.tensor<3xf32>,
-                                 !gpuos.tensor<3xf32>, !gpuos.tensor<3xi64>
+    %4 = gpuos.reduce mean %a axes [1] : !gpuos.tensor<3x5000xf32>
+    gpuos.yield %0, %1, %2, %3, %4 : !gpuos.tensor<3x5000xf32>, !gpuos.tensor<3xf32>,
+                                     !gpuos.tensor<3xf32>, !gpuos.tensor<3xi64>, !gpuos.tensor<3xf32>
   }
-  gpuos.yield %r#0, %r#1, %r#2, %r#3 : !gpuos.tensor<3x5000xf32>, !gpuos.tensor<3xf32>,
-                                       !gpuos.tensor<3xf32>, !gpuos.tensor<3xi64>
+  gpuos.yield %r#0, %r#1, %r#2, %r#3, %r#4 : !gpuos.tensor<3x5000xf32>, !gpuos.tensor<3xf32>,
+                                             !gpuos.tensor<3xf32>, !gpuos.tensor<3xi64>,
+                                             !gpuos.tensor<3xf32>
 }
 
 // The loop path's one-pass softmax (max and sum of exp together) on rows
