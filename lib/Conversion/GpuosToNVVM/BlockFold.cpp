@@ -39,8 +39,9 @@ Value gpuos::codegen::shuffleXor(ImplicitLocOpBuilder &b, Value value, int offse
   return type.isF64() ? Value(arith::BitcastOp::create(b, type, joined)) : joined;
 }
 
-Value gpuos::codegen::foldWarp(ImplicitLocOpBuilder &b, Value value, FoldFn fold) {
-  for (int offset = 16; offset >= 1; offset /= 2)
+Value gpuos::codegen::foldWarp(ImplicitLocOpBuilder &b, Value value, FoldFn fold,
+                               int width) {
+  for (int offset = width / 2; offset >= 1; offset /= 2)
     value = fold(value, shuffleXor(b, value, offset));
   return value;
 }

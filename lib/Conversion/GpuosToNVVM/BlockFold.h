@@ -25,8 +25,11 @@ using FoldFn = llvm::function_ref<mlir::Value(mlir::Value, mlir::Value)>;
 /// halves.
 mlir::Value shuffleXor(mlir::ImplicitLocOpBuilder &b, mlir::Value value, int offset);
 
-/// `value` folded over the warp's 32 lanes: every lane gets the total.
-mlir::Value foldWarp(mlir::ImplicitLocOpBuilder &b, mlir::Value value, FoldFn fold);
+/// `value` folded over each aligned group of `width` lanes (a power of two,
+/// at most 32: the whole warp by default): every lane gets its group's
+/// total.
+mlir::Value foldWarp(mlir::ImplicitLocOpBuilder &b, mlir::Value value, FoldFn fold,
+                     int width = 32);
 
 /// The totals of warps 0 .. numWarps - 1 (i32), loaded as `type` from
 /// `slot(warp)` (an i32 warp index -> a shared-memory pointer), folded in

@@ -154,7 +154,7 @@ unsigned RowEmitter::storeWarpTotals(ValueRange totals) {
 }
 
 Value RowEmitter::blockReduce(Value partial, Fold fold, Value identity) {
-  Value value = foldWarp(b, partial, fold);
+  Value value = foldWarp(b, partial, fold, int(warpRows ? rowGroupSize() : 32));
   if (warpRows) // every lane holds the warp's (the row's) result
     return value;
   unsigned base = storeWarpTotals(value);
@@ -168,7 +168,7 @@ Value RowEmitter::blockReduce(Value partial, Fold fold, Value identity) {
 std::pair<Value, Value> RowEmitter::blockFoldPair(Value first, Value second,
                                                   Value initFirst, Value initSecond,
                                                   PairFold fold) {
-  for (int offset = 16; offset >= 1; offset /= 2)
+  for (int offset = int(warpRows ? rowGroupSize() : 32) / 2; offset >= 1; offset /= 2)
     std::tie(first, second) =
         fold(first, second, shuffleXor(first, offset), shuffleXor(second, offset));
   if (warpRows)
@@ -228,7 +228,7 @@ FailureOr<SmallVector<Value>> RowEmitter::forEachChunk(ValueRange init,
   // straight-line path.
   unsigned unroll = loopUnroll();
   Value lower = t.idxMul(rowThread, rowLanes);
-  Value stride = t.idxMul(warpRows ? t.idxConst(32) : t.blockDim, rowLanes);
+  Value stride = t.idxMul(warpRows ? t.idxConst(rowGroupSize()) : t.blockDim, rowLanes);
   Value loopStep = unroll > 1 ? t.idxMul(stride, int64_t(unroll)) : stride;
   auto loop = scf::ForOp::create(b, lower, t.idxConst(rowLength), loopStep, init);
   OpBuilder::InsertionGuard guard(b);
@@ -582,9 +582,14 @@ LogicalResult RowEmitter::emitRow(ArrayRef<Value> row) {
             values.push_back(std::move(*lanes));
           }
           OpBuilder::InsertionGuard guard(b);
-          if (valid) // a chunk past the row's end stores nothing
+          // A chunk past the row's end, or a lane without a row, stores
+          // nothing.
+          Value stores = valid;
+          if (rowMask)
+            stores = stores ? Value(arith::AndIOp::create(b, stores, rowMask)) : rowMask;
+          if (stores)
             b.setInsertionPointToStart(
-                scf::IfOp::create(b, valid, /*withElseRegion=*/false).thenBlock());
+                scf::IfOp::create(b, stores, /*withElseRegion=*/false).thenBlock());
           for (auto [entry, lanes] : llvm::zip(fullRow, values))
             t.store(t.buffers[t.abi.numInputs + entry.first], index, lanes);
           return SmallVector<Value>();
@@ -595,6 +600,8 @@ LogicalResult RowEmitter::emitRow(ArrayRef<Value> row) {
   if (succeeded(result) && !reduced.empty()) {
     Value first = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, rowThread,
                                         t.idxConst(0));
+    if (rowMask)
+      first = arith::AndIOp::create(b, first, rowMask);
     auto ifOp = scf::IfOp::create(b, first, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
@@ -704,15 +711,30 @@ LogicalResult RowEmitter::emitRows(bool vectors) {
   t.allowVector = vectors;
   t.lanes = rowLanes;
   nextSlot = 0;
-  // Warp mode: warp w takes rows w, w + numWarps, ...
-  auto loop = warpRows ? scf::ForOp::create(b, rowWarp, t.idxConst(rowsPerTile),
-                                            rowWarps)
+  // Warp mode: warp w takes rows w, w + numWarps, ... (with several rows a
+  // warp, its lanes' rows w * k + slot, then numWarps * k further, ...).
+  int64_t perWarp = rowsPerWarp();
+  auto loop = warpRows ? scf::ForOp::create(b, t.idxMul(rowWarp, perWarp),
+                                            t.idxConst(rowsPerTile),
+                                            t.idxMul(rowWarps, perWarp))
                        : scf::ForOp::create(b, t.idxConst(0),
                                             t.idxConst(rowsPerTile), t.idxConst(1));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   t.pushScope();
   Value linear = loop.getInductionVar();
+  rowMask = Value();
+  auto maskRow = [&](Value inside) {
+    rowMask = rowMask ? Value(arith::AndIOp::create(b, rowMask, inside)) : inside;
+  };
+  if (perWarp > 1) {
+    linear = t.idxAdd(linear, rowSlot);
+    if (rowsPerTile % perWarp != 0) {
+      maskRow(arith::CmpIOp::create(b, arith::CmpIPredicate::ult, linear,
+                                    t.idxConst(rowsPerTile)));
+      linear = arith::MinUIOp::create(b, linear, t.idxConst(rowsPerTile - 1));
+    }
+  }
   SmallVector<Value> row(rowShape.size());
   Value inBounds;
   for (int64_t axis = rowShape.size() - 1; axis >= 0; --axis) {
@@ -721,9 +743,14 @@ LogicalResult RowEmitter::emitRows(bool vectors) {
     linear = b.createOrFold<arith::DivUIOp>(linear, size);
     row[axis] = t.idxAdd(t.tileOrigin[axis], local);
     if (rowShape[axis] % t.abi.tile[axis] != 0) {
-      // The same for every thread: barriers inside stay uniform.
       Value inside = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, row[axis],
                                            t.idxConst(rowShape[axis]));
+      if (perWarp > 1) { // per lane: clamped and masked
+        maskRow(inside);
+        row[axis] = arith::MinUIOp::create(b, row[axis], t.idxConst(rowShape[axis] - 1));
+        continue;
+      }
+      // The same for every thread: barriers inside stay uniform.
       inBounds = inBounds ? Value(arith::AndIOp::create(b, inBounds, inside)) : inside;
     }
   }
@@ -755,7 +782,10 @@ LogicalResult RowEmitter::emitAligned() {
 }
 
 int64_t RowEmitter::rowGroupSize() const {
-  return warpRows ? 32 : t.options.blockSize;
+  if (!warpRows)
+    return t.options.blockSize;
+  uint64_t chunks = uint64_t(llvm::divideCeil(rowLength, rowLanes));
+  return int64_t(std::min<uint64_t>(32, llvm::bit_ceil(chunks)));
 }
 
 unsigned RowEmitter::straightChunks() const {
@@ -817,7 +847,10 @@ LogicalResult RowEmitter::emit() {
   if (warpRows) {
     // Straight-line at any block size: a row's group is always 32 lanes.
     Value five = t.idxConst(5);
-    rowThread = arith::AndIOp::create(b, t.threadId, t.idxConst(31));
+    Value lane = arith::AndIOp::create(b, t.threadId, t.idxConst(31));
+    int64_t group = rowGroupSize();
+    rowThread = arith::AndIOp::create(b, lane, t.idxConst(group - 1));
+    rowSlot = arith::ShRUIOp::create(b, lane, t.idxConst(llvm::Log2_64(group)));
     rowWarp = arith::ShRUIOp::create(b, t.threadId, five);
     rowWarps = arith::ShRUIOp::create(b, t.blockDim, five);
     t.info.sharedBytes = 0;

@@ -32,7 +32,10 @@
 // chunks (straight-line for short rows, else a loop strided by 32 lanes)
 // and the butterfly of shuffles alone combines them (no shared memory, no
 // barrier), so a tile of many rows runs numWarps rows at once instead of
-// one at a time behind a barrier per statistic.
+// one at a time behind a barrier per statistic. Rows that need fewer than
+// 32 lanes (at most 31 chunks: 124 f32) take the power of two of lanes they
+// need, and a warp works on 32 / that many rows at once, its butterfly
+// within each group.
 //
 // Longer rows that are still short (at most kMaxStraightElements per thread at the tuned block
 // size) also get a straight-line copy, taken when blockDim is the tuned
@@ -69,8 +72,12 @@ private:
   /// Chunks of rowLanes elements each thread handles on the straight-line
   /// path (per lane in warp mode), or 0 when the row is too long for it.
   unsigned straightChunks() const;
-  /// Threads that share a row: the tuned block size, or 32 in warp mode.
+  /// Threads that share a row: the tuned block size, or in warp mode the
+  /// lanes the row's chunks need, a power of two up to 32 (rows of 32 f32
+  /// take 8 lanes, so a warp works on four rows at once).
   int64_t rowGroupSize() const;
+  /// Rows a warp works on at once (warp mode): 32 / rowGroupSize().
+  int64_t rowsPerWarp() const { return warpRows ? 32 / rowGroupSize() : 1; }
   /// Chunks per iteration of the loop path: 1 where the straight-line path
   /// serves the tuned block size, else up to 8.
   unsigned loopUnroll() const;
@@ -165,6 +172,11 @@ private:
   /// This thread's position in its row group, and (warp mode) its warp and
   /// the block's warp count, in the index type.
   mlir::Value rowThread, rowWarp, rowWarps;
+  /// Several rows per warp: this lane's row among the warp's, and whether
+  /// that row exists (null when every lane's does). A lane past the tile's
+  /// rows or the tensor's reads the last row and stores nothing: its warp's
+  /// shuffles need every lane.
+  mlir::Value rowSlot, rowMask;
   llvm::SmallVector<std::pair<mlir::Value, mlir::Value>> chunks;
   /// Staged links (block rows with a chain of row ops): the buffer's
   /// element type (after the statistics slots; every link's compute type),

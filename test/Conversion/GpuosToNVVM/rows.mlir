@@ -198,6 +198,42 @@ gpuos.graph @columns(%x : !gpuos.tensor<24x64xf32>) -> (s : !gpuos.tensor<64xf32
   gpuos.yield %r : !gpuos.tensor<64xf32>
 }
 
+// Narrow rows (40 f32: ten chunks of 4) take 16 lanes each, so a warp works
+// on two rows at once: lanes 0-15 on one, 16-31 on the next. The butterfly
+// stops at offset 8 (within the 16 lanes); warp w's rows are 2w + slot,
+// then 2 * numWarps further. Tiles of 7 rows leave the last slot without a
+// row, and 1000 rows leave the last tile short: such a lane reads a clamped
+// row and stores nothing (its warp's shuffles need it).
+// CHECK-LABEL: llvm.func @gpuos_task_narrow_rows
+// CHECK:         %[[LANE:.+]] = arith.andi %{{.+}}, %c31_i32 : i32
+// CHECK:         %[[SLOT:.+]] = arith.shrui %[[LANE]], %c4_i32 : i32
+// CHECK:         scf.for %[[R:.+]] = %{{.+}} to %c7_i32 step %{{.+}} : i32 {
+// CHECK:           %[[LOCAL:.+]] = arith.addi %[[R]], %[[SLOT]] : i32
+// CHECK:           %[[HAS:.+]] = arith.cmpi ult, %[[LOCAL]], %c7_i32 : i32
+// CHECK:           arith.minui %[[LOCAL]], %c6_i32 : i32
+// CHECK:           %[[INSIDE:.+]] = arith.cmpi ult, %{{.+}}, %c1000_i32 : i32
+// CHECK:           %[[MASK:.+]] = arith.andi %[[HAS]], %[[INSIDE]] : i1
+// CHECK:           arith.minui %{{.+}}, %c999_i32 : i32
+// CHECK-NOT:       %c16_i32, %c31_i32
+// CHECK:           nvvm.shfl.sync bfly %c-1_i32, %{{.+}}, %c8_i32, %c31_i32 : f32 -> f32
+// CHECK:           arith.andi %{{.+}}, %[[MASK]] : i1
+// CHECK:           scf.if
+// CHECK:             llvm.store %{{.+}} : vector<4xf32>, !llvm.ptr<1>
+// CHECK:           arith.andi %{{.+}}, %[[MASK]] : i1
+// CHECK:           scf.if
+// CHECK:             llvm.store %{{.+}} : f32, !llvm.ptr<1>
+// CHECK-LABEL: llvm.func @gpuos_launch_narrow_rows
+gpuos.graph @narrow_rows(%x : !gpuos.tensor<1000x40xf32>)
+    -> (s : !gpuos.tensor<1000xf32>, p : !gpuos.tensor<1000x40xf32>) {
+  %r:2 = gpuos.task "narrow_rows" ins(%a = %x : !gpuos.tensor<1000x40xf32>) tile [7]
+      -> (!gpuos.tensor<1000xf32>, !gpuos.tensor<1000x40xf32>) {
+    %0 = gpuos.reduce sum %a axes [1] : !gpuos.tensor<1000x40xf32>
+    %1 = gpuos.softmax %a axis 1 : !gpuos.tensor<1000x40xf32>
+    gpuos.yield %0, %1 : !gpuos.tensor<1000xf32>, !gpuos.tensor<1000x40xf32>
+  }
+  gpuos.yield %r#0, %r#1 : !gpuos.tensor<1000xf32>, !gpuos.tensor<1000x40xf32>
+}
+
 // Sibling reduces on the loop path: a row's sum, max and mean read the same
 // operand and wait for no statistics, so one pass folds all three (one load
 // a chunk, three accumulators); each then folds over the block in turn.

@@ -17,6 +17,7 @@
 // CHECK-DAG: .visible .func gpuos_task_red_transposed_rows(
 // CHECK-DAG: .visible .func gpuos_task_red_long_rows(
 // CHECK-DAG: .visible .func gpuos_task_red_masked_long_rows(
+// CHECK-DAG: .visible .func gpuos_task_red_narrow_rows(
 
 // Rows too long for the straight-line path (5000 f32: five chunks a thread
 // at 256 threads): the loop takes up to eight chunks an iteration, and the
@@ -40,6 +41,22 @@ gpuos.graph @long_rows(%x : !gpuos.tensor<3x5000xf32>)
   gpuos.yield %r#0, %r#1, %r#2, %r#3, %r#4 : !gpuos.tensor<3x5000xf32>, !gpuos.tensor<3xf32>,
                                              !gpuos.tensor<3xf32>, !gpuos.tensor<3xi64>,
                                              !gpuos.tensor<3xf32>
+}
+
+// Narrow rows shared by part of a warp: 40 f32 take 16 lanes, two rows a
+// warp at once. Tiles of 7 rows leave a slot without a row, and 1000 rows
+// a short last tile: those lanes load a clamped row and store nothing.
+// Sum, argmax (the pair fold over 16 lanes) and softmax of each row.
+gpuos.graph @narrow_rows(%x : !gpuos.tensor<1000x40xf32>)
+    -> (s : !gpuos.tensor<1000xf32>, i : !gpuos.tensor<1000xi64>, p : !gpuos.tensor<1000x40xf32>) {
+  %r:3 = gpuos.task "red_narrow_rows" ins(%a = %x : !gpuos.tensor<1000x40xf32>)
+      tile [7] -> (!gpuos.tensor<1000xf32>, !gpuos.tensor<1000xi64>, !gpuos.tensor<1000x40xf32>) {
+    %0 = gpuos.reduce sum %a axes [1] : !gpuos.tensor<1000x40xf32>
+    %1 = gpuos.argmax %a axis 1 : !gpuos.tensor<1000x40xf32>
+    %2 = gpuos.softmax %a axis 1 : !gpuos.tensor<1000x40xf32>
+    gpuos.yield %0, %1, %2 : !gpuos.tensor<1000xf32>, !gpuos.tensor<1000xi64>, !gpuos.tensor<1000x40xf32>
+  }
+  gpuos.yield %r#0, %r#1, %r#2 : !gpuos.tensor<1000xf32>, !gpuos.tensor<1000xi64>, !gpuos.tensor<1000x40xf32>
 }
 
 // The loop path's one-pass softmax (max and sum of exp together) on rows
