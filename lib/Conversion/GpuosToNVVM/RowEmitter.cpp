@@ -154,7 +154,7 @@ unsigned RowEmitter::storeWarpTotals(ValueRange totals) {
 }
 
 Value RowEmitter::blockReduce(Value partial, Fold fold, Value identity) {
-  Value value = foldWarp(b, partial, fold, int(warpRows ? rowGroupSize() : 32));
+  Value value = foldWarp(b, partial, fold, foldWidth());
   if (warpRows) // every lane holds the warp's (the row's) result
     return value;
   unsigned base = storeWarpTotals(value);
@@ -168,7 +168,7 @@ Value RowEmitter::blockReduce(Value partial, Fold fold, Value identity) {
 std::pair<Value, Value> RowEmitter::blockFoldPair(Value first, Value second,
                                                   Value initFirst, Value initSecond,
                                                   PairFold fold) {
-  for (int offset = int(warpRows ? rowGroupSize() : 32) / 2; offset >= 1; offset /= 2)
+  for (int offset = foldWidth() / 2; offset >= 1; offset /= 2)
     std::tie(first, second) =
         fold(first, second, shuffleXor(first, offset), shuffleXor(second, offset));
   if (warpRows)
@@ -845,7 +845,7 @@ LogicalResult RowEmitter::emit() {
   rowThread = t.threadId;
   LogicalResult result = success();
   if (warpRows) {
-    // Straight-line at any block size: a row's group is always 32 lanes.
+    // Straight-line at any block size: a row's group is 32 lanes or fewer.
     Value five = t.idxConst(5);
     Value lane = arith::AndIOp::create(b, t.threadId, t.idxConst(31));
     int64_t group = rowGroupSize();

@@ -78,6 +78,8 @@ private:
   int64_t rowGroupSize() const;
   /// Rows a warp works on at once (warp mode): 32 / rowGroupSize().
   int64_t rowsPerWarp() const { return warpRows ? 32 / rowGroupSize() : 1; }
+  /// Lanes a warp's butterfly folds over: a row's group in warp mode.
+  int foldWidth() const { return int(warpRows ? rowGroupSize() : 32); }
   /// Chunks per iteration of the loop path: 1 where the straight-line path
   /// serves the tuned block size, else up to 8.
   unsigned loopUnroll() const;
