@@ -49,8 +49,11 @@ int main() {
   CUstream created;
   if (!ok(cuStreamCreate(&created, CU_STREAM_NON_BLOCKING), "cuStreamCreate"))
     return 1;
-  int *buf;
-  cudaMalloc(&buf, 1024);
+  int *buf = nullptr;
+  if (cudaMalloc(&buf, 1024) != cudaSuccess) {
+    std::printf("stream_wait: cudaMalloc of 1 KiB failed\n");
+    return 1;
+  }
 
   std::printf("%-34s %12s %12s\n", "ns per call (idle stream)", "legacy (0)", "created");
   struct Case {

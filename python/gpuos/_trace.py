@@ -113,10 +113,11 @@ class Trace:
         graph = compile_graph(text, b.name, [(n, v.type) for n, v in b.inputs],
                               [(n, v.type) for n, v in b.outputs], arch=arch, image=image,
                               sources=sources)
-        limit = max_graph_tiles() if image else None
-        if limit is not None and graph.tiles > limit:
-            raise Unsupported(f"the graph has {graph.tiles} tiles; the runtime admits at most "
-                              f"{limit} in flight")
+        if image:
+            limit = max_graph_tiles()
+            if graph.tiles > limit:
+                raise Unsupported(f"the graph has {graph.tiles} tiles; the runtime admits at "
+                                  f"most {limit} in flight")
         return graph, [src for _, src in self.inputs]
 
 

@@ -275,6 +275,16 @@ unsigned RowEmitter::loopUnroll() const {
   return unsigned(std::clamp<int64_t>(llvm::divideCeil(rowLength, perChunk), 1, 8));
 }
 
+Value RowEmitter::foldChunk(const Lanes &values, Value acc, Value identity, Fold fold,
+                           Value valid) {
+  Value partial = identity;
+  for (Value value : values)
+    partial = fold(partial, value);
+  if (valid) // a chunk past the row's end adds the identity
+    partial = arith::SelectOp::create(b, valid, partial, identity);
+  return fold(acc, partial);
+}
+
 FailureOr<Value> RowEmitter::rowReduce(Value identity, Term term, Fold fold) {
   FailureOr<SmallVector<Value>> acc = forEachChunk(
       identity,
@@ -282,12 +292,7 @@ FailureOr<Value> RowEmitter::rowReduce(Value identity, Term term, Fold fold) {
         FailureOr<Lanes> values = term(rowIndex(j));
         if (failed(values))
           return failure();
-        Value partial = identity;
-        for (Value value : *values)
-          partial = fold(partial, value);
-        if (valid)
-          partial = arith::SelectOp::create(b, valid, partial, identity);
-        return SmallVector<Value>{fold(accs[0], partial)};
+        return SmallVector<Value>{foldChunk(*values, accs[0], identity, fold, valid)};
       });
   if (failed(acc))
     return failure();
@@ -299,42 +304,49 @@ bool RowEmitter::isSiblingReduce(Operation *op) const {
 }
 
 LogicalResult RowEmitter::rowReduceSiblings(ArrayRef<Operation *> ops) {
-  SmallVector<Value> identities;
-  for (Operation *op : ops) {
-    Type element = cast<StridedTensorType>(rowOperand(op).getType()).getElementType();
-    identities.push_back(reductionIdentity(b, cast<ReduceOp>(op).getKind(), element));
-  }
-  auto combine = [&](Operation *op, Value acc, Value v) {
-    Type element = cast<StridedTensorType>(rowOperand(op).getType()).getElementType();
-    return reductionCombine(b, cast<ReduceOp>(op).getKind(), acc, v, element);
+  // Each reduce's kind, element type and identity, looked up once.
+  struct Sibling {
+    ReduceOp op;
+    ReductionKind kind;
+    Type element;
+    Value identity;
+    Value combine(ImplicitLocOpBuilder &b, Value acc, Value v) const {
+      return reductionCombine(b, kind, acc, v, element);
+    }
   };
+  SmallVector<Sibling> siblings;
+  for (Operation *op : ops) {
+    auto reduce = cast<ReduceOp>(op);
+    Type element = cast<StridedTensorType>(reduce.getInput().getType()).getElementType();
+    siblings.push_back({reduce, reduce.getKind(), element,
+                        reductionIdentity(b, reduce.getKind(), element)});
+  }
+  SmallVector<Value> identities;
+  for (const Sibling &sibling : siblings)
+    identities.push_back(sibling.identity);
   FailureOr<SmallVector<Value>> accs = forEachChunk(
       identities,
       [&](Value j, Value valid, ValueRange accs) -> FailureOr<SmallVector<Value>> {
         SmallVector<Value> next;
-        for (auto [op, acc, identity] : llvm::zip(ops, accs, identities)) {
+        for (auto [sibling, acc] : llvm::zip(siblings, accs)) {
           // One load of a shared operand: eval's memo serves the others.
-          FailureOr<Lanes> values = t.eval(rowOperand(op), rowIndex(j));
+          FailureOr<Lanes> values = t.eval(sibling.op.getInput(), rowIndex(j));
           if (failed(values))
             return failure();
-          Value partial = identity;
-          for (Value value : *values)
-            partial = combine(op, partial, value);
-          if (valid)
-            partial = arith::SelectOp::create(b, valid, partial, identity);
-          next.push_back(combine(op, acc, partial));
+          auto fold = [&](Value x, Value y) { return sibling.combine(b, x, y); };
+          next.push_back(foldChunk(*values, acc, sibling.identity, fold, valid));
         }
         return next;
       });
   if (failed(accs))
     return failure();
-  for (auto [op, acc, identity] : llvm::zip(ops, *accs, identities)) {
-    Value result = blockReduce(
-        acc, [&](Value x, Value y) { return combine(op, x, y); }, identity);
-    if (cast<ReduceOp>(op).getKind() == ReductionKind::mean)
+  for (auto [sibling, acc] : llvm::zip(siblings, *accs)) {
+    auto fold = [&](Value x, Value y) { return sibling.combine(b, x, y); };
+    Value result = blockReduce(acc, fold, sibling.identity);
+    if (sibling.kind == ReductionKind::mean)
       result = arith::DivFOp::create(b, result,
                                      floatConstant(b, result.getType(), double(rowLength)));
-    t.stats[{op, 0}] = result;
+    t.stats[{sibling.op, 0}] = result;
   }
   return success();
 }

@@ -121,6 +121,10 @@ private:
   forEachChunk(mlir::ValueRange init, ChunkStep step);
   mlir::FailureOr<mlir::Value> rowReduce(mlir::Value identity, Term term,
                                          Fold fold);
+  /// One chunk's values folded from `identity` (all of it the identity when
+  /// `valid`, if given, is false), then into `acc`.
+  mlir::Value foldChunk(const Lanes &values, mlir::Value acc, mlir::Value identity,
+                        Fold fold, mlir::Value valid);
   mlir::FailureOr<mlir::Value> rowArgmax(mlir::Value input);
   /// A reduce whose operand waits for no row op's statistics.
   bool isSiblingReduce(mlir::Operation *op) const;
