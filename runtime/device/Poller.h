@@ -151,19 +151,27 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
   // A non-urgent run of more ranges than one round of the lanes: one
   // entry, and a worker publishes the ranges (Protocol.h, kExpandKind), so
   // that an urgent entry behind it in the ring does not wait for them (on a
-  // loaded GPU, 50 us for 768 ranges). Except a short run on an idle GPU:
-  // ranges that fit one checked-free publish chunk and (one root task) of
-  // at most two tiles each; the poller publishes those itself in a few
-  // microseconds, where the hop through a worker cost ~7 us of the run's
-  // latency. (Long ranges were measured slower without the hop: docs/
-  // runtime.md, "Expansion only beside other runs".)
+  // loaded GPU, 50 us for 768 ranges). Except on an idle GPU:
+  // - a short run (ranges that fit one checked-free publish chunk and, one
+  //   root task, of at most two tiles each) the poller publishes itself in
+  //   a few microseconds, where the hop through a worker cost ~7 us of the
+  //   run's latency (long ranges were measured slower without the hop:
+  //   docs/runtime.md, "Expansion only beside other runs");
+  // - a run of more ranges than the chunk is split: the chunk holds an
+  //   expand entry for the ranges past it, first so that the first worker
+  //   to pick takes it, and the first ranges, which the other workers start
+  //   on while it publishes the rest (docs/runtime.md, "Idle runs of more
+  //   ranges than a chunk").
   // (Several root tasks: rootTiles is 0, and at most 256 ranges means every
   // range is one tile: a root of more tiles than kRootRanges alone has
   // kRootRanges ranges; the static_assert keeps that true.)
   static_assert(kPublishChunk * 32 <= kRootRanges,
                 "a short run of several root tasks must have one-tile ranges");
-  bool shortRun = n <= kPublishChunk * w.width() && rootTiles <= 2u * n;
-  bool expand = prio != kPriorityUrgent && n > w.width() && (busy != 0u || !shortRun);
+  const uint32_t chunk = kPublishChunk * w.width();
+  bool shortRun = n <= chunk && rootTiles <= 2u * n;
+  bool split = prio != kPriorityUrgent && busy == 0u && n > chunk;
+  bool expand = prio != kPriorityUrgent && n > w.width() && !split &&
+                (busy != 0u || !shortRun);
   if (prio == kPriorityUrgent && cfg.countUrgent && !inlined && w.lane() == 0) {
     // Counted before its tiles are visible (the publish below releases
     // both) until its completion uncounts it (Worker.h, uncountUrgent):
@@ -217,27 +225,30 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
     if (inlined)
       return true;
     n = 1; // the expand entry's one position
-  } else if (rootTiles) {
-    // One root task: its ranges are `first` split evenly (as the host's
-    // templates are), with no template read in series before the writes.
-    uint32_t epoch = e.epoch;
-    publishEntries(nullptr, q, p0, n, w, [&](uint32_t i, QueueEntry &out) {
-      uint32_t first = 0, count = 0;
-      rangePart(rootTiles, n, i, first, count);
-      out = t;
-      out.tile = first;
-      out.rangeExtra = (uint16_t)(count - 1);
-      out.epoch = (uint16_t)epoch;
-    }, seenFree);
   } else {
+    // The ranges themselves (a split run: the expand entry, then the first
+    // chunk - 1). One root task: its ranges are `first` split evenly (as
+    // the host's templates are), with no template read in series before
+    // the writes.
     const QueueEntry *templates =
-        reinterpret_cast<const QueueEntry *>(ldcg(&row->rootEntries));
-    uint32_t epoch = e.epoch;
-    publishEntries(nullptr, q, p0, n, w,
-                   [&](uint32_t i, QueueEntry &out) {
-                     readPayload(templates + i, out);
-                     out.epoch = (uint16_t)epoch;
-                   }, seenFree);
+        rootTiles ? nullptr
+                  : reinterpret_cast<const QueueEntry *>(ldcg(&row->rootEntries));
+    const uint32_t ranges = n, direct = split ? chunk - 1 : n;
+    const uint16_t epoch = (uint16_t)e.epoch;
+    n = split ? chunk : n;
+    publishEntries(nullptr, q, p0, n, w, [&](uint32_t i, QueueEntry &out) {
+      if (i < n - direct) {
+        out = t;
+        out.kind = kExpandKind;
+        out.args = reinterpret_cast<uint64_t>(row);
+        out.tile = direct; // ranges direct .. ranges - 1
+        out.numTiles = ranges - direct;
+        out.rangeExtra = 0;
+        out.epoch = epoch;
+      } else {
+        rootRange(t, templates, rootTiles, ranges, i - (n - direct), epoch, out);
+      }
+    }, seenFree);
   }
   if (steps)
     steps[1] = cycles(); // this lane's entries are written and published

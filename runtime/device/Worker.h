@@ -75,10 +75,12 @@
 // one needs no counter at all: its block runs the tasks in order, like a
 // chain of kept successors, and subtracts them from tasksLeft at its end.
 //
-// Expansion: an entry of kind kExpandKind is a non-urgent run whose root
-// ranges the poller left to a worker (Poller.h): thread 0 reserves the
-// positions in the priority's shared queue, warp 0 publishes the ranges
-// (expandRun) and frees the entry's slot; no tile runs for it.
+// Expansion: an entry of kind kExpandKind names root ranges of a
+// non-urgent run that the poller left to a worker (Poller.h): all of them,
+// or, on an idle GPU, those past the ones the poller published itself
+// beside the entry. Thread 0 reserves the positions in the priority's
+// shared queue, warp 0 publishes the ranges (expandRun) and frees the
+// entry's slot; no tile runs for it.
 //
 // Counters are atomics in device memory: releases are a fence before a
 // relaxed update (one fence can cover a batch; atomicAddOrdered/stPublish
@@ -487,33 +489,42 @@ GPUOS_DEV void publishStaged(Inbox *inbox, const WorkerShared &sh,
   }
 }
 
-/// Warp 0 (all lanes): publishes the root ranges of a run the poller
-/// handed over as one kExpandKind entry (Protocol.h), the ranges the poller
-/// would have published (Poller.h, startRun), into the priority's shared
-/// queue at the positions thread 0 reserved; then frees the entry's slot
-/// (publishEntries' fences come after reading it).
+/// Root range i of `ranges` of a run (its RunRow's numRootEntries), as the
+/// host's templates have it: with one root task (rootTiles != 0) its tiles
+/// split evenly from `first`, with no template read; else template i.
+GPUOS_DEV void rootRange(const QueueEntry &first, const QueueEntry *templates,
+                         uint32_t rootTiles, uint32_t ranges, uint32_t i,
+                         uint16_t epoch, QueueEntry &out) {
+  if (rootTiles) {
+    uint32_t tile = 0, count = 0;
+    rangePart(rootTiles, ranges, i, tile, count);
+    out = first;
+    out.tile = tile;
+    out.rangeExtra = (uint16_t)(count - 1);
+  } else {
+    readPayload(templates + i, out);
+  }
+  out.epoch = epoch;
+}
+
+/// Warp 0 (all lanes): publishes the root ranges a run's kExpandKind entry
+/// names (Protocol.h: `numTiles` ranges from range `tile`), the ranges the
+/// poller would have published (Poller.h, startRun), into the priority's
+/// shared queue at the positions thread 0 reserved; then frees the entry's
+/// slot (publishEntries' fences come after reading it).
 template <typename Warp>
 GPUOS_DEV void expandRun(Inbox *inbox, const WorkerShared &sh, const Warp &w) {
   const QueueEntry &x = sh.pick.job;
   const RunRow *row = reinterpret_cast<const RunRow *>(x.args);
   uint32_t rootTiles = ldcg(&row->rootTiles);
+  uint32_t ranges = ldcg(&row->numRootEntries);
   const QueueEntry *templates =
       reinterpret_cast<const QueueEntry *>(ldcg(&row->rootEntries));
   QueueEntry t;
   readPayload(&row->first, t);
-  uint32_t n = x.numTiles;
   uint32_t sq = sharedQueue(priorityOfQueue(sh.pick.queue));
-  publishEntries(inbox, sq, sh.expandAt, n, w, [&](uint32_t i, QueueEntry &out) {
-    if (rootTiles) { // one root task: `first` split evenly
-      uint32_t first = 0, count = 0;
-      rangePart(rootTiles, n, i, first, count);
-      out = t;
-      out.tile = first;
-      out.rangeExtra = (uint16_t)(count - 1);
-    } else {
-      readPayload(templates + i, out);
-    }
-    out.epoch = x.epoch;
+  publishEntries(inbox, sq, sh.expandAt, x.numTiles, w, [&](uint32_t i, QueueEntry &out) {
+    rootRange(t, templates, rootTiles, ranges, x.tile + i, x.epoch, out);
   });
   if (w.lane() == 0 && sh.pick.mustFree)
     freeSlot(sh.pick.queue, sh.pick.pos);

@@ -874,6 +874,45 @@ TEST_P(RuntimeTest, ExpandedRunsFreeTheirRootSlots) {
   EXPECT_EQ(after.completed - before.completed, 301u + holds);
 }
 
+// A non-urgent run of more root ranges than the poller's publish chunk
+// (8 x its lanes), submitted with nothing else in flight, is split
+// (Poller.h, startRun): the chunk holds an expand entry for the ranges past
+// it, then the first ranges, and the worker that takes the entry publishes
+// the rest from the right template on. Three root tasks of 150, 100 and 90
+// one-tile ranges (340 > 256) over queues of 1024 slots: each round runs
+// every tile exactly once (a range published twice or skipped by the
+// offset shows in the counts) and the root queue wraps many times (an
+// expand entry whose slot were not freed would stop the poller on the
+// next lap).
+TEST_P(RuntimeTest, IdleRunsOfMoreRangesThanAChunkAreSplit) {
+  RuntimeOptions options;
+  options.queueCapacity = 1024;
+  if (!reopen(options))
+    return;
+  const uint32_t wide[3] = {150, 100, 90};
+  Buffer bufs[3];
+  GraphSpec g;
+  for (int k = 0; k < 3; ++k) {
+    bufs[k] = alloc(wide[k] * 4);
+    zero(bufs[k]);
+    g.tasks.push_back({"hits", {bufs[k].arg()}, {(int64_t)wide[k]}, {}});
+  }
+  GraphId id = 0;
+  ASSERT_OK(rt->createGraph(g, id));
+  const int rounds = 40;
+  for (int round = 0; round < rounds; ++round) {
+    Submission s;
+    ASSERT_OK(rt->submit(id, round % 2 ? Priority::Normal : Priority::Background, s));
+    Status st = rt->wait(s, kWaitUs);
+    ASSERT_TRUE(st.ok()) << "round " << round << ": " << st.toString();
+  }
+  for (int k = 0; k < 3; ++k) {
+    std::vector<uint32_t> hits = readU32(bufs[k], wide[k]);
+    for (uint32_t t = 0; t < wide[k]; ++t)
+      ASSERT_EQ(hits[t], (uint32_t)rounds) << "task " << k << " tile " << t;
+  }
+}
+
 // A graph keeps its run slots for its next submissions. With every slot
 // taken by one graph's burst and nothing in flight, another graph takes an
 // idle slot back (it was refused: "all 4 run slots are in use"), and the

@@ -195,8 +195,11 @@ constexpr uint32_t kGangKind = 0xFFFFFFFFu;
 /// loaded GPU (an urgent submission behind a background one of 768 ranges
 /// waited ~50 us for the poller on a loaded H200); a short run on an idle
 /// GPU it publishes itself (Poller.h, startRun: the hop through a worker
-/// cost ~7 us). `args` is the run's RunRow, `numTiles` its numRootEntries;
-/// the other fields are the run's, as in any entry. (Protocol 13.)
+/// cost ~7 us), and of a longer run on an idle GPU it publishes the first
+/// ranges beside this entry. `args` is the run's RunRow; the entry names
+/// `numTiles` of its root ranges from range `tile` (all of them: 0 and
+/// numRootEntries); the other fields are the run's, as in any entry.
+/// (Protocol 13.)
 constexpr uint32_t kExpandKind = 0xFFFFFFFEu;
 /// DeviceControl::gangPolicy (RuntimeOptions::gangs): never; when no
 /// other run is in flight; when no other gang is in flight; when no other

@@ -169,9 +169,11 @@ struct TraceRecord {
   // A run the poller published to the queues instead (no tile, no
   // completion above): rowRead, then its entries written (lane 0's share)
   // and the queue's reserve stored. For an expanded run (non-urgent, more
-  // than 32 root ranges, and beside other runs or not short: more than 256
-  // ranges, or one root task of more than two tiles a range) that is its
-  // one kExpandKind entry (a worker publishes the ranges later).
+  // than 32 root ranges, and beside other runs, or alone with one root task
+  // of more than two tiles a range) that is its one kExpandKind entry (a
+  // worker publishes the ranges later); for a split one (non-urgent, alone,
+  // more than 256 ranges) its entry for the ranges past 255 and the first
+  // 255 ranges.
   bool queued = false;
   uint64_t entriesWritten = 0, published = 0;
 };
