@@ -225,19 +225,16 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
     if (inlined)
       return true;
     n = 1; // the expand entry's one position
-  } else {
-    // The ranges themselves (a split run: the expand entry, then the first
-    // chunk - 1). One root task: its ranges are `first` split evenly (as
-    // the host's templates are), with no template read in series before
-    // the writes.
+  } else if (split) {
+    // The chunk checked free: first an expand entry for the ranges past it
+    // (the first worker to pick takes it), then the first chunk - 1 ranges.
     const QueueEntry *templates =
         rootTiles ? nullptr
                   : reinterpret_cast<const QueueEntry *>(ldcg(&row->rootEntries));
-    const uint32_t ranges = n, direct = split ? chunk - 1 : n;
+    const uint32_t ranges = n, direct = chunk - 1;
     const uint16_t epoch = (uint16_t)e.epoch;
-    n = split ? chunk : n;
-    publishEntries(nullptr, q, p0, n, w, [&](uint32_t i, QueueEntry &out) {
-      if (i < n - direct) {
+    publishEntries(nullptr, q, p0, chunk, w, [&](uint32_t i, QueueEntry &out) {
+      if (i == 0) {
         out = t;
         out.kind = kExpandKind;
         out.args = reinterpret_cast<uint64_t>(row);
@@ -246,8 +243,23 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
         out.rangeExtra = 0;
         out.epoch = epoch;
       } else {
-        rootRange(t, templates, rootTiles, ranges, i - (n - direct), epoch, out);
+        rootRange(t, templates, rootTiles, ranges, i - 1, epoch, out);
       }
+    }, seenFree);
+    n = chunk;
+  } else if (rootTiles) {
+    // One root task: its ranges are `first` split evenly (as the host's
+    // templates are), with no template read in series before the writes.
+    const uint16_t epoch = (uint16_t)e.epoch;
+    publishEntries(nullptr, q, p0, n, w, [&](uint32_t i, QueueEntry &out) {
+      rootRange(t, nullptr, rootTiles, n, i, epoch, out);
+    }, seenFree);
+  } else {
+    const QueueEntry *templates =
+        reinterpret_cast<const QueueEntry *>(ldcg(&row->rootEntries));
+    const uint16_t epoch = (uint16_t)e.epoch;
+    publishEntries(nullptr, q, p0, n, w, [&](uint32_t i, QueueEntry &out) {
+      rootRange(t, templates, 0, n, i, epoch, out);
     }, seenFree);
   }
   if (steps)
