@@ -10,8 +10,9 @@
 // non-urgent run of more ranges than the warp has lanes goes in as one
 // kExpandKind entry whose worker publishes the ranges (Worker.h,
 // expandRun), so bulk work never holds up the ring, unless it is a short
-// run on an idle GPU (startRun). From then on the workers only touch
-// device memory.
+// run on an idle GPU; a longer one on an idle GPU the poller splits: the
+// first chunk's ranges itself, an expand entry for the rest (startRun).
+// From then on the workers only touch device memory.
 //
 // Urgent runs of one task with one tile (the latency-critical case) are run
 // by block 0 itself, right after the poll that found them (inlineUrgent):
@@ -226,8 +227,9 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
       return true;
     n = 1; // the expand entry's one position
   } else if (split) {
-    // The chunk checked free: first an expand entry for the ranges past it
-    // (the first worker to pick takes it), then the first chunk - 1 ranges.
+    // One publish chunk (seen free while idle, or checked now): first an
+    // expand entry for the ranges past it (the first worker to pick takes
+    // it), then the first chunk - 1 ranges.
     const QueueEntry *templates =
         rootTiles ? nullptr
                   : reinterpret_cast<const QueueEntry *>(ldcg(&row->rootEntries));
