@@ -229,7 +229,8 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
   } else if (split) {
     // One publish chunk (seen free while idle, or checked now): first an
     // expand entry for the ranges past it (the first worker to pick takes
-    // it), then the first chunk - 1 ranges.
+    // it), then the first chunk - 1 ranges. The chunk never laps the
+    // queue: chunk < n <= a graph's tiles <= queueCapacity / 2.
     const QueueEntry *templates =
         rootTiles ? nullptr
                   : reinterpret_cast<const QueueEntry *>(ldcg(&row->rootEntries));
