@@ -402,6 +402,8 @@ LogicalResult RowEmitter::rowSoftmaxStats(Operation *op) {
     Value none = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, max, negInf);
     return arith::SelectOp::create(b, none, zero, max);
   };
+  auto maxFold = [&](Value x, Value y) -> Value { return arith::MaximumFOp::create(b, x, y); };
+  auto addFold = [&](Value x, Value y) -> Value { return arith::AddFOp::create(b, x, y); };
   // (max, sum of exp(x - max)) and (otherMax, otherSum) as one pair.
   auto merge = [&](Value max, Value sum, Value otherMax, Value otherSum) {
     Value merged = arith::MaximumFOp::create(b, max, otherMax);
@@ -417,22 +419,15 @@ LogicalResult RowEmitter::rowSoftmaxStats(Operation *op) {
         FailureOr<Lanes> values = t.eval(input, rowIndex(j));
         if (failed(values))
           return failure();
-        Value chunkMax = negInf;
-        for (Value value : *values)
-          chunkMax = arith::MaximumFOp::create(b, chunkMax, value);
-        if (valid) // a chunk past the row's end counts as -inf
-          chunkMax = arith::SelectOp::create(b, valid, chunkMax, negInf);
-        Value max = arith::MaximumFOp::create(b, accs[0], chunkMax);
+        // A chunk past the row's end counts as -inf and adds 0.
+        Value max = foldChunk(*values, accs[0], negInf, maxFold, valid);
         Value at = offset(max);
-        Value chunkSum = zero;
+        Lanes terms;
         for (Value value : *values)
-          chunkSum = arith::AddFOp::create(
-              b, chunkSum, emitExp(b, arith::SubFOp::create(b, value, at)));
-        if (valid)
-          chunkSum = arith::SelectOp::create(b, valid, chunkSum, zero);
+          terms.push_back(emitExp(b, arith::SubFOp::create(b, value, at)));
         Value rescaled =
             arith::MulFOp::create(b, accs[1], emitExp(b, arith::SubFOp::create(b, accs[0], at)));
-        return SmallVector<Value>{max, arith::AddFOp::create(b, rescaled, chunkSum)};
+        return SmallVector<Value>{max, foldChunk(terms, rescaled, zero, addFold, valid)};
       });
   if (failed(partial))
     return failure();
