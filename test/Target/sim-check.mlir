@@ -52,6 +52,17 @@
 // RUN: gpuos-sim-check %S/gpu-check/split_k.mlir %t/sk.d/check.txt --block=64 | FileCheck %s
 // RUN: gpuos-sim-check %S/gpu-check/split_k.mlir %t/sk.d/check.txt --block=256 --misalign | FileCheck %s
 
+// Tiled matmuls (more than 16 rows): a warp, a few, and 16 warps (rounds
+// of outputs and staged copies that depend on the block size); a dropped
+// barrier (the one after the stage) is a race the check reports.
+// RUN: gpuos-jit %S/gpu-check/tiled_matmul.mlir --no-cache -o %t/tm
+// RUN: gpuos-check-gen %S/gpu-check/tiled_matmul.mlir --manifest=%t/tm.manifest.json -o %t/tm.d
+// RUN: gpuos-sim-check %S/gpu-check/tiled_matmul.mlir %t/tm.d/check.txt --block=32 --misalign | FileCheck %s
+// RUN: gpuos-sim-check %S/gpu-check/tiled_matmul.mlir %t/tm.d/check.txt --block=64 | FileCheck %s
+// RUN: gpuos-sim-check %S/gpu-check/tiled_matmul.mlir %t/tm.d/check.txt --block=512 | FileCheck %s
+// RUN: not gpuos-sim-check %S/gpu-check/tiled_matmul.mlir %t/tm.d/check.txt --block=64 --drop-barrier=2 2>&1 | FileCheck %s --check-prefix=TILED-RACE
+// TILED-RACE: task tm_scores, tile 0: shared-memory hazard
+
 // The partitioned examples (snapshots of the graph pipeline's output).
 // RUN: gpuos-jit %S/gpu-check/example_softmax_norm.mlir --no-cache -o %t/sn
 // RUN: gpuos-check-gen %S/gpu-check/example_softmax_norm.mlir --manifest=%t/sn.manifest.json -o %t/sn.d

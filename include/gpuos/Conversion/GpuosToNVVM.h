@@ -46,8 +46,9 @@ struct TaskCodegenInfo {
   /// Per argument-block buffer: read or written with vector accesses on
   /// the fast path, which runs when all of these are 16-byte aligned.
   llvm::SmallVector<bool> vectorBuffers;
-  /// "elementwise", "rows" (block-cooperative reductions over rows) or
-  /// "matvec" (small-M matmuls splitting K across the block).
+  /// "elementwise", "rows" (block-cooperative reductions over rows),
+  /// "matvec" (small-M matmuls splitting K across the block) or "tiled"
+  /// (other matmul tiles staged through shared memory).
   std::string strategy = "elementwise";
 };
 

@@ -13,7 +13,6 @@ using namespace mlir;
 using namespace gpuos;
 using namespace gpuos::codegen;
 
-static constexpr StringLiteral kSharedName = "__gpuos_shared";
 /// Shared memory the strategy may declare (the default dynamic limit is
 /// 48 KiB; two blocks share an SM).
 static constexpr int64_t kMatvecMaxShared = 32 * 1024;
@@ -24,10 +23,6 @@ static StridedTensorType typeOf(Value value) {
 
 static bool isPowerOfTwo(int64_t value) {
   return value > 0 && (value & (value - 1)) == 0;
-}
-
-static int64_t floorPow2(int64_t value) {
-  return value < 1 ? 1 : int64_t(1) << llvm::Log2_64(value);
 }
 
 /// A value the task computes (through views, down to an op that is not
@@ -370,7 +365,7 @@ MatvecEmitter::operandsAt(MatmulOp op, const DimIndex &column, const DimIndex &k
   }
   for (int64_t row = 0; !staged && chunkLhs < 0 && row < m; ++row) {
     FailureOr<Lanes> value =
-        t.eval(op.getLhs(), operandIndex(op, true, t.constDim(row), k));
+        t.eval(op.getLhs(), t.tileOperandIndex(op, true, t.constDim(row), k));
     if (failed(value))
       return failure();
     step.lhsRows.push_back(std::move(*value));
@@ -380,7 +375,7 @@ MatvecEmitter::operandsAt(MatmulOp op, const DimIndex &column, const DimIndex &k
     step.rhs = stagedWeight(op, k, rhsLanes);
     return step;
   }
-  FailureOr<Lanes> w = t.eval(op.getRhs(), operandIndex(op, false, column, k));
+  FailureOr<Lanes> w = t.eval(op.getRhs(), t.tileOperandIndex(op, false, column, k));
   if (failed(w))
     return failure();
   step.rhs = std::move(*w);
@@ -444,25 +439,6 @@ MatvecEmitter::kStepsAt(ArrayRef<MatmulOp> ops, const DimIndex &column,
   return steps;
 }
 
-Index MatvecEmitter::operandIndex(MatmulOp op, bool isLhs, const DimIndex &outer,
-                                  const DimIndex &kDim) {
-  StridedTensorType type = typeOf(isLhs ? op.getLhs() : op.getRhs());
-  ArrayRef<int64_t> resultShape = typeOf(op.getResult()).getShape();
-  Index batch;
-  for (int64_t axis = 0; axis + 2 < rank; ++axis) {
-    DimIndex dim;
-    dim.base = t.tileOrigin[axis]; // batch dims are tiled by 1
-    batch.push_back(dim);
-  }
-  Index result = t.broadcastIndex(batch, resultShape.drop_back(2),
-                                  type.getShape().drop_back(2));
-  bool transposed = isLhs ? op.getTransposeLhs() : op.getTransposeRhs();
-  bool kFirst = isLhs ? transposed : !transposed;
-  result.push_back(kFirst ? kDim : outer);
-  result.push_back(kFirst ? outer : kDim);
-  return result;
-}
-
 FailureOr<SmallVector<Value>>
 MatvecEmitter::kLoop(Value upperBound, Value lower, Value step, unsigned unroll,
                      ArrayRef<Value> accs, Body body) {
@@ -505,27 +481,6 @@ MatvecEmitter::kLoop(Value upperBound, Value lower, Value step, unsigned unroll,
   scf::YieldOp::create(b, *next);
   b.setInsertionPointAfter(loop);
   return SmallVector<Value>(loop.getResults());
-}
-
-/// `then` inside `if (cond)`, zeros otherwise (`cond` null: unconditional).
-static FailureOr<SmallVector<Value>>
-guarded(ImplicitLocOpBuilder &b, Value cond, ArrayRef<Value> zeros,
-        function_ref<FailureOr<SmallVector<Value>>()> then) {
-  if (!cond)
-    return then();
-  SmallVector<Type> types;
-  for (Value zero : zeros)
-    types.push_back(zero.getType());
-  auto ifOp = scf::IfOp::create(b, types, cond, /*withElseRegion=*/true);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(ifOp.thenBlock());
-  FailureOr<SmallVector<Value>> values = then();
-  if (failed(values))
-    return failure();
-  scf::YieldOp::create(b, *values);
-  b.setInsertionPointToStart(ifOp.elseBlock());
-  scf::YieldOp::create(b, zeros);
-  return SmallVector<Value>(ifOp.getResults());
 }
 
 //===----------------------------------------------------------------------===//
@@ -593,7 +548,7 @@ LogicalResult MatvecEmitter::emitNLanes(const Group &group) {
   FailureOr<SmallVector<Value>> accs =
       group.chunkRows && t.allowVector
           ? stagedKLoop(group, column, valid, slice, slices, zeros, body)
-          : guarded(b, valid, zeros, [&] {
+          : emitGuarded(b, valid, zeros, [&] {
               return kLoop(t.idxConst(first.k), slice, slices,
                            jamUnroll(group), zeros, body);
             });
@@ -726,7 +681,7 @@ void MatvecEmitter::issueChunk(const Group &group, Value chunk, Value buffer) {
   column.base = t.idxAdd(t.tileOrigin[rank - 1], t.idxMul(piece, perPiece));
   k.base = t.idxAdd(firstRow, row);
   TaskEmitter::Offsets offs =
-      t.offsets(operandIndex(op, false, column, k), leaf.strides);
+      t.offsets(t.tileOperandIndex(op, false, column, k), leaf.strides);
   Value dst = sharedPtr(arith::AddIOp::create(
       b, arith::AddIOp::create(b, i32(stageOffset), buffer),
       toI32(t.idxAdd(t.idxMul(row, group.rowBytes), t.idxMul(piece, 16)))));
@@ -775,7 +730,7 @@ void MatvecEmitter::issueLhsChunk(const Group &group, unsigned member,
   k.base = t.idxAdd(firstK, t.idxMul(piece, 16 / bytes));
   // Down the slices to the input (stagedLhsBytes checked they are all).
   Value value = op.getLhs();
-  Index index = operandIndex(op, true, rowDim, k);
+  Index index = t.tileOperandIndex(op, true, rowDim, k);
   while (auto slice = value.getDefiningOp<SliceOp>()) {
     index = t.sliceOperandIndex(slice, index);
     value = slice.getInput();
@@ -848,7 +803,7 @@ MatvecEmitter::stagedKLoop(const Group &group, Value column, Value valid,
       b, t.idxAdd(stage.firstRow, t.idxConst(group.chunkRows)),
       t.idxConst(first.k));
   SmallVector<Value> carried(loop.getRegionIterArgs());
-  FailureOr<SmallVector<Value>> accs = guarded(b, valid, carried, [&] {
+  FailureOr<SmallVector<Value>> accs = emitGuarded(b, valid, carried, [&] {
     return kLoop(upper, t.idxAdd(stage.firstRow, slice), slices,
                  jamUnroll(group), carried, body);
   });
@@ -935,7 +890,7 @@ LogicalResult MatvecEmitter::emitKLanes(const Plan &plan) {
   };
   Value lower = t.idxMul(kLane, v);
   Value step = t.idxConst(lk * v);
-  FailureOr<SmallVector<Value>> accs = guarded(b, valid, zeros, [&] {
+  FailureOr<SmallVector<Value>> accs = emitGuarded(b, valid, zeros, [&] {
     return kLoop(t.idxConst(plan.k), lower, step, unrollFor(plan), zeros, body);
   });
   if (failed(accs)) {
@@ -967,17 +922,9 @@ LogicalResult MatvecEmitter::emitKLanes(const Plan &plan) {
 //===----------------------------------------------------------------------===//
 
 Lanes MatvecEmitter::precomputed(MatmulOp op, const Index &index) {
-  const Plan *plan = nullptr;
-  for (const Plan &candidate : plans)
-    if (candidate.op == op)
-      plan = &candidate;
-  const Index &iteration = t.currentIteration;
-  if (!plan || iteration.size() != index.size() || int64_t(index.size()) != rank)
+  const Plan *plan = planOf(op);
+  if (!plan || !t.atCurrentIteration(index))
     return {};
-  for (auto [dim, iter] : llvm::zip(index, iteration))
-    if (!dim.isAffine() || !iter.isAffine() || dim.base != iter.base ||
-        dim.coef != iter.coef)
-      return {};
   Type f32 = b.getF32Type();
   // M is whole in the tile (origin 0); columns relative to the tile.
   Value row = toI32(index[rank - 2].base);
@@ -1053,7 +1000,7 @@ LogicalResult MatvecEmitter::forEachLhsElement(
   DimIndex row, k;
   row.base = b.createOrFold<arith::DivUIOp>(element, t.idxConst(plan.k));
   k.base = b.createOrFold<arith::RemUIOp>(element, t.idxConst(plan.k));
-  LogicalResult result = body(element, operandIndex(plan.op, true, row, k), row.base);
+  LogicalResult result = body(element, t.tileOperandIndex(plan.op, true, row, k), row.base);
   t.popScope();
   return result;
 }
@@ -1084,7 +1031,7 @@ LogicalResult MatvecEmitter::emitStagedRows(const Plan &plan) {
     DimIndex rowDim, kDim;
     rowDim.base = row;
     kDim.base = position;
-    return operandIndex(op, true, rowDim, kDim);
+    return t.tileOperandIndex(op, true, rowDim, kDim);
   };
   // While `stagedAt` is set, the row op's input at that element comes from
   // its staged copy.
@@ -1225,67 +1172,15 @@ LogicalResult MatvecEmitter::emitAll(bool vectors) {
   t.precomputedMatmul = [this](MatmulOp op, const Index &index) {
     return precomputed(op, index);
   };
-  LogicalResult result = emitEpilogue(tileElements);
+  LogicalResult result = t.emitTileResults(tileElements);
   t.precomputedMatmul = nullptr;
-  return result;
-}
-
-LogicalResult MatvecEmitter::emitEpilogue(int64_t tileElements) {
-  // A tile with fewer lanes of work than the tuned block has threads (a
-  // [4, 8] tile is 8 threads of 4 lanes) would run its whole epilogue in a
-  // few threads of one warp while the others wait at the final barrier.
-  // Then: one lane a thread, and the results spread over `parts` groups of
-  // threads (group g stores results g, g + parts, ...), as many as the
-  // tuned block holds for them.
-  unsigned results = t.task.getNumResults();
-  int64_t perThread = llvm::divideCeil(tileElements, t.lanes);
-  if (results == 0 || perThread >= t.options.blockSize)
-    return t.emitSimpleLoop(t.idxMul(t.threadId, t.lanes), tileElements);
-  t.lanes = 1;
-  unsigned parts = std::min<int64_t>(
-      {results, kMatvecMaxParts,
-       floorPow2(std::max<int64_t>(1, t.options.blockSize / tileElements))});
-  if (parts == 1)
-    return t.emitSimpleLoop(t.threadId, tileElements);
-  // Group g: threads g * size .. (g + 1) * size - 1 (size = blockDim /
-  // parts; a block of at least 32 threads gives every group one).
-  Value size = b.createOrFold<arith::DivUIOp>(t.blockDim, t.idxConst(parts));
-  Value group = b.createOrFold<arith::DivUIOp>(t.threadId, size);
-  Value local = b.createOrFold<arith::RemUIOp>(t.threadId, size);
-  auto cases = scf::IndexSwitchOp::create(
-      b, TypeRange(), arith::IndexCastOp::create(b, b.getIndexType(), group),
-      llvm::to_vector(llvm::seq<int64_t>(0, parts)), parts);
-  LogicalResult result = success();
-  for (unsigned part = 0; part < parts; ++part) {
-    Block &block = cases.getCaseRegions()[part].emplaceBlock();
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&block);
-    if (succeeded(result))
-      result = t.emitSimpleLoop(local, tileElements, size, part, parts);
-    scf::YieldOp::create(b);
-  }
-  Block &fallback = cases.getDefaultRegion().emplaceBlock();
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&fallback);
-  scf::YieldOp::create(b);
   return result;
 }
 
 LogicalResult MatvecEmitter::emit() {
   t.info.sharedBytes = sharedBytes;
   t.info.strategy = "matvec";
-  auto module = t.func->getParentOfType<gpu::GPUModuleOp>();
-  auto sharedType = LLVM::LLVMPointerType::get(b.getContext(), 3);
-  if (!module.lookupSymbol(kSharedName)) {
-    // extern __shared__ (docs/abi.md), as in RowEmitter.
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(module.getBody());
-    LLVM::GlobalOp::create(b, LLVM::LLVMArrayType::get(b.getI8Type(), 0),
-                           /*isConstant=*/false, LLVM::Linkage::External,
-                           kSharedName, Attribute(), /*alignment=*/16,
-                           /*addrSpace=*/3);
-  }
-  sharedBase = LLVM::AddressOfOp::create(b, sharedType, kSharedName);
+  sharedBase = t.sharedMemoryBase();
   Type i32Type = b.getI32Type();
   tid = NVVM::ThreadIdXOp::create(b, i32Type);
   laneId = arith::AndIOp::create(b, tid, i32(31));

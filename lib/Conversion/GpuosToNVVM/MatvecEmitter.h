@@ -67,8 +67,6 @@ constexpr int64_t kMatvecMaxStagedShared = 44 * 1024;
 /// warp partials take two slots of 32 f32 after the rows' statistics.
 constexpr int64_t kWarpRowLength = 256;
 constexpr int64_t kRowFoldSlotBytes = 2 * 32 * 4;
-/// Most thread groups phase 2 spreads a small tile's results over.
-constexpr int64_t kMatvecMaxParts = 32;
 
 /// The row op whose result is `op`'s lhs with its rows along K (a softmax
 /// over the last axis, layer_norm, rms_norm; f32 compute), or null: the
@@ -121,9 +119,6 @@ private:
   /// Where element `element` of `plan`'s staged lhs lies in shared memory.
   mlir::Value lhsElementPtr(const Plan &plan, mlir::Value element);
   mlir::LogicalResult emitAll(bool vectors);
-  /// Phase 2: the element loop over the tile, results spread over groups
-  /// of threads when the tile is small.
-  mlir::LogicalResult emitEpilogue(int64_t tileElements);
   /// n-lanes plans that share one K loop (a "jam": each weight load feeds
   /// all of them): same weight, K and column split, at most
   /// kJamAccumulators accumulators a thread.
@@ -180,10 +175,6 @@ private:
   void storeNPartials(const Plan &plan, mlir::Value column,
                       llvm::ArrayRef<mlir::Value> accs);
   mlir::LogicalResult emitKLanes(const Plan &plan);
-  /// The operand index of `lhs` or `rhs` for the tile's batch position with
-  /// the row (lhs) or column (rhs) dim `outer` and the K dim `k`.
-  Index operandIndex(MatmulOp op, bool isLhs, const DimIndex &outer,
-                     const DimIndex &k);
   /// Runs `body(k)` for k = lower, lower + step, ... < upper, `unroll`
   /// copies per iteration, carrying `accs`.
   mlir::FailureOr<llvm::SmallVector<mlir::Value>>

@@ -488,31 +488,17 @@ FailureOr<Lanes> TaskEmitter::evalMatmul(MatmulOp op, const Index &index) {
   if (precomputedMatmul)
     if (Lanes values = precomputedMatmul(op, index); !values.empty())
       return values;
-  StridedTensorType lhs = typeOf(op.getLhs()), rhs = typeOf(op.getRhs());
-  ArrayRef<int64_t> resultShape = typeOf(op.getResult()).getShape();
-  Type element = lhs.getElementType();
-  Type type = computeType(element);
-  int64_t rank = resultShape.size();
+  StridedTensorType lhs = typeOf(op.getLhs());
+  Type type = computeType(lhs.getElementType());
+  int64_t rank = typeOf(op.getResult()).getRank();
   int64_t k = op.getTransposeLhs() ? lhs.getShape()[lhs.getRank() - 2]
                                    : lhs.getShape().back();
-  // Batch dims broadcast (numpy); the two matrix dims are placed by the
-  // transpose flags. The K placeholder is the serialReduce axis.
+  // The K placeholder is the serialReduce axis.
   Index batch(index.begin(), index.end() - 2);
-  ArrayRef<int64_t> resultBatch = resultShape.drop_back(2);
-  auto operandIndex = [&](StridedTensorType type, bool isLhs, bool transposed,
-                          int64_t &kAxis) {
-    Index result = broadcastIndex(batch, resultBatch, type.getShape().drop_back(2));
-    DimIndex outer = isLhs ? index[rank - 2] : index[rank - 1];
-    int64_t base = result.size();
-    bool kFirst = isLhs ? transposed : !transposed;
-    result.push_back(kFirst ? DimIndex() : outer);
-    result.push_back(kFirst ? outer : DimIndex());
-    kAxis = kFirst ? base : base + 1;
-    return result;
-  };
-  int64_t lhsK, rhsK;
-  Index lhsIndex = operandIndex(lhs, true, op.getTransposeLhs(), lhsK);
-  Index rhsIndex = operandIndex(rhs, false, op.getTransposeRhs(), rhsK);
+  Index lhsIndex = matmulOperandIndex(op, true, batch, index[rank - 2], DimIndex());
+  Index rhsIndex = matmulOperandIndex(op, false, batch, index[rank - 1], DimIndex());
+  int64_t lhsK = lhsIndex.size() - (op.getTransposeLhs() ? 2 : 1);
+  int64_t rhsK = rhsIndex.size() - (op.getTransposeRhs() ? 1 : 2);
 
   // serialReduce needs one index: loop over lhs's K and mirror it into rhs.
   bool isFloat = isa<FloatType>(type);
@@ -544,4 +530,29 @@ FailureOr<Lanes> TaskEmitter::evalMatmul(MatmulOp op, const Index &index) {
   if (failed(accs))
     return failure();
   return Lanes(accs->begin(), accs->end());
+}
+
+Index TaskEmitter::matmulOperandIndex(MatmulOp op, bool isLhs, const Index &batch,
+                                      const DimIndex &outer, const DimIndex &k) {
+  // Batch dims broadcast (numpy).
+  StridedTensorType type = typeOf(isLhs ? op.getLhs() : op.getRhs());
+  ArrayRef<int64_t> resultShape = typeOf(op.getResult()).getShape();
+  Index result = broadcastIndex(batch, resultShape.drop_back(2),
+                                type.getShape().drop_back(2));
+  bool transposed = isLhs ? op.getTransposeLhs() : op.getTransposeRhs();
+  bool kFirst = isLhs ? transposed : !transposed;
+  result.push_back(kFirst ? k : outer);
+  result.push_back(kFirst ? outer : k);
+  return result;
+}
+
+Index TaskEmitter::tileOperandIndex(MatmulOp op, bool isLhs, const DimIndex &outer,
+                                    const DimIndex &k) {
+  Index batch;
+  for (size_t axis = 0; axis + 2 < abi.tile.size(); ++axis) {
+    DimIndex dim;
+    dim.base = tileOrigin[axis]; // batch dims are tiled by 1
+    batch.push_back(dim);
+  }
+  return matmulOperandIndex(op, isLhs, batch, outer, k);
 }

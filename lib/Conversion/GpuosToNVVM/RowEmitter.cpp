@@ -13,7 +13,6 @@ using namespace mlir;
 using namespace gpuos;
 using namespace gpuos::codegen;
 
-static constexpr StringLiteral kSharedName = "__gpuos_shared";
 static constexpr int64_t kEntryBytes = 16;
 /// Elements of a row a thread may hold on the straight-line path: a few
 /// rows' worth of registers (each live row value takes this many).
@@ -829,19 +828,7 @@ LogicalResult RowEmitter::emit() {
       return loadStaged(value, index);
     };
   }
-  auto module = t.func->getParentOfType<gpu::GPUModuleOp>();
-  auto sharedPtr = LLVM::LLVMPointerType::get(b.getContext(), 3);
-  if (!module.lookupSymbol(kSharedName)) {
-    // extern __shared__: the dynamic shared memory the runtime passes to
-    // every task (docs/abi.md), aliased by any other extern shared array.
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(module.getBody());
-    LLVM::GlobalOp::create(b, LLVM::LLVMArrayType::get(b.getI8Type(), 0),
-                           /*isConstant=*/false, LLVM::Linkage::External,
-                           kSharedName, Attribute(), /*alignment=*/16,
-                           /*addrSpace=*/3);
-  }
-  sharedBase = LLVM::AddressOfOp::create(b, sharedPtr, kSharedName);
+  sharedBase = t.sharedMemoryBase();
   Type i32 = b.getI32Type();
   Value tid = NVVM::ThreadIdXOp::create(b, i32);
   laneId = arith::AndIOp::create(b, tid, intConstant(b, i32, 31));

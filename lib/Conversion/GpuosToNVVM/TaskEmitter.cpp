@@ -27,6 +27,7 @@
 #include "TaskEmitter.h"
 #include "MatvecEmitter.h"
 #include "RowEmitter.h"
+#include "TiledMatmulEmitter.h"
 #include "ScalarMath.h"
 #include "gpuos/Dialect/Gpuos/IR/Shapes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -170,6 +171,93 @@ TaskEmitter::emitVectorOrScalar(function_ref<LogicalResult(bool)> emit,
   LogicalResult scalarCopy = emit(/*vectors=*/false);
   popScope();
   return scalarCopy;
+}
+
+FailureOr<SmallVector<Value>>
+gpuos::codegen::emitGuarded(ImplicitLocOpBuilder &b, Value cond, ArrayRef<Value> zeros,
+        function_ref<FailureOr<SmallVector<Value>>()> then) {
+  if (!cond)
+    return then();
+  SmallVector<Type> types;
+  for (Value zero : zeros)
+    types.push_back(zero.getType());
+  auto ifOp = scf::IfOp::create(b, types, cond, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  FailureOr<SmallVector<Value>> values = then();
+  if (failed(values))
+    return failure();
+  scf::YieldOp::create(b, *values);
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  scf::YieldOp::create(b, zeros);
+  return SmallVector<Value>(ifOp.getResults());
+}
+
+Value TaskEmitter::sharedMemoryBase() {
+  static constexpr StringLiteral kSharedName = "__gpuos_shared";
+  auto module = func->getParentOfType<gpu::GPUModuleOp>();
+  if (!module.lookupSymbol(kSharedName)) {
+    // extern __shared__, aliased by any other extern shared array.
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    LLVM::GlobalOp::create(b, LLVM::LLVMArrayType::get(b.getI8Type(), 0),
+                           /*isConstant=*/false, LLVM::Linkage::External,
+                           kSharedName, Attribute(), /*alignment=*/16,
+                           /*addrSpace=*/3);
+  }
+  return LLVM::AddressOfOp::create(
+      b, LLVM::LLVMPointerType::get(b.getContext(), 3), kSharedName);
+}
+
+LogicalResult TaskEmitter::emitTileResults(int64_t tileElements) {
+  // A tile with fewer lanes of work than the tuned block has threads (a
+  // [4, 8] tile is 8 threads of 4 lanes) would run its whole epilogue in a
+  // few threads of one warp while the others wait at the final barrier.
+  // Then: one lane a thread, and the results spread over `parts` groups of
+  // threads (group g stores results g, g + parts, ...), as many as the
+  // tuned block holds for them.
+  unsigned results = task.getNumResults();
+  int64_t perThread = llvm::divideCeil(tileElements, lanes);
+  if (results == 0 || perThread >= options.blockSize)
+    return emitSimpleLoop(idxMul(threadId, lanes), tileElements);
+  lanes = 1;
+  unsigned parts = std::min<int64_t>(
+      {results, kMaxResultParts,
+       floorPow2(std::max<int64_t>(1, options.blockSize / tileElements))});
+  if (parts == 1)
+    return emitSimpleLoop(threadId, tileElements);
+  // Group g: threads g * size .. (g + 1) * size - 1 (size = blockDim /
+  // parts; a block of at least 32 threads gives every group one).
+  Value size = b.createOrFold<arith::DivUIOp>(blockDim, idxConst(parts));
+  Value group = b.createOrFold<arith::DivUIOp>(threadId, size);
+  Value local = b.createOrFold<arith::RemUIOp>(threadId, size);
+  auto cases = scf::IndexSwitchOp::create(
+      b, TypeRange(), arith::IndexCastOp::create(b, b.getIndexType(), group),
+      llvm::to_vector(llvm::seq<int64_t>(0, parts)), parts);
+  LogicalResult result = success();
+  for (unsigned part = 0; part < parts; ++part) {
+    Block &block = cases.getCaseRegions()[part].emplaceBlock();
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&block);
+    if (succeeded(result))
+      result = emitSimpleLoop(local, tileElements, size, part, parts);
+    scf::YieldOp::create(b);
+  }
+  Block &fallback = cases.getDefaultRegion().emplaceBlock();
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&fallback);
+  scf::YieldOp::create(b);
+  return result;
+}
+
+bool TaskEmitter::atCurrentIteration(const Index &index) const {
+  if (currentIteration.size() != index.size())
+    return false;
+  for (auto [dim, iter] : llvm::zip(index, currentIteration))
+    if (!dim.isAffine() || !iter.isAffine() || dim.base != iter.base ||
+        dim.coef != iter.coef)
+      return false;
+  return true;
 }
 
 Value TaskEmitter::alignmentCheck() {
@@ -515,7 +603,8 @@ LogicalResult TaskEmitter::emit() {
   bool rows = !matvec && RowEmitter::applies(*this);
   if (!matvec && !rows && !rowPrologues) // not asked twice
     matvec = MatvecEmitter::applies(*this);
-  if (!rows && !matvec && failed(checkResultShapes(task, abi)))
+  bool tiled = !rows && !matvec && TiledMatmulEmitter::applies(*this);
+  if (!rows && !matvec && !tiled && failed(checkResultShapes(task, abi)))
     return failure();
   if (failed(chooseLanes()))
     return failure();
@@ -547,6 +636,8 @@ LogicalResult TaskEmitter::emit() {
     result = RowEmitter(*this).emit();
   } else if (matvec) {
     result = MatvecEmitter(*this).emit();
+  } else if (tiled) {
+    result = TiledMatmulEmitter(*this).emit();
   } else if (maxLanes > 1) {
     if (options.bulkPrefetch)
       emitTilePrefetch();

@@ -39,6 +39,21 @@ using Index = llvm::SmallVector<DimIndex, 4>;
 /// One compute value per lane (the same Value repeated when uniform).
 using Lanes = llvm::SmallVector<mlir::Value, 8>;
 
+/// The largest power of two not above `value` (1 below 1).
+inline int64_t floorPow2(int64_t value) {
+  return value < 1 ? 1 : int64_t(1) << llvm::Log2_64(value);
+}
+
+/// Most thread groups a small tile's results are spread over
+/// (TaskEmitter::emitTileResults).
+constexpr int64_t kMaxResultParts = 32;
+
+/// `then` inside `if (cond)`, `zeros` otherwise (`cond` null: unconditional).
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+emitGuarded(mlir::ImplicitLocOpBuilder &b, mlir::Value cond,
+            llvm::ArrayRef<mlir::Value> zeros,
+            llvm::function_ref<mlir::FailureOr<llvm::SmallVector<mlir::Value>>()> then);
+
 /// A tensor in memory: an argument-block buffer or a constant table.
 struct MemoryLeaf {
   mlir::Value ptr;          // !llvm.ptr<1>, element [0, ..., 0]
@@ -59,6 +74,7 @@ public:
 private:
   friend class RowEmitter;
   friend class MatvecEmitter;
+  friend class TiledMatmulEmitter;
   // --- Function skeleton (TaskEmitter.cpp) -------------------------------
   void loadArguments(mlir::Value args);
   mlir::LogicalResult chooseLanes();
@@ -90,6 +106,13 @@ private:
   mlir::LogicalResult
   emitVectorOrScalar(llvm::function_ref<mlir::LogicalResult(bool)> emit,
                      mlir::Value also = {});
+  /// The dynamic shared memory the runtime passes to every task function
+  /// (`extern __shared__`, docs/abi.md), declared on first use.
+  mlir::Value sharedMemoryBase();
+  /// After a cooperative phase (the matmul strategies): the element loop
+  /// over the tile, its results spread over groups of threads when the
+  /// tile has fewer lanes of work than the tuned block has threads.
+  mlir::LogicalResult emitTileResults(int64_t tileElements);
 
   // --- Evaluation of values at an index (Evaluate.cpp) -------------------
   mlir::FailureOr<Lanes> eval(mlir::Value value, const Index &index);
@@ -113,6 +136,15 @@ private:
   mlir::FailureOr<Lanes> evalLayerNorm(LayerNormOp op, const Index &index);
   mlir::FailureOr<Lanes> evalRmsNorm(RmsNormOp op, const Index &index);
   mlir::FailureOr<Lanes> evalMatmul(MatmulOp op, const Index &index);
+  /// The index of matmul `op`'s lhs (`isLhs`) or rhs with the row (lhs) or
+  /// column (rhs) dim `outer` and the K dim `k`, placed by the transpose
+  /// flags, the result's batch index `batch` broadcast to the operand's.
+  Index matmulOperandIndex(MatmulOp op, bool isLhs, const Index &batch,
+                           const DimIndex &outer, const DimIndex &k);
+  /// The same at the tile's batch position (the matmul strategies tile
+  /// batch dims by 1).
+  Index tileOperandIndex(MatmulOp op, bool isLhs, const DimIndex &outer,
+                         const DimIndex &k);
   /// Loops over `axes` of `index` (an operand index whose `axes` entries
   /// are placeholders) in this thread, carrying accumulators: `init` holds
   /// one scalar per accumulator, replicated per lane; `step` gets the full
@@ -216,6 +248,9 @@ private:
   /// matmul values computed cooperatively for it (MatvecEmitter): returns
   /// the lanes, or nothing to evaluate the matmul serially.
   Index currentIteration;
+  /// Whether `index` is the element being emitted (affine, the same values
+  /// and lane strides as currentIteration).
+  bool atCurrentIteration(const Index &index) const;
   std::function<Lanes(MatmulOp, const Index &)> precomputedMatmul;
   /// A row value the row strategy's loop copy keeps in shared memory
   /// (RowEmitter, "staged links"): its lanes at `index` loaded from there,

@@ -82,11 +82,26 @@ gpuos.graph @klanes(%q : !gpuos.tensor<4x2x64xf32>, %k : !gpuos.tensor<4x40x64xf
   gpuos.yield %r : !gpuos.tensor<4x2x40xf32>
 }
 
-// Larger M keeps one output element per thread with a serial K loop.
+// Larger M: the tiled strategy (TiledMatmulEmitter.h). The products are
+// zeroed, then per K chunk (here one: all 64 positions fit) the lhs and
+// the rhs are staged, eight loads in flight before their stores, a
+// barrier, the fold from shared memory into the products, a barrier; the
+// element loop reads the products. No shuffles.
 // CHECK-LABEL: llvm.func @gpuos_task_matmul_large_m
 // CHECK-NOT:     nvvm.shfl.sync
-// CHECK-NOT:     nvvm.barrier0
-// CHECK:         llvm.return
+// CHECK:         scf.for
+// CHECK:           llvm.store %{{.+}}, %{{.+}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK:         scf.for %{{.+}} to %c2048
+// CHECK-COUNT-8:     llvm.load %{{.+}} : !llvm.ptr<1> -> f32
+// CHECK-COUNT-8:     llvm.store %{{.+}}, %{{.+}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK:         scf.for %{{.+}} to %c4096
+// CHECK:         nvvm.barrier0
+// CHECK:             llvm.intr.fma
+// CHECK:         nvvm.barrier0
+// CHECK:         llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// CHECK-NOT:     nvvm.shfl.sync
+// CHECK:         nvvm.barrier0
+// CHECK-NEXT:    llvm.return
 gpuos.graph @large_m(%x : !gpuos.tensor<32x64xf32>, %w : !gpuos.tensor<64x64xf32>)
     -> (y : !gpuos.tensor<32x64xf32>) {
   %r = gpuos.task "matmul_large_m" ins(%a = %x : !gpuos.tensor<32x64xf32>, %c = %w : !gpuos.tensor<64x64xf32>)

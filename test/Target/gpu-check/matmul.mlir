@@ -1,7 +1,8 @@
 // Matmul. Tiles of at most 16 rows with M whole, batch dims tiled by 1 and
 // power-of-two column blocks split K across the block ("matvec" strategy,
-// docs/codegen.md "Small-M matmul"); other tiles run one output element per
-// thread with a serial loop over K. Both fuse producers and consumers.
+// docs/codegen.md "Small-M matmul"); other f32-compute tiles stage K
+// chunks in shared memory ("tiled", more cases in tiled_matmul.mlir). Both
+// fuse producers and consumers.
 // REQUIRES: libdevice
 // RUN: gpuos-jit %s --emit=ptx -o - | FileCheck %s
 // CHECK-DAG: .visible .func gpuos_task_mm_plain(
