@@ -257,26 +257,10 @@ const MatvecEmitter::Plan *MatvecEmitter::planOf(MatmulOp op) const {
 }
 
 bool MatvecEmitter::applies(TaskEmitter &t) {
+  if (!t.isF32MatmulTask())
+    return false;
   ArrayRef<int64_t> iter = t.abi.iterShape, tile = t.abi.tile;
   int64_t rank = iter.size();
-  if (rank < 2 || llvm::is_contained(iter, kDynamic))
-    return false;
-  for (Value result : t.task.getResults())
-    if (typeOf(result).getShape() != iter)
-      return false;
-  bool any = false;
-  for (Operation &op : t.task.getBodyBlock().without_terminator()) {
-    auto matmul = dyn_cast<MatmulOp>(op);
-    if (!matmul)
-      continue;
-    any = true;
-    if (typeOf(matmul.getResult()).getShape() != iter ||
-        !isF32Compute(matmul.getLhs()) || !isF32Compute(matmul.getRhs()) ||
-        !isF32Compute(matmul.getResult()))
-      return false;
-  }
-  if (!any)
-    return false;
   // M whole in the tile, batch dims one at a time, power-of-two columns.
   int64_t m = iter[rank - 2];
   if (m < 1 || m > kMatvecMaxM || tile[rank - 2] != m)

@@ -250,6 +250,29 @@ LogicalResult TaskEmitter::emitTileResults(int64_t tileElements) {
   return result;
 }
 
+bool TaskEmitter::isF32MatmulTask() {
+  ArrayRef<int64_t> iter = abi.iterShape;
+  if (iter.size() < 2 || llvm::is_contained(iter, kDynamic))
+    return false;
+  auto shapeOf = [](Value value) {
+    return cast<StridedTensorType>(value.getType()).getShape();
+  };
+  for (Value result : task.getResults())
+    if (shapeOf(result) != iter)
+      return false;
+  auto f32Compute = [](Value value) {
+    return computeType(cast<StridedTensorType>(value.getType()).getElementType()).isF32();
+  };
+  bool any = false;
+  for (auto matmul : task.getBodyBlock().getOps<MatmulOp>()) {
+    any = true;
+    if (shapeOf(matmul.getResult()) != iter || !f32Compute(matmul.getLhs()) ||
+        !f32Compute(matmul.getRhs()) || !f32Compute(matmul.getResult()))
+      return false;
+  }
+  return any;
+}
+
 bool TaskEmitter::atCurrentIteration(const Index &index) const {
   if (currentIteration.size() != index.size())
     return false;

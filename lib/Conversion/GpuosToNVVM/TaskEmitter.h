@@ -109,6 +109,11 @@ private:
   /// The dynamic shared memory the runtime passes to every task function
   /// (`extern __shared__`, docs/abi.md), declared on first use.
   mlir::Value sharedMemoryBase();
+  /// What the matmul strategies need of a task: a static iteration space
+  /// of rank 2 or more that every result covers, and matmuls with that
+  /// result shape accumulating in f32 (f16, bf16, f32 operands), at least
+  /// one.
+  bool isF32MatmulTask();
   /// After a cooperative phase (the matmul strategies): the element loop
   /// over the tile, its results spread over groups of threads when the
   /// tile has fewer lanes of work than the tuned block has threads.

@@ -47,25 +47,10 @@ TiledMatmulEmitter::TiledMatmulEmitter(TaskEmitter &task) : t(task), b(task.b) {
 }
 
 bool TiledMatmulEmitter::applies(TaskEmitter &t) {
-  ArrayRef<int64_t> iter = t.abi.iterShape, tile = t.abi.tile;
-  int64_t rank = iter.size();
-  if (rank < 2 || llvm::is_contained(iter, kDynamic))
+  if (!t.isF32MatmulTask())
     return false;
-  for (Value result : t.task.getResults())
-    if (typeOf(result).getShape() != iter)
-      return false;
-  auto f32Compute = [](Value value) {
-    return computeType(typeOf(value).getElementType()).isF32();
-  };
-  bool any = false;
-  for (auto op : t.task.getBodyBlock().getOps<MatmulOp>()) {
-    any = true;
-    if (typeOf(op.getResult()).getShape() != iter || !f32Compute(op.getLhs()) ||
-        !f32Compute(op.getRhs()) || !f32Compute(op.getResult()))
-      return false;
-  }
-  if (!any)
-    return false;
+  ArrayRef<int64_t> tile = t.abi.tile;
+  int64_t rank = tile.size();
   for (int64_t axis = 0; axis + 2 < rank; ++axis)
     if (tile[axis] != 1)
       return false;
