@@ -62,9 +62,8 @@ MatvecEmitter::MatvecEmitter(TaskEmitter &task) : t(task), b(task.b) {
       continue;
     Plan plan;
     plan.op = matmul;
-    StridedTensorType lhs = typeOf(matmul.getLhs()), rhs = typeOf(matmul.getRhs());
-    plan.k = matmul.getTransposeLhs() ? lhs.getShape()[lhs.getRank() - 2]
-                                      : lhs.getShape().back();
+    StridedTensorType rhs = typeOf(matmul.getRhs());
+    plan.k = matmulK(matmul);
     plan.kLanes = matmul.getTransposeRhs();
     unsigned widest = 16 / storageBytes(rhs.getElementType());
     int64_t bytes;

@@ -491,8 +491,7 @@ FailureOr<Lanes> TaskEmitter::evalMatmul(MatmulOp op, const Index &index) {
   StridedTensorType lhs = typeOf(op.getLhs());
   Type type = computeType(lhs.getElementType());
   int64_t rank = typeOf(op.getResult()).getRank();
-  int64_t k = op.getTransposeLhs() ? lhs.getShape()[lhs.getRank() - 2]
-                                   : lhs.getShape().back();
+  int64_t k = matmulK(op);
   // The K placeholder is the serialReduce axis.
   Index batch(index.begin(), index.end() - 2);
   Index lhsIndex = matmulOperandIndex(op, true, batch, index[rank - 2], DimIndex());
@@ -555,4 +554,9 @@ Index TaskEmitter::tileOperandIndex(MatmulOp op, bool isLhs, const DimIndex &out
     batch.push_back(dim);
   }
   return matmulOperandIndex(op, isLhs, batch, outer, k);
+}
+
+int64_t gpuos::codegen::matmulK(MatmulOp op) {
+  auto lhs = cast<StridedTensorType>(op.getLhs().getType());
+  return op.getTransposeLhs() ? lhs.getShape()[lhs.getRank() - 2] : lhs.getShape().back();
 }

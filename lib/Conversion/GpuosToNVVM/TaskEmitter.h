@@ -48,6 +48,9 @@ inline int64_t floorPow2(int64_t value) {
 /// (TaskEmitter::emitTileResults).
 constexpr int64_t kMaxResultParts = 32;
 
+/// The reduced (K) extent of a matmul, placed by its transpose flags.
+int64_t matmulK(MatmulOp op);
+
 /// `then` inside `if (cond)`, `zeros` otherwise (`cond` null: unconditional).
 mlir::FailureOr<llvm::SmallVector<mlir::Value>>
 emitGuarded(mlir::ImplicitLocOpBuilder &b, mlir::Value cond,

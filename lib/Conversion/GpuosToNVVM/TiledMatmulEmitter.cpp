@@ -10,15 +10,6 @@ using namespace mlir;
 using namespace gpuos;
 using namespace gpuos::codegen;
 
-static StridedTensorType typeOf(Value value) {
-  return cast<StridedTensorType>(value.getType());
-}
-
-static int64_t kOf(MatmulOp op) {
-  StridedTensorType lhs = typeOf(op.getLhs());
-  return op.getTransposeLhs() ? lhs.getShape()[lhs.getRank() - 2] : lhs.getShape().back();
-}
-
 TiledMatmulEmitter::TiledMatmulEmitter(TaskEmitter &task) : t(task), b(task.b) {
   ArrayRef<int64_t> iter = t.abi.iterShape;
   rank = iter.size();
@@ -30,7 +21,7 @@ TiledMatmulEmitter::TiledMatmulEmitter(TaskEmitter &task) : t(task), b(task.b) {
   for (auto op : t.task.getBodyBlock().getOps<MatmulOp>()) {
     Plan plan;
     plan.op = op;
-    plan.k = kOf(op);
+    plan.k = matmulK(op);
     plan.productsOffset = offset;
     offset += llvm::alignTo(tm * tn * 4, 16);
     plans.push_back(plan);
@@ -57,8 +48,9 @@ bool TiledMatmulEmitter::applies(TaskEmitter &t) {
   TiledMatmulEmitter emitter(t);
   if (emitter.sharedBytes > kTiledMaxShared)
     return false;
+  // K = 0 (an empty product) keeps the serial loop: no chunk to step by.
   return llvm::all_of(emitter.plans, [](const Plan &plan) {
-    return plan.chunk >= std::min(plan.k, kTiledMinChunk);
+    return plan.k > 0 && plan.chunk >= std::min(plan.k, kTiledMinChunk);
   });
 }
 
