@@ -131,55 +131,70 @@ LogicalResult TiledMatmulEmitter::stageOperand(const Plan &plan, bool isLhs, Val
 }
 
 void TiledMatmulEmitter::foldChunk(const Plan &plan) {
-  int64_t kc = plan.chunk, outputs = tm * tn;
-  int64_t perThread = std::clamp<int64_t>(
-      llvm::divideCeil(outputs, t.options.blockSize), 1, kTiledOutputsPerThread);
+  // A thread folds one column of up to `rowsPer` rows (a "unit"): each K
+  // position is one rhs load for all of them, and the lhs rows are read
+  // four K positions at a time with 16-byte loads (the stage's rows are
+  // 16-byte aligned when kc % 4 == 0); the lanes of a warp read
+  // consecutive columns of one rhs row and the same lhs words (a
+  // broadcast).
+  int64_t kc = plan.chunk;
+  int64_t rowsPer = std::clamp<int64_t>(
+      llvm::divideCeil(tm * tn, t.options.blockSize), 1, kTiledOutputsPerThread);
+  int64_t rowGroups = llvm::divideCeil(tm, rowsPer);
   int64_t lhsBase = stageOffset, rhsBase = stageOffset + tm * kc * 4;
-  // Rounds of perThread outputs a thread, as many as the block size needs.
-  auto rounds = scf::ForOp::create(b, t.idxConst(0), t.idxConst(outputs),
-                                   t.idxMul(t.blockDim, perThread));
+  auto units = scf::ForOp::create(b, t.threadId, t.idxConst(rowGroups * tn), t.blockDim);
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(rounds.getBody());
-  SmallVector<Value> entries, valid, rows, cols, accs;
+  b.setInsertionPointToStart(units.getBody());
+  Value unit = units.getInductionVar();
+  Value col = b.createOrFold<arith::RemUIOp>(unit, t.idxConst(tn));
+  Value firstRow = t.idxMul(b.createOrFold<arith::DivUIOp>(unit, t.idxConst(tn)), rowsPer);
+  SmallVector<Value> rows, valid, accs;
   Value zero = floatConstant(b, b.getF32Type(), 0.0);
-  for (int64_t j = 0; j < perThread; ++j) {
-    Value e = t.idxAdd(rounds.getInductionVar(),
-                       t.idxAdd(t.threadId, t.idxMul(t.blockDim, j)));
-    Value inTile = b.createOrFold<arith::CmpIOp>(arith::CmpIPredicate::ult, e,
-                                                 t.idxConst(outputs));
-    // Threads past the products fold at entry 0 (the stage is read-only
-    // here) but neither read nor write the products there: its owner may.
-    Value entry = arith::SelectOp::create(b, inTile, e, t.idxConst(0));
-    entries.push_back(entry);
+  for (int64_t i = 0; i < rowsPer; ++i) {
+    Value row = t.idxAdd(firstRow, t.idxConst(i));
+    Value inTile = b.createOrFold<arith::CmpIOp>(arith::CmpIPredicate::ult, row,
+                                                 t.idxConst(tm));
+    // Rows past the tile fold the last row's stage (read-only here) but
+    // neither read nor write the products.
+    rows.push_back(arith::SelectOp::create(b, inTile, row, t.idxConst(tm - 1)));
     valid.push_back(inTile);
-    rows.push_back(b.createOrFold<arith::DivUIOp>(entry, t.idxConst(tn)));
-    cols.push_back(b.createOrFold<arith::RemUIOp>(entry, t.idxConst(tn)));
+    Value entry = t.idxAdd(t.idxMul(rows.back(), tn), col);
     accs.push_back(emitGuarded(b, inTile, {zero}, [&]() -> FailureOr<SmallVector<Value>> {
                      return SmallVector<Value>{loadShared(plan.productsOffset, entry)};
                    })->front());
   }
-  // The chunk's K positions, unrolled by 4: a fold waits on shared loads.
-  int64_t unroll = kc % 4 == 0 ? 4 : 1;
-  auto kLoop = scf::ForOp::create(b, t.idxConst(0), t.idxConst(kc), t.idxConst(unroll), accs);
+  int64_t step = kc % 4 == 0 ? 4 : 1;
+  auto kLoop = scf::ForOp::create(b, t.idxConst(0), t.idxConst(kc), t.idxConst(step), accs);
   {
     OpBuilder::InsertionGuard body(b);
     b.setInsertionPointToStart(kLoop.getBody());
+    Value k = kLoop.getInductionVar();
     SmallVector<Value> next(kLoop.getRegionIterArgs());
-    for (int64_t u = 0; u < unroll; ++u) {
-      Value kk = t.idxAdd(kLoop.getInductionVar(), t.idxConst(u));
-      for (int64_t j = 0; j < perThread; ++j) {
-        Value a = loadShared(lhsBase, t.idxAdd(t.idxMul(rows[j], kc), kk));
-        Value c = loadShared(rhsBase, t.idxAdd(t.idxMul(kk, tn), cols[j]));
-        next[j] = LLVM::FMAOp::create(b, a, c, next[j]);
+    SmallVector<Value> rhs;
+    for (int64_t u = 0; u < step; ++u)
+      rhs.push_back(loadShared(rhsBase, t.idxAdd(t.idxMul(t.idxAdd(k, t.idxConst(u)), tn), col)));
+    auto vectorType = VectorType::get({step}, b.getF32Type());
+    for (int64_t i = 0; i < rowsPer; ++i) {
+      Value element = t.idxAdd(t.idxMul(rows[i], kc), k);
+      if (step == 1) {
+        next[i] = LLVM::FMAOp::create(b, loadShared(lhsBase, element), rhs[0], next[i]);
+        continue;
+      }
+      Value lhs = LLVM::LoadOp::create(b, vectorType, sharedF32(lhsBase, element), 16);
+      for (int64_t u = 0; u < step; ++u) {
+        Value a = LLVM::ExtractElementOp::create(
+            b, lhs, arith::ConstantOp::create(b, b.getI32IntegerAttr(u)));
+        next[i] = LLVM::FMAOp::create(b, a, rhs[u], next[i]);
       }
     }
     scf::YieldOp::create(b, next);
   }
-  for (int64_t j = 0; j < perThread; ++j) {
-    auto store = scf::IfOp::create(b, valid[j], /*withElseRegion=*/false);
+  for (int64_t i = 0; i < rowsPer; ++i) {
+    auto store = scf::IfOp::create(b, valid[i], /*withElseRegion=*/false);
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(store.thenBlock());
-    LLVM::StoreOp::create(b, kLoop.getResult(j), sharedF32(plan.productsOffset, entries[j]), 4);
+    LLVM::StoreOp::create(b, kLoop.getResult(i),
+                          sharedF32(plan.productsOffset, t.idxAdd(t.idxMul(rows[i], tn), col)), 4);
   }
 }
 

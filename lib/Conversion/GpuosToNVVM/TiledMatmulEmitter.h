@@ -14,8 +14,9 @@
 //       ... in the order of the operand's contiguous axis so the loads
 //       coalesce, up to eight in flight a thread; rows, columns and K
 //       positions past the operands' ends stage zeros;
-//     barrier; each thread folds the chunk into its outputs (e = t, t +
-//       blockDim, ... of the products); barrier.
+//     barrier; each thread folds the chunk into one column of up to 8
+//       rows of the products (one rhs load a K position feeds all rows;
+//       16-byte lhs loads of four K positions); barrier.
 //
 // Then the element loop as in the split-K strategy reads each matmul's
 // value from its products, so fused epilogues (bias, activations,
@@ -36,8 +37,8 @@ constexpr int64_t kTiledMaxShared = 32 * 1024;
 /// The fewest K positions a chunk stages; a tile that cannot stage that
 /// many beside its products keeps the serial loop.
 constexpr int64_t kTiledMinChunk = 8;
-/// Loads a thread keeps in flight while staging, and outputs it folds at
-/// once (registers).
+/// Loads a thread keeps in flight while staging, and rows of one column it
+/// folds at once (registers).
 constexpr int64_t kTiledStageCopies = 8;
 constexpr int64_t kTiledOutputsPerThread = 8;
 

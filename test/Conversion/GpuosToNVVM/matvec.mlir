@@ -86,7 +86,9 @@ gpuos.graph @klanes(%q : !gpuos.tensor<4x2x64xf32>, %k : !gpuos.tensor<4x40x64xf
 // zeroed, then per K chunk (here one: all 64 positions fit) the lhs and
 // the rhs are staged, eight loads in flight before their stores, a
 // barrier, the fold from shared memory into the products, a barrier; the
-// element loop reads the products. No shuffles.
+// element loop reads the products. No shuffles. The fold: 256 units of one
+// column and 8 rows (2048 products at 256 threads); per four K positions
+// four rhs loads and one 16-byte lhs load a row feed 8 x 4 FMAs.
 // CHECK-LABEL: llvm.func @gpuos_task_matmul_large_m
 // CHECK-NOT:     nvvm.shfl.sync
 // CHECK:         scf.for
@@ -96,7 +98,11 @@ gpuos.graph @klanes(%q : !gpuos.tensor<4x2x64xf32>, %k : !gpuos.tensor<4x40x64xf
 // CHECK-COUNT-8:     llvm.store %{{.+}}, %{{.+}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
 // CHECK:         scf.for %{{.+}} to %c4096
 // CHECK:         nvvm.barrier0
-// CHECK:             llvm.intr.fma
+// CHECK:         scf.for %{{.+}} to %c256_i32
+// CHECK:           scf.for %{{.+}} = %c0_i32 to %c64_i32 step %c4_i32 iter_args({{.+}}) -> (f32, f32, f32, f32, f32, f32, f32, f32)
+// CHECK-COUNT-4:     llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// CHECK:             llvm.load %{{.+}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+// CHECK-COUNT-4:     llvm.intr.fma
 // CHECK:         nvvm.barrier0
 // CHECK:         llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
 // CHECK-NOT:     nvvm.shfl.sync
