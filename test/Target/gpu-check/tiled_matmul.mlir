@@ -20,6 +20,8 @@
 // CHECK: "strategy": "tiled",
 // CHECK: "kind": "tm_bcast",
 // CHECK: "strategy": "tiled",
+// CHECK: "kind": "tm_odd_k",
+// CHECK: "strategy": "tiled",
 // CHECK: "kind": "tm_serial_f64",
 // CHECK: "strategy": "elementwise",
 
@@ -113,6 +115,21 @@ gpuos.graph @bcast(%x : !gpuos.tensor<32x16xf32>, %w : !gpuos.tensor<3x16x24xf32
     gpuos.yield %0 : !gpuos.tensor<3x32x24xf32>
   }
   gpuos.yield %r : !gpuos.tensor<3x32x24xf32>
+}
+
+// K = 30 staged whole: a chunk that is not a multiple of four folds one K
+// position at a time with scalar loads. 40 x 96 products are more than a
+// 256-thread block's units of 8 rows (480 units: two rounds), with a
+// relu epilogue.
+gpuos.graph @odd_k(%x : !gpuos.tensor<40x30xf32>, %w : !gpuos.tensor<30x96xf32>)
+    -> (y : !gpuos.tensor<40x96xf32>) {
+  %r = gpuos.task "tm_odd_k" ins(%a = %x : !gpuos.tensor<40x30xf32>, %b = %w : !gpuos.tensor<30x96xf32>)
+      tile [40, 96] -> (!gpuos.tensor<40x96xf32>) {
+    %0 = gpuos.matmul %a, %b : !gpuos.tensor<40x30xf32>, !gpuos.tensor<30x96xf32>
+    %1 = gpuos.relu %0 : !gpuos.tensor<40x96xf32>
+    gpuos.yield %1 : !gpuos.tensor<40x96xf32>
+  }
+  gpuos.yield %r : !gpuos.tensor<40x96xf32>
 }
 
 // f64 accumulates in f64: the serial loop, not the f32 stage.
