@@ -148,7 +148,8 @@ void TiledMatmulEmitter::foldChunk(const Plan &plan) {
   Value unit = units.getInductionVar();
   Value col = b.createOrFold<arith::RemUIOp>(unit, t.idxConst(tn));
   Value firstRow = t.idxMul(b.createOrFold<arith::DivUIOp>(unit, t.idxConst(tn)), rowsPer);
-  SmallVector<Value> rows, valid, accs;
+  // Per row: its product entry, its first lhs element in the stage.
+  SmallVector<Value> entries, lhsRows, valid, accs;
   Value zero = floatConstant(b, b.getF32Type(), 0.0);
   for (int64_t i = 0; i < rowsPer; ++i) {
     Value row = t.idxAdd(firstRow, t.idxConst(i));
@@ -156,9 +157,11 @@ void TiledMatmulEmitter::foldChunk(const Plan &plan) {
                                                  t.idxConst(tm));
     // Rows past the tile fold the last row's stage (read-only here) but
     // neither read nor write the products.
-    rows.push_back(arith::SelectOp::create(b, inTile, row, t.idxConst(tm - 1)));
+    row = arith::SelectOp::create(b, inTile, row, t.idxConst(tm - 1));
+    Value entry = t.idxAdd(t.idxMul(row, tn), col);
+    entries.push_back(entry);
+    lhsRows.push_back(t.idxMul(row, kc));
     valid.push_back(inTile);
-    Value entry = t.idxAdd(t.idxMul(rows.back(), tn), col);
     accs.push_back(emitGuarded(b, inTile, {zero}, [&]() -> FailureOr<SmallVector<Value>> {
                      return SmallVector<Value>{loadShared(plan.productsOffset, entry)};
                    })->front());
@@ -175,7 +178,7 @@ void TiledMatmulEmitter::foldChunk(const Plan &plan) {
       rhs.push_back(loadShared(rhsBase, t.idxAdd(t.idxMul(t.idxAdd(k, t.idxConst(u)), tn), col)));
     auto vectorType = VectorType::get({step}, b.getF32Type());
     for (int64_t i = 0; i < rowsPer; ++i) {
-      Value element = t.idxAdd(t.idxMul(rows[i], kc), k);
+      Value element = t.idxAdd(lhsRows[i], k);
       if (step == 1) {
         next[i] = LLVM::FMAOp::create(b, loadShared(lhsBase, element), rhs[0], next[i]);
         continue;
@@ -193,8 +196,7 @@ void TiledMatmulEmitter::foldChunk(const Plan &plan) {
     auto store = scf::IfOp::create(b, valid[i], /*withElseRegion=*/false);
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(store.thenBlock());
-    LLVM::StoreOp::create(b, kLoop.getResult(i),
-                          sharedF32(plan.productsOffset, t.idxAdd(t.idxMul(rows[i], tn), col)), 4);
+    LLVM::StoreOp::create(b, kLoop.getResult(i), sharedF32(plan.productsOffset, entries[i]), 4);
   }
 }
 

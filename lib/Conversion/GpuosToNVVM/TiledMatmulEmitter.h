@@ -60,7 +60,8 @@ private:
   /// Chunk [k0, k0 + kc) of the lhs (`isLhs`: [tm][kc]) or rhs ([kc][tn])
   /// into the stage.
   mlir::LogicalResult stageOperand(const Plan &plan, bool isLhs, mlir::Value k0);
-  /// Adds the staged chunk's contribution to this thread's outputs.
+  /// Adds the staged chunk's contribution to the products of this thread's
+  /// units (a column of up to kTiledOutputsPerThread rows each).
   void foldChunk(const Plan &plan);
   /// The element loop's read of a matmul value (TaskEmitter::precomputedMatmul).
   Lanes precomputed(MatmulOp op, const Index &index);
