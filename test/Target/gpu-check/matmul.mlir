@@ -23,6 +23,7 @@
 // CHECK-DAG: .visible .func gpuos_task_mv_narrow(
 // CHECK-DAG: .visible .func gpuos_task_mv_shared8(
 // CHECK-DAG: .visible .func gpuos_task_mv_jam_chunks(
+// CHECK-DAG: .visible .func gpuos_task_mv_jam_three_chunks(
 // CHECK-DAG: .visible .func gpuos_task_mv_jam8(
 
 gpuos.graph @plain(%x : !gpuos.tensor<8x64xf32>, %w : !gpuos.tensor<64x48xf32>, %b : !gpuos.tensor<48xf32>)
@@ -253,6 +254,26 @@ gpuos.graph @mv_jam_chunks(%x : !gpuos.tensor<8x1000xf32>, %w : !gpuos.tensor<10
     gpuos.yield %4, %5, %2, %3 : !gpuos.tensor<2x44xf32>, !gpuos.tensor<2x44xf32>, !gpuos.tensor<2x44xf32>, !gpuos.tensor<2x44xf32>
   }
   gpuos.yield %r#0, %r#1, %r#2, %r#3 : !gpuos.tensor<2x44xf32>, !gpuos.tensor<2x44xf32>, !gpuos.tensor<2x44xf32>, !gpuos.tensor<2x44xf32>
+}
+
+// Three chunks, the bench's 96 bytes a K row: four 4-row micro-batches
+// through a [352, 16] weight are chunks of 128 + 128 + 96 rows, so the
+// last, short one reuses the first chunk's buffer.
+gpuos.graph @mv_jam_three_chunks(%x : !gpuos.tensor<16x352xf32>, %w : !gpuos.tensor<352x16xf32>)
+    -> (y0 : !gpuos.tensor<4x16xf32>, y1 : !gpuos.tensor<4x16xf32>, y2 : !gpuos.tensor<4x16xf32>, y3 : !gpuos.tensor<4x16xf32>) {
+  %r:4 = gpuos.task "mv_jam_three_chunks" ins(%a = %x : !gpuos.tensor<16x352xf32>, %c = %w : !gpuos.tensor<352x16xf32>)
+      tile [4, 8] -> (!gpuos.tensor<4x16xf32>, !gpuos.tensor<4x16xf32>, !gpuos.tensor<4x16xf32>, !gpuos.tensor<4x16xf32>) {
+    %s0 = gpuos.slice %a starts [0, 0] sizes [4, 352] steps [1, 1] : !gpuos.tensor<16x352xf32>
+    %s1 = gpuos.slice %a starts [4, 0] sizes [4, 352] steps [1, 1] : !gpuos.tensor<16x352xf32>
+    %s2 = gpuos.slice %a starts [8, 0] sizes [4, 352] steps [1, 1] : !gpuos.tensor<16x352xf32>
+    %s3 = gpuos.slice %a starts [12, 0] sizes [4, 352] steps [1, 1] : !gpuos.tensor<16x352xf32>
+    %0 = gpuos.matmul %s0, %c : !gpuos.tensor<4x352xf32>, !gpuos.tensor<352x16xf32>
+    %1 = gpuos.matmul %s1, %c : !gpuos.tensor<4x352xf32>, !gpuos.tensor<352x16xf32>
+    %2 = gpuos.matmul %s2, %c : !gpuos.tensor<4x352xf32>, !gpuos.tensor<352x16xf32>
+    %3 = gpuos.matmul %s3, %c : !gpuos.tensor<4x352xf32>, !gpuos.tensor<352x16xf32>
+    gpuos.yield %0, %1, %2, %3 : !gpuos.tensor<4x16xf32>, !gpuos.tensor<4x16xf32>, !gpuos.tensor<4x16xf32>, !gpuos.tensor<4x16xf32>
+  }
+  gpuos.yield %r#0, %r#1, %r#2, %r#3 : !gpuos.tensor<4x16xf32>, !gpuos.tensor<4x16xf32>, !gpuos.tensor<4x16xf32>, !gpuos.tensor<4x16xf32>
 }
 
 // The bench's shape, smaller: eight 4-row micro-batches through one
