@@ -139,7 +139,7 @@ void TiledMatmulEmitter::foldChunk(const Plan &plan) {
   // broadcast).
   int64_t kc = plan.chunk;
   int64_t rowsPer = std::clamp<int64_t>(
-      llvm::divideCeil(tm * tn, t.options.blockSize), 1, kTiledOutputsPerThread);
+      llvm::divideCeil(tm * tn, t.options.blockSize), 1, kTiledFoldRows);
   int64_t rowGroups = llvm::divideCeil(tm, rowsPer);
   int64_t lhsBase = stageOffset, rhsBase = stageOffset + tm * kc * 4;
   auto units = scf::ForOp::create(b, t.threadId, t.idxConst(rowGroups * tn), t.blockDim);
@@ -173,22 +173,22 @@ void TiledMatmulEmitter::foldChunk(const Plan &plan) {
     b.setInsertionPointToStart(kLoop.getBody());
     Value k = kLoop.getInductionVar();
     SmallVector<Value> next(kLoop.getRegionIterArgs());
-    SmallVector<Value> rhs;
-    for (int64_t u = 0; u < step; ++u)
+    SmallVector<Value> rhs, lanes;
+    for (int64_t u = 0; u < step; ++u) {
       rhs.push_back(loadShared(rhsBase, t.idxAdd(t.idxMul(t.idxAdd(k, t.idxConst(u)), tn), col)));
-    auto vectorType = VectorType::get({step}, b.getF32Type());
+      lanes.push_back(arith::ConstantOp::create(b, b.getI32IntegerAttr(u)));
+    }
     for (int64_t i = 0; i < rowsPer; ++i) {
       Value element = t.idxAdd(lhsRows[i], k);
       if (step == 1) {
         next[i] = LLVM::FMAOp::create(b, loadShared(lhsBase, element), rhs[0], next[i]);
         continue;
       }
-      Value lhs = LLVM::LoadOp::create(b, vectorType, sharedF32(lhsBase, element), 16);
-      for (int64_t u = 0; u < step; ++u) {
-        Value a = LLVM::ExtractElementOp::create(
-            b, lhs, arith::ConstantOp::create(b, b.getI32IntegerAttr(u)));
-        next[i] = LLVM::FMAOp::create(b, a, rhs[u], next[i]);
-      }
+      Value lhs = LLVM::LoadOp::create(b, VectorType::get({step}, b.getF32Type()),
+                                       sharedF32(lhsBase, element), 16);
+      for (int64_t u = 0; u < step; ++u)
+        next[i] = LLVM::FMAOp::create(b, LLVM::ExtractElementOp::create(b, lhs, lanes[u]),
+                                      rhs[u], next[i]);
     }
     scf::YieldOp::create(b, next);
   }

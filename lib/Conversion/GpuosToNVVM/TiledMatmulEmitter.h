@@ -40,7 +40,7 @@ constexpr int64_t kTiledMinChunk = 8;
 /// Loads a thread keeps in flight while staging, and rows of one column it
 /// folds at once (registers).
 constexpr int64_t kTiledStageCopies = 8;
-constexpr int64_t kTiledOutputsPerThread = 8;
+constexpr int64_t kTiledFoldRows = 8;
 
 class TiledMatmulEmitter {
 public:
@@ -61,7 +61,7 @@ private:
   /// into the stage.
   mlir::LogicalResult stageOperand(const Plan &plan, bool isLhs, mlir::Value k0);
   /// Adds the staged chunk's contribution to the products of this thread's
-  /// units (a column of up to kTiledOutputsPerThread rows each).
+  /// units (a column of up to kTiledFoldRows rows each).
   void foldChunk(const Plan &plan);
   /// The element loop's read of a matmul value (TaskEmitter::precomputedMatmul).
   Lanes precomputed(MatmulOp op, const Index &index);
