@@ -467,6 +467,11 @@ def cmd_warm(names):
     return 0
 
 
+# Urgent calls made one at a time right after a background graph finished:
+# what the background leaves in the caches, without its concurrent traffic.
+AFTER_BG_CALLS = 200
+
+
 def sharing_phase(ctx, data_info):
     """GPU sharing through the runtime and on two priority streams."""
     uw, bw = BY_NAME["urgent_step"], BY_NAME["background_bulk"]
@@ -490,7 +495,8 @@ def sharing_phase(ctx, data_info):
         _, err = run_driver(ctx, [command, "--image", cubin, "--manifest", manifest, "--urgent-spec", uspec,
                                   "--urgent-data", udata, "--urgent-sets", str(usets), "--bg-spec", bspec,
                                   "--bg-data", bdata, "--out", outdir, "--period-us", str(ctx.args.period_us),
-                                  "--duration-s", str(ctx.args.share_s), "--json", jpath] + extra
+                                  "--duration-s", str(ctx.args.share_s), "--after-bg", str(AFTER_BG_CALLS),
+                                  "--json", jpath] + extra
                                  + (runtime_options(ctx) if command == "share-gpuos" else []),
                             timeout=ctx.args.driver_timeout)
         if err:
@@ -686,16 +692,18 @@ def markdown(rows, sharing, bw, meta):
         TARGET_VS_EAGER, TARGET_VS_BEST))
     if sharing:
         L.append("### GPU sharing (urgent stream + background)\n")
-        L.append("| | urgent p99 solo (us) | urgent p99 shared (us) | ratio | background kept |")
-        L.append("| --- | ---: | ---: | ---: | ---: |")
+        L.append("| | urgent p99 solo (us) | urgent p99 shared (us) | ratio | background kept "
+                 "| urgent p50 / p99 right after a background graph (us) |")
+        L.append("| --- | ---: | ---: | ---: | ---: | ---: |")
         for label, key in (("gpuos runtime (priorities)", "gpuos"),
                            ("gpuos runtime, urgentExclusive", "gpuos_exclusive"),
                            ("2 CUDA streams (stream priorities)", "streams")):
             d = sharing.get("detail", {}).get(key)
             if d:
-                L.append("| %s | %.1f | %.1f | %.3f | %.1f%% |" % (
+                L.append("| %s | %.1f | %.1f | %.3f | %.1f%% | %s / %s |" % (
                     label, d["urgent_solo_p99_us"], d["urgent_shared_p99_us"], d["urgent_p99_ratio"],
-                    100 * d["background_fraction"]))
+                    100 * d["background_fraction"], fmt(d.get("urgent_after_bg_p50_us")),
+                    fmt(d.get("urgent_after_bg_p99_us"))))
         L.append("\nTarget: urgent p99 within %.2fx of solo while background keeps >= %.0f%%.\n" % (
             TARGET_URGENT_P99_RATIO, 100 * TARGET_BG_FRACTION))
     if bw:
@@ -957,6 +965,10 @@ def cmd_run(args):
                                           "background_solo_per_s": r["background_solo_per_s"],
                                           "background_shared_per_s": r["background_shared_per_s"],
                                           "background_fraction": frac, "period_us": r["period_us"], "raw": r}
+                after = r.get("urgent_after_bg_us")
+                if after:
+                    sharing["detail"][key].update({"urgent_after_bg_p50_us": after["p50"],
+                                                   "urgent_after_bg_p99_us": after["p99"]})
             g, s = sharing["detail"].get("gpuos"), sharing["detail"].get("streams")
             x = sharing["detail"].get("gpuos_exclusive")
             sharing.update({

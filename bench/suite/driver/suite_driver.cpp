@@ -27,6 +27,9 @@
 //     share-streams runs the same task functions (the image's
 //     gpuos_launch_<kind> kernels, one launch per task in manifest order)
 //     on two CUDA streams with the highest and lowest stream priority.
+//     --after-bg N adds N urgent calls each made right after a background
+//     graph finished ("urgent_after_bg_us": what the background leaves in
+//     the caches, without its traffic).
 //     share-gpuos --trace-runs N (N > 0) also records the poller's steps of
 //     the last N runs (RuntimeOptions::traceRecords) and prints where
 //     urgent latency goes alone and shared, and the slowest shared calls.
@@ -563,6 +566,11 @@ struct Engine {
 
 struct ShareResult {
   Dist urgentSolo, urgentShared;
+  /// --after-bg N: N urgent calls each right after a background graph
+  /// finished (nothing else in flight): urgent latency with the caches and
+  /// TLBs as the background leaves them, without its concurrent traffic.
+  Dist urgentAfterBg;
+  size_t afterBgCalls = 0;
   double bgSoloPerS = 0, bgSharedPerS = 0;
   double periodUs = 0;
   size_t lateSolo = 0, lateShared = 0;
@@ -627,7 +635,21 @@ struct Background {
   }
 };
 
-ShareResult runSharing(Engine &e, int sets, double periodUs, double durationUs) {
+/// Urgent latency right after a background graph, one call at a time.
+std::vector<double> urgentAfterBackground(Engine &e, int sets, size_t calls) {
+  std::vector<double> lat;
+  for (size_t i = 0; i < calls; ++i) {
+    e.bgStart(0);
+    e.bgWait(0);
+    auto t0 = Clock::now();
+    e.urgentCall((int)(i % sets));
+    lat.push_back(usBetween(t0, Clock::now()));
+  }
+  return lat;
+}
+
+ShareResult runSharing(Engine &e, int sets, double periodUs, double durationUs,
+                       size_t afterBgCalls) {
   ShareResult r;
   e.bindThread();
   // Warm-up: the urgent graph a few times, the background twice.
@@ -652,6 +674,11 @@ ShareResult runSharing(Engine &e, int sets, double periodUs, double durationUs) 
   r.periodUs = periodUs;
   e.phase(0);
   r.urgentSolo = distOf(urgentStream(e, sets, periodUs, durationUs, r.lateSolo));
+  if (afterBgCalls) {
+    e.phase(1); // the trace's phase 1 (the background alone makes no urgent calls)
+    r.afterBgCalls = afterBgCalls;
+    r.urgentAfterBg = distOf(urgentAfterBackground(e, sets, afterBgCalls));
+  }
   e.phase(1);
   // Solo background throughput.
   {
@@ -687,7 +714,10 @@ std::string shareJson(const std::string &mode, const ShareResult &r, const std::
      << ", \"urgent_shared_us\": " << jsonDist(r.urgentShared)
      << ", \"urgent_late_solo\": " << r.lateSolo << ", \"urgent_late_shared\": " << r.lateShared
      << ", \"background_solo_per_s\": " << r.bgSoloPerS
-     << ", \"background_shared_per_s\": " << r.bgSharedPerS << extra << "}";
+     << ", \"background_shared_per_s\": " << r.bgSharedPerS;
+  if (r.afterBgCalls)
+    js << ", \"urgent_after_bg_us\": " << jsonDist(r.urgentAfterBg);
+  js << extra << "}";
   return js.str();
 }
 
@@ -826,7 +856,7 @@ void printUrgentBreakdown(Runtime &rt, const std::vector<UrgentCallLog> &log) {
   std::printf("urgent calls by phase (us; pickup from its minimum in the phase, block 0 at %.3f GHz):\n"
               "%-8s %6s %22s %22s %22s %22s %22s\n", ghz, "phase", "n", "total p50/p99",
               "submit call p50/p99", "pickup p50/p99", "poller p50/p99", "rest p50/p99");
-  for (int ph : {0, 2}) {
+  for (int ph : {0, 1, 2}) {
     std::vector<double> tot, sub, pick, pol, rest;
     for (const Row &r : rows)
       if (r.phase == ph) {
@@ -839,7 +869,10 @@ void printUrgentBreakdown(Runtime &rt, const std::vector<UrgentCallLog> &log) {
       std::snprintf(b, sizeof b, "%.2f / %.2f", d.p50, d.p99);
       return std::string(b);
     };
-    std::printf("%-8s %6zu %22s %22s %22s %22s %22s\n", ph == 0 ? "alone" : "shared", tot.size(),
+    if (ph == 1 && tot.empty())
+      continue; // no --after-bg calls
+    std::printf("%-8s %6zu %22s %22s %22s %22s %22s\n",
+                ph == 0 ? "alone" : ph == 1 ? "after-bg" : "shared", tot.size(),
                 pp(tot).c_str(), pp(sub).c_str(), pp(pick).c_str(), pp(pol).c_str(), pp(rest).c_str());
   }
   // The slowest shared calls one by one, with what the poller did just
@@ -884,7 +917,8 @@ int cmdShareGpuos(const Args &args) {
   runOnce(*rt, e.bg[1].graph, Priority::Background);
   saveOutputs(*rt, bs, e.bg[1], out + "/background");
   e.logging = args.integer("trace-runs", 0) > 0;
-  ShareResult r = runSharing(e, sets, args.num("period-us", 250), args.num("duration-s", 1.5) * 1e6);
+  ShareResult r = runSharing(e, sets, args.num("period-us", 250), args.num("duration-s", 1.5) * 1e6,
+                             (size_t)args.integer("after-bg", 0));
   if (e.logging)
     printUrgentBreakdown(*rt, e.log);
   std::string extra = ", \"device\": " + deviceJson(*rt) + ", \"stats\": " + statsJson(*rt);
@@ -1107,7 +1141,8 @@ int cmdShareStreams(const Args &args) {
   e.bgWait(1);
   saveStreamOutputs(e, bs, bbufs[1], out + "/background");
 
-  ShareResult r = runSharing(e, sets, args.num("period-us", 250), args.num("duration-s", 1.5) * 1e6);
+  ShareResult r = runSharing(e, sets, args.num("period-us", 250), args.num("duration-s", 1.5) * 1e6,
+                             (size_t)args.integer("after-bg", 0));
   e.check(cu.cuCtxSynchronize(), "cuCtxSynchronize");
   std::string extra = ", \"stream_priorities\": {\"urgent\": " + std::to_string(e.hiPriority) +
                       ", \"background\": " + std::to_string(e.loPriority) + "}";
