@@ -56,14 +56,18 @@ prepare() {
     # <name>.cu beside an input defines its gpuos.custom ops' functions.
     local custom=()
     [[ -f ${f%.mlir}.cu ]] && custom=(--custom-source="${f%.mlir}.cu")
-    "$build/bin/gpuos-jit" "$f" --arch="$arch" --no-cache -v "${custom[@]}" -o "$dir/$name" 2>"$dir/$name.jit.log"
+    # A "// gpu-check jit flags: ..." line asks for lowering options (both
+    # gpuos-jit and the simulation take them).
+    local flags=()
+    read -r -a flags <<< "$(sed -n 's|^// gpu-check jit flags: ||p' "$f" | head -1)"
+    "$build/bin/gpuos-jit" "$f" --arch="$arch" --no-cache -v "${custom[@]}" "${flags[@]}" -o "$dir/$name" 2>"$dir/$name.jit.log"
     "$build/bin/gpuos-check-gen" "$f" --manifest="$dir/$name.manifest.json" \
       --image="../$name.cubin" -o "$dir/$name"
     # The runtime must accept the manifest (its own parser).
     "$build/bin/gpuos-manifest-check" "$dir/$name.manifest.json" >/dev/null
     # The same vectors on the CPU simulation first (64 threads keep it fast).
     local sim
-    sim=$("$build/bin/gpuos-sim-check" "$f" "$dir/$name/check.txt" --block=64 | tail -1) || true
+    sim=$("$build/bin/gpuos-sim-check" "$f" "$dir/$name/check.txt" --block=64 "${flags[@]}" | tail -1) || true
     printf '%-28s %3d tasks  %-44s %s\n' "$name" "$(grep -c '^task ' "$dir/$name/check.txt")" \
       "${sim%% (*}" "$(grep -h '^time:' "$dir/$name.jit.log" | sed 's/.*total/compile/')"
   done

@@ -222,6 +222,8 @@ llvm::Error Compiler::Impl::prepare() {
   key << compilerIdentity() << "\nnvJitLink " << linker->version() << "\narch "
       << options.arch << "\nO " << options.optLevel << "\nblock-size "
       << options.blockSize << "\nmaxrregcount " << options.maxRegisters
+      << "\nbackground-l2 "
+      << (options.backgroundEvictFirst ? "evict-first" : "normal")
       << "\nruntime "
       << (runtimeHash.empty() ? "none" : runtimeHash) << "\n";
   for (const CustomSource &source : options.customSources)
@@ -301,6 +303,7 @@ Compiler::Impl::build(ModuleOp module, const std::string &hash) {
   LowerTasksOptions lowerOptions;
   lowerOptions.blockSize = options.blockSize;
   lowerOptions.bulkPrefetch = hasBulkCopy(options.arch);
+  lowerOptions.backgroundEvictFirst = options.backgroundEvictFirst;
   SmallVector<TaskCodegenInfo> infos;
   if (failed(lowerTasksToNVVM(module, lowerOptions, &infos)))
     return failWithDiagnostics();

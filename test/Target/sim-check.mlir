@@ -13,6 +13,11 @@
 // RUN: gpuos-check-gen %S/gpu-check/views.mlir --manifest=%t/views.manifest.json -o %t/views.d
 // RUN: gpuos-sim-check %S/gpu-check/views.mlir %t/views.d/check.txt --block=64 | FileCheck %s
 // RUN: gpuos-sim-check %S/gpu-check/views.mlir %t/views.d/check.txt --block=32 --misalign | FileCheck %s
+// Background tasks' L2-hinted accesses (inline PTX) run as plain ones here.
+// RUN: gpuos-jit %S/gpu-check/background_l2.mlir --background-l2=evict-first --no-cache -o %t/bgl2
+// RUN: gpuos-check-gen %S/gpu-check/background_l2.mlir --manifest=%t/bgl2.manifest.json -o %t/bgl2.d
+// RUN: gpuos-sim-check %S/gpu-check/background_l2.mlir %t/bgl2.d/check.txt --background-l2=evict-first --block=64 | FileCheck %s
+// RUN: gpuos-sim-check %S/gpu-check/background_l2.mlir %t/bgl2.d/check.txt --background-l2=evict-first --block=32 --misalign | FileCheck %s
 // RUN: gpuos-jit %S/gpu-check/dtypes.mlir --no-cache -o %t/dtypes
 // RUN: gpuos-check-gen %S/gpu-check/dtypes.mlir --manifest=%t/dtypes.manifest.json -o %t/dtypes.d
 // RUN: gpuos-sim-check %S/gpu-check/dtypes.mlir %t/dtypes.d/check.txt --block=64 | FileCheck %s

@@ -5,7 +5,8 @@
 //
 //   gpuos-jit in.mlir [--arch=sm_90] [-O0..3] [--emit=mlir|llvm|ptx|image]
 //             [-o out] [--cache-dir=DIR] [--no-cache] [--runtime-lib=PATH]
-//             [--occupancy=latency|throughput] [--custom-source=FILE.cu ...] [-v]
+//             [--occupancy=latency|throughput] [--background-l2=normal|evict-first]
+//             [--custom-source=FILE.cu ...] [-v]
 //
 // Lowers every gpuos.task to a device function (docs/abi.md), emits PTX with
 // LLVM's NVPTX backend in-process, and for --emit=image links it with the
@@ -111,6 +112,14 @@ static cl::opt<jit::Occupancy> occupancy(
                           "runtime and tasks at 80 registers: three workers per "
                           "SM, for bulk and background images")),
     cl::init(jit::Occupancy::Latency), cl::cat(category));
+enum class BackgroundL2 { Normal, EvictFirst };
+static cl::opt<BackgroundL2> backgroundL2(
+    "background-l2",
+    cl::desc("How background tasks' global accesses use L2 (default normal)"),
+    cl::values(clEnumValN(BackgroundL2::Normal, "normal", "the default policy"),
+               clEnumValN(BackgroundL2::EvictFirst, "evict-first",
+                          "evict-first lines, leaving urgent graphs' data in L2")),
+    cl::init(BackgroundL2::Normal), cl::cat(category));
 static cl::opt<int> maxRegisters(
     "maxrregcount",
     cl::desc("Register limit of the task functions (default: the runtime "
@@ -356,6 +365,7 @@ int main(int argc, char **argv) {
   options.runtimeLibrary = runtimeLib;
   options.occupancy = occupancy;
   options.maxRegisters = maxRegisters;
+  options.backgroundEvictFirst = backgroundL2 == BackgroundL2::EvictFirst;
   for (const std::string &path : customSources) {
     // A file: a device such as /dev/zero would be read until memory ran out.
     if (llvm::sys::fs::exists(path) && !llvm::sys::fs::is_regular_file(path)) {
@@ -414,6 +424,7 @@ int main(int argc, char **argv) {
   LowerTasksOptions lowerOptions;
   lowerOptions.blockSize = blockSize;
   lowerOptions.bulkPrefetch = hasBulkCopy(arch);
+  lowerOptions.backgroundEvictFirst = backgroundL2 == BackgroundL2::EvictFirst;
   if (failed(lowerTasksToNVVM(*module, lowerOptions)))
     return 1;
   if (emit == Emit::MLIR) {

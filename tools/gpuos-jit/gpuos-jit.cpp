@@ -60,7 +60,8 @@ bool valueOf(const std::string &arg, const char *name, std::string &value) {
 /// served from the cache; false sends it to the core unchanged.
 bool parse(int argc, char **argv, Request &r) {
   static const char *shaping[] = {"arch", "runtime-lib", "cuda-path", "nvjitlink",
-                                  "maxrregcount", "block-size", "occupancy"};
+                                  "maxrregcount", "block-size", "occupancy",
+                                  "background-l2"};
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i], value;
     if (arg == "-v") {

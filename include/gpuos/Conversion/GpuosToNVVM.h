@@ -30,6 +30,12 @@ struct LowerTasksOptions {
   /// Elementwise tiles prefetch their streamed inputs with
   /// cp.async.bulk.prefetch (sm_90 and later; off for older targets).
   bool bulkPrefetch = true;
+  /// Tasks of background priority (their own, else their graph's) read and
+  /// write global memory with an L2 evict-first policy (`createpolicy` and
+  /// `.L2::cache_hint`, sm_80 and later), so that their streams leave the
+  /// L2 lines of urgent graphs in place (docs/codegen.md, "Background
+  /// streams in L2"). Off by default until measured.
+  bool backgroundEvictFirst = false;
 };
 
 /// What the lowering decided for one task kind.

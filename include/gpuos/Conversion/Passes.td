@@ -46,6 +46,10 @@ def GpuosLowerTasksToNVVM : Pass<"gpuos-lower-tasks-to-nvvm", "::mlir::ModuleOp"
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
            "Block size the functions are tuned for (recorded in the manifest; "
            "the code works for any multiple of 32 up to 1024)">,
+    Option<"backgroundEvictFirst", "background-evict-first", "bool",
+           /*default=*/"false",
+           "Background tasks access global memory with an L2 evict-first "
+           "policy (createpolicy + .L2::cache_hint)">,
   ];
 }
 

@@ -66,6 +66,9 @@ struct CompileOptions {
   /// runtimeLibrary names another library.
   /// 0: no limit, which only images without the runtime can use.
   int maxRegisters = -1;
+  /// Background tasks read and write with an L2 evict-first policy
+  /// (LowerTasksOptions::backgroundEvictFirst).
+  bool backgroundEvictFirst = false;
   /// CUDA C++ sources defining the device functions that gpuos.custom ops
   /// call (extern "C" __device__); compiled with NVRTC when a module has
   /// custom ops, and part of every content hash.

@@ -174,6 +174,7 @@ struct LowerTasksToNVVMPass
     LowerTasksOptions options;
     options.convertToLLVM = convertToLLVM;
     options.blockSize = blockSize;
+    options.backgroundEvictFirst = backgroundEvictFirst;
     if (failed(lowerTasksToNVVM(getOperation(), options)))
       signalPassFailure();
   }

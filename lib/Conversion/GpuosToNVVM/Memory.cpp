@@ -6,7 +6,8 @@
 // size, lanes travel in chunks of up to 16 bytes (ld/st.global.v2/v4);
 // the base pointers' 16-byte alignment is checked once at function entry.
 // A lane stride of 0 (a broadcast) loads once; anything else is a scalar
-// access per lane.
+// access per lane. Background tasks under backgroundEvictFirst make their
+// accesses of 4, 8 and 16 bytes with an L2 evict-first cache hint.
 //
 //===----------------------------------------------------------------------===//
 
@@ -78,10 +79,7 @@ Lanes TaskEmitter::load(const MemoryLeaf &leaf, const Index &index) {
   // past the task's stores and become ld.global.nc.
   bool invariant = leaf.bufferIndex < int(abi.numInputs);
   auto scalarAt = [&](Value offset) {
-    Value value = LLVM::LoadOp::create(b, storage, elementPtr(leaf, offset),
-                                       /*alignment=*/bytes,
-                                       /*isVolatile=*/false,
-                                       /*isNonTemporal=*/false, invariant);
+    Value value = globalLoad(storage, elementPtr(leaf, offset), bytes, invariant);
     return storageToCompute(b, value, leaf.elementType);
   };
   if (offs.affine && offs.laneStride == 0)
@@ -92,10 +90,7 @@ Lanes TaskEmitter::load(const MemoryLeaf &leaf, const Index &index) {
     auto vectorType = VectorType::get({chunk}, storage);
     for (unsigned first = 0; first < lanes; first += chunk) {
       Value ptr = elementPtr(leaf, idxAdd(offs.base, idxConst(first)));
-      Value vector = LLVM::LoadOp::create(b, vectorType, ptr,
-                                          /*alignment=*/chunk * bytes,
-                                          /*isVolatile=*/false,
-                                          /*isNonTemporal=*/false, invariant);
+      Value vector = globalLoad(vectorType, ptr, chunk * bytes, invariant);
       for (unsigned i = 0; i < chunk; ++i) {
         Value element = LLVM::ExtractElementOp::create(
             b, vector, arith::ConstantOp::create(b, b.getI32IntegerAttr(i)));
@@ -128,7 +123,7 @@ void TaskEmitter::store(const MemoryLeaf &leaf, const Index &index,
             b, vector, stored[first + i],
             arith::ConstantOp::create(b, b.getI32IntegerAttr(i)));
       Value ptr = elementPtr(leaf, idxAdd(offs.base, idxConst(first)));
-      LLVM::StoreOp::create(b, vector, ptr, /*alignment=*/chunk * bytes);
+      globalStore(vector, ptr, /*alignment=*/chunk * bytes);
     }
     return;
   }
@@ -137,7 +132,107 @@ void TaskEmitter::store(const MemoryLeaf &leaf, const Index &index,
     Value offset = offs.affine
                        ? idxAdd(offs.base, idxConst(offs.laneStride * lane))
                        : offs.perLane[lane];
-    LLVM::StoreOp::create(b, stored[lane], elementPtr(leaf, offset),
-                          /*alignment=*/bytes);
+    globalStore(stored[lane], elementPtr(leaf, offset), /*alignment=*/bytes);
   }
+}
+
+// ptxas takes the `.L2::evict_first` qualifier of ld/st only on 256-bit
+// accesses (`.v8.b32`, sm_100), so the hint is an explicit policy:
+// `.L2::cache_hint` with the operand that `createpolicy.fractional
+// .L2::evict_first` made at function entry.
+// The access goes through inline PTX as 1, 2 or 4 b32 words and is bitcast
+// to and from its type. Loads of inputs keep `.nc` and no side effects
+// (nothing writes them while the task runs); other loads and all stores
+// are ordered like any memory access.
+static unsigned hintedWords(Value policy, Type type) {
+  if (!policy)
+    return 0;
+  unsigned bits = 0;
+  if (auto vector = dyn_cast<VectorType>(type))
+    bits = vector.getNumElements() * vector.getElementType().getIntOrFloatBitWidth();
+  else if (type.isIntOrFloat())
+    bits = type.getIntOrFloatBitWidth();
+  return bits == 32 || bits == 64 || bits == 128 ? bits / 32 : 0;
+}
+
+/// `{$first, ...}` (or `$first` for one word) for `words` operands.
+static std::string ptxWords(unsigned first, unsigned words) {
+  std::string list;
+  for (unsigned i = 0; i < words; ++i)
+    list += (i ? ", $" : "$") + std::to_string(first + i);
+  return words == 1 ? list : "{" + list + "}";
+}
+
+static std::string ptxVector(unsigned words) {
+  return words == 1 ? "" : ".v" + std::to_string(words);
+}
+
+/// The word type a hinted access moves: i32 or vector<words x i32>.
+static Type wordsType(OpBuilder &b, unsigned words) {
+  Type i32 = b.getI32Type();
+  return words == 1 ? i32 : Type(VectorType::get({int64_t(words)}, i32));
+}
+
+Value TaskEmitter::globalLoad(Type type, Value ptr, unsigned alignment,
+                              bool invariant) {
+  unsigned words = hintedWords(l2Policy, type);
+  if (!words)
+    return LLVM::LoadOp::create(b, type, ptr, alignment, /*isVolatile=*/false,
+                                /*isNonTemporal=*/false, invariant);
+  std::string ptx = std::string("ld.global") + (invariant ? ".nc" : "") +
+                    ".L2::cache_hint" + ptxVector(words) + ".b32 " +
+                    ptxWords(0, words) + ", [$" + std::to_string(words) +
+                    "], $" + std::to_string(words + 1) + ";";
+  std::string constraints;
+  for (unsigned i = 0; i < words; ++i)
+    constraints += "=r,";
+  constraints += "l,l";
+  Type i32 = b.getI32Type();
+  Type result = words == 1 ? i32
+                           : Type(LLVM::LLVMStructType::getLiteral(
+                                 b.getContext(), SmallVector<Type>(words, i32)));
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, result, ValueRange{ptr, l2Policy}, ptx, constraints,
+      /*has_side_effects=*/!invariant, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/ArrayAttr());
+  Value packed = asmOp.getResult(0);
+  if (words > 1) {
+    Value vector = LLVM::PoisonOp::create(b, wordsType(b, words));
+    for (unsigned i = 0; i < words; ++i)
+      vector = LLVM::InsertElementOp::create(
+          b, vector, LLVM::ExtractValueOp::create(b, packed, ArrayRef<int64_t>{i}),
+          arith::ConstantOp::create(b, b.getI32IntegerAttr(i)));
+    packed = vector;
+  }
+  return LLVM::BitcastOp::create(b, type, packed);
+}
+
+void TaskEmitter::globalStore(Value value, Value ptr, unsigned alignment) {
+  unsigned words = hintedWords(l2Policy, value.getType());
+  if (!words) {
+    LLVM::StoreOp::create(b, value, ptr, alignment);
+    return;
+  }
+  Value packed = LLVM::BitcastOp::create(b, wordsType(b, words), value);
+  SmallVector<Value> operands{ptr};
+  for (unsigned i = 0; i < words; ++i)
+    operands.push_back(words == 1 ? packed
+                                  : Value(LLVM::ExtractElementOp::create(
+                                        b, packed,
+                                        arith::ConstantOp::create(
+                                            b, b.getI32IntegerAttr(i)))));
+  operands.push_back(l2Policy);
+  std::string ptx = "st.global.L2::cache_hint" + ptxVector(words) + ".b32 [$0], " +
+                    ptxWords(1, words) + ", $" + std::to_string(words + 1) + ";";
+  std::string constraints = "l";
+  for (unsigned i = 0; i < words; ++i)
+    constraints += ",r";
+  constraints += ",l";
+  LLVM::InlineAsmOp::create(
+      b, Type(), operands, ptx, constraints, /*has_side_effects=*/true,
+      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/ArrayAttr());
 }

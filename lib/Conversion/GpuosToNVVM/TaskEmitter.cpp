@@ -75,6 +75,17 @@ TaskEmitter::TaskEmitter(TaskOp task, const TaskABI &abi,
   vectorized.assign(abi.buffers.size(), false);
 }
 
+bool TaskEmitter::evictsFirst() const {
+  if (!options.backgroundEvictFirst)
+    return false;
+  TaskOp op = task; // the generated accessors are not const
+  PriorityAttr priority = op.getPriorityAttr();
+  if (!priority)
+    if (auto graph = op->getParentOfType<GraphOp>())
+      priority = graph.getPriorityAttr();
+  return priority && priority.getLevel() == PriorityClass::background;
+}
+
 void TaskEmitter::loadArguments(Value args) {
   auto globalPtr = LLVM::LLVMPointerType::get(b.getContext(), 1);
   // docs/abi.md: the argument block is in device global memory, read-only
@@ -555,7 +566,7 @@ void TaskEmitter::emitTilePrefetch() {
     Value size = arith::TruncIOp::create(b, b.getI32Type(),
                                          arith::SubIOp::create(b, end, begin));
     NVVM::CpAsyncBulkPrefetchOp::create(
-        b, LLVM::IntToPtrOp::create(b, globalPtr, begin), size, Value());
+        b, LLVM::IntToPtrOp::create(b, globalPtr, begin), size, l2Policy);
   }
 }
 
@@ -636,6 +647,15 @@ LogicalResult TaskEmitter::emit() {
   memo.clear();
   pushScope();
   loadArguments(entry->getArgument(0));
+  if (evictsFirst())
+    l2Policy = LLVM::InlineAsmOp::create(
+                   b, b.getI64Type(), ValueRange(),
+                   "createpolicy.fractional.L2::evict_first.b64 $0, 1.0;", "=l",
+                   /*has_side_effects=*/false, /*is_align_stack=*/false,
+                   LLVM::tailcallkind::TailCallKind::None,
+                   LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+                   /*operand_attrs=*/ArrayAttr())
+                   .getResult(0);
 
   auto index = [&](Value i32) -> Value {
     return idxTy.isInteger(32) ? i32

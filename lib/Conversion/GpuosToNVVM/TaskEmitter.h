@@ -194,6 +194,14 @@ private:
   // --- Memory (Memory.cpp) -----------------------------------------------
   Lanes load(const MemoryLeaf &leaf, const Index &index);
   void store(const MemoryLeaf &leaf, const Index &index, const Lanes &values);
+  /// One global load or store of `type` (a scalar or a vector chunk), with
+  /// the function's L2 policy when it has one (l2Policy).
+  mlir::Value globalLoad(mlir::Type type, mlir::Value ptr, unsigned alignment,
+                         bool invariant);
+  void globalStore(mlir::Value value, mlir::Value ptr, unsigned alignment);
+  /// Whether LowerTasksOptions::backgroundEvictFirst applies to this task
+  /// (its priority, else its graph's, is background).
+  bool evictsFirst() const;
   /// Per-lane offsets (in elements) of `index` under `strides`; when the
   /// index is affine also the lane stride and the known divisibility.
   struct Offsets {
@@ -231,6 +239,9 @@ private:
   TaskCodegenInfo info;
 
   llvm::SmallVector<MemoryLeaf> buffers;
+  /// The L2 evict-first cache policy (i64, `createpolicy` at function
+  /// entry) when evictsFirst(), else null.
+  mlir::Value l2Policy;
   mlir::Value threadId, blockDim, tileArg; // idxTy
   llvm::SmallVector<mlir::Value> tileOrigin;
 

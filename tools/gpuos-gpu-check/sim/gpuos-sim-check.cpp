@@ -91,6 +91,15 @@ static cl::opt<unsigned> dropBarrier(
         "Skip the N-th barrier of every thread in every tile (a test of the "
         "hazard checks: the code then races; 0: none)"),
     cl::init(0), cl::cat(toolOptions));
+enum class BackgroundL2 { Normal, EvictFirst };
+static cl::opt<BackgroundL2> backgroundL2(
+    "background-l2",
+    cl::desc("Lower as gpuos-jit with the same option does (L2-hinted "
+             "accesses run as plain ones here)"),
+    cl::values(clEnumValN(BackgroundL2::Normal, "normal", "the default policy"),
+               clEnumValN(BackgroundL2::EvictFirst, "evict-first",
+                          "background tasks' accesses hinted evict-first")),
+    cl::init(BackgroundL2::Normal), cl::cat(toolOptions));
 
 //===----------------------------------------------------------------------===//
 // The simulated block
@@ -394,14 +403,71 @@ static LLVM::LLVMFuncOp declare(ModuleOp module, StringRef name, Type result,
                                   LLVM::LLVMFunctionType::get(result, params));
 }
 
+/// The inline PTX the lowering emits (background tasks' L2-hinted accesses,
+/// TaskEmitter::globalLoad and globalStore) as what it does to memory: the
+/// policy is 0, a load or store of 1, 2 or 4 b32 words is one plain access
+/// of i32 or vector<N x i32> at the words' alignment (so the vector ones are
+/// alignment-checked like any other). Anything else is refused.
+static LogicalResult lowerInlinePtx(ModuleOp module) {
+  SmallVector<LLVM::InlineAsmOp> asmOps;
+  module.walk([&](LLVM::InlineAsmOp op) { asmOps.push_back(op); });
+  for (LLVM::InlineAsmOp op : asmOps) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    StringRef text = op.getAsmString();
+    Type i32 = b.getI32Type();
+    auto wordsType = [&](unsigned words) {
+      return words == 1 ? i32 : Type(VectorType::get({int64_t(words)}, i32));
+    };
+    auto lane = [&](unsigned i) {
+      return LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(i));
+    };
+    if (text.starts_with("createpolicy.")) {
+      op.getResult(0).replaceAllUsesWith(
+          LLVM::ConstantOp::create(b, loc, b.getI64Type(), b.getI64IntegerAttr(0)));
+    } else if (text.starts_with("ld.global.")) {
+      Type result = op.getResult(0).getType();
+      auto fields = dyn_cast<LLVM::LLVMStructType>(result);
+      unsigned words = fields ? fields.getBody().size() : 1;
+      Value loaded = LLVM::LoadOp::create(b, loc, wordsType(words), op.getOperand(0),
+                                          /*alignment=*/4 * words);
+      if (fields) {
+        Value packed = LLVM::PoisonOp::create(b, loc, result);
+        for (unsigned i = 0; i < words; ++i)
+          packed = LLVM::InsertValueOp::create(
+              b, loc, packed, LLVM::ExtractElementOp::create(b, loc, loaded, lane(i)),
+              ArrayRef<int64_t>{i});
+        loaded = packed;
+      }
+      op.getResult(0).replaceAllUsesWith(loaded);
+    } else if (text.starts_with("st.global.")) {
+      // Operands: the address, the words, the policy.
+      unsigned words = op.getNumOperands() - 2;
+      Value value = op.getOperand(1);
+      if (words > 1) {
+        value = LLVM::PoisonOp::create(b, loc, wordsType(words));
+        for (unsigned i = 0; i < words; ++i)
+          value = LLVM::InsertElementOp::create(b, loc, value, op.getOperand(1 + i), lane(i));
+      }
+      LLVM::StoreOp::create(b, loc, value, op.getOperand(0), /*alignment=*/4 * words);
+    } else {
+      return op.emitError() << "gpuos-sim-check cannot run inline PTX '" << text << "'";
+    }
+    op.erase();
+  }
+  return success();
+}
+
 /// Moves the functions of gpu.module @gpuos_tasks into a host module and
-/// replaces what only a GPU has.
+/// replaces what only a GPU has (null after a diagnostic when it cannot).
 static OwningOpRef<ModuleOp> hostModule(gpu::GPUModuleOp gpuModule) {
   MLIRContext *context = gpuModule.getContext();
   OwningOpRef<ModuleOp> host = ModuleOp::create(gpuModule.getLoc());
   mlir::Block *body = host->getBody();
   for (Operation &op : llvm::make_early_inc_range(gpuModule.getBody()->getOperations()))
     op.moveBefore(body, body->end());
+  if (failed(lowerInlinePtx(*host)))
+    return nullptr;
 
   Type i32 = IntegerType::get(context, 32);
   auto voidType = LLVM::LLVMVoidType::get(context);
@@ -641,10 +707,14 @@ int main(int argc, char **argv) {
     abis[abi->kind] = std::move(*abi);
     return WalkResult::advance();
   });
-  if (walk.wasInterrupted() || failed(lowerTasksToNVVM(*module, LowerTasksOptions())))
+  LowerTasksOptions lowerOptions;
+  lowerOptions.backgroundEvictFirst = backgroundL2 == BackgroundL2::EvictFirst;
+  if (walk.wasInterrupted() || failed(lowerTasksToNVVM(*module, lowerOptions)))
     return 1;
   auto gpuModule = module->lookupSymbol<gpu::GPUModuleOp>(kTaskModuleName);
   OwningOpRef<ModuleOp> host = hostModule(gpuModule);
+  if (!host)
+    return 1;
 
   auto engine = ExecutionEngine::create(*host);
   if (!engine) {
