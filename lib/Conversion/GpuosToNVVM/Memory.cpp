@@ -191,13 +191,8 @@ Value TaskEmitter::globalLoad(Type type, Value ptr, unsigned alignment,
   Type result = words == 1 ? i32
                            : Type(LLVM::LLVMStructType::getLiteral(
                                  b.getContext(), SmallVector<Type>(words, i32)));
-  auto asmOp = LLVM::InlineAsmOp::create(
-      b, result, ValueRange{ptr, l2Policy}, ptx, constraints,
-      /*has_side_effects=*/!invariant, /*is_align_stack=*/false,
-      LLVM::tailcallkind::TailCallKind::None,
-      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-      /*operand_attrs=*/ArrayAttr());
-  Value packed = asmOp.getResult(0);
+  Value packed = inlinePtx(result, {ptr, l2Policy}, ptx, constraints,
+                           /*hasSideEffects=*/!invariant);
   if (words > 1) {
     Value vector = LLVM::PoisonOp::create(b, wordsType(b, words));
     for (unsigned i = 0; i < words; ++i)
@@ -230,9 +225,15 @@ void TaskEmitter::globalStore(Value value, Value ptr, unsigned alignment) {
   for (unsigned i = 0; i < words; ++i)
     constraints += ",r";
   constraints += ",l";
-  LLVM::InlineAsmOp::create(
-      b, Type(), operands, ptx, constraints, /*has_side_effects=*/true,
+  inlinePtx(Type(), operands, ptx, constraints, /*hasSideEffects=*/true);
+}
+
+Value TaskEmitter::inlinePtx(Type result, ValueRange operands, StringRef ptx,
+                             StringRef constraints, bool hasSideEffects) {
+  auto op = LLVM::InlineAsmOp::create(
+      b, result, operands, ptx, constraints, hasSideEffects,
       /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
       LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
       /*operand_attrs=*/ArrayAttr());
+  return result ? op.getResult(0) : Value();
 }

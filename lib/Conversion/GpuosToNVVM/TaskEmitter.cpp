@@ -648,14 +648,9 @@ LogicalResult TaskEmitter::emit() {
   pushScope();
   loadArguments(entry->getArgument(0));
   if (evictsFirst())
-    l2Policy = LLVM::InlineAsmOp::create(
-                   b, b.getI64Type(), ValueRange(),
-                   "createpolicy.fractional.L2::evict_first.b64 $0, 1.0;", "=l",
-                   /*has_side_effects=*/false, /*is_align_stack=*/false,
-                   LLVM::tailcallkind::TailCallKind::None,
-                   LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-                   /*operand_attrs=*/ArrayAttr())
-                   .getResult(0);
+    l2Policy = inlinePtx(b.getI64Type(), {},
+                         "createpolicy.fractional.L2::evict_first.b64 $0, 1.0;",
+                         "=l", /*hasSideEffects=*/false);
 
   auto index = [&](Value i32) -> Value {
     return idxTy.isInteger(32) ? i32

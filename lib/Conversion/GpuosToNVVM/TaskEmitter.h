@@ -199,6 +199,10 @@ private:
   mlir::Value globalLoad(mlir::Type type, mlir::Value ptr, unsigned alignment,
                          bool invariant);
   void globalStore(mlir::Value value, mlir::Value ptr, unsigned alignment);
+  /// Inline PTX with `result` (null: none) from `operands`.
+  mlir::Value inlinePtx(mlir::Type result, mlir::ValueRange operands,
+                        llvm::StringRef ptx, llvm::StringRef constraints,
+                        bool hasSideEffects);
   /// Whether LowerTasksOptions::backgroundEvictFirst applies to this task
   /// (its priority, else its graph's, is background).
   bool evictsFirst() const;
