@@ -8,7 +8,10 @@
 # THERE: bash bench/suite/ab.sh a b        (device tool: carry [".bench-a", ".bench-b"])
 #
 # Environment: ONLY (workloads, comma-separated; default five short ones and
-# bandwidth), ROUNDS (2), BUDGET (seconds per mode and workload, 0.5), OUT.
+# bandwidth; "none": no workloads), ROUNDS (2), BUDGET (seconds per mode and
+# workload, 0.5), OUT; SHARE_ARGS, when set, also runs the sharing pair of
+# each set (`run.sh share $SHARE_ARGS`, e.g. "--urgent-exclusive 1
+# --after-bg 300") and prints one line per set and round.
 # The driver is built from this tree's runtime/ once and serves every set:
 # sets must share the runtime protocol (Protocol.h).
 set -euo pipefail
@@ -24,9 +27,17 @@ done
 failed=0
 for r in $(seq 1 "${ROUNDS:-2}"); do
   for set in "$@"; do
-    if ! BENCH_DIR=$root/.bench-$set OUT=$out/$set.$r bash "$here/run.sh" run --only "$only" \
+    if [[ $only != none ]] && ! BENCH_DIR=$root/.bench-$set OUT=$out/$set.$r bash "$here/run.sh" run --only "$only" \
         --no-compile --no-graph --no-sharing --budget-s "${BUDGET:-0.5}" > "$out/$set.$r.log" 2>&1; then
       echo "ab: set $set round $r failed:"; tail -20 "$out/$set.$r.log"; failed=1
+    fi
+    if [[ -n ${SHARE_ARGS:-} ]]; then
+      # shellcheck disable=SC2086 # SHARE_ARGS is a list of driver options
+      if BENCH_DIR=$root/.bench-$set bash "$here/run.sh" share $SHARE_ARGS > "$out/$set.$r.share.log" 2>&1; then
+        cp /tmp/gpuos-bench/share/gpuos.json "$out/$set.$r.share.json"
+      else
+        echo "ab: set $set round $r sharing failed:"; tail -20 "$out/$set.$r.share.log"; failed=1
+      fi
     fi
   done
 done
@@ -44,5 +55,16 @@ for d in runs:
     b = j.get("bandwidth") or {}
     if b.get("gpuos_tb_s"):
         print("| %s | bandwidth: %.2f TB/s, copy %.2f, ratio %.3f | | | |" % (d, b["gpuos_tb_s"], b["copy_tb_s"], b["ratio"]))
+shares = sorted((f for f in os.listdir(out) if f.endswith(".share.json")),
+                key=lambda f: (f.split(".")[-3], sets.index(f.split(".")[0]) if f.split(".")[0] in sets else 0))
+if shares:
+    print("\n| set.round | urgent p50 / p99 alone (us) | right after background | shared | background kept |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    pp = lambda d: "%.1f / %.1f" % (d["p50"], d["p99"]) if d else "-"
+    for f in shares:
+        j = json.load(open(os.path.join(out, f)))
+        kept = j["background_shared_per_s"] / j["background_solo_per_s"] if j["background_solo_per_s"] else 0
+        print("| %s | %s | %s | %s | %.1f%% |" % (f[:-len(".share.json")], pp(j["urgent_solo_us"]),
+                                                  pp(j.get("urgent_after_bg_us")), pp(j["urgent_shared_us"]), 100 * kept))
 PY
 exit $failed
