@@ -60,7 +60,12 @@ prepare() {
     # gpuos-jit and the simulation take them).
     local flags=()
     read -r -a flags <<< "$(sed -n 's|^// gpu-check jit flags: ||p' "$f" | head -1)"
-    "$build/bin/gpuos-jit" "$f" --arch="$arch" --no-cache -v "${custom[@]}" "${flags[@]}" -o "$dir/$name" 2>"$dir/$name.jit.log"
+    if ! "$build/bin/gpuos-jit" "$f" --arch="$arch" --no-cache -v "${custom[@]}" "${flags[@]}" \
+        -o "$dir/$name" 2>"$dir/$name.jit.log"; then
+      echo "gpu-check: gpuos-jit failed on $f${flags[*]:+ (flags: ${flags[*]})}:" >&2
+      tail -20 "$dir/$name.jit.log" >&2
+      exit 1
+    fi
     "$build/bin/gpuos-check-gen" "$f" --manifest="$dir/$name.manifest.json" \
       --image="../$name.cubin" -o "$dir/$name"
     # The runtime must accept the manifest (its own parser).

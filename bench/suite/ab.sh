@@ -33,9 +33,8 @@ for r in $(seq 1 "${ROUNDS:-2}"); do
     fi
     if [[ -n ${SHARE_ARGS:-} ]]; then
       # shellcheck disable=SC2086 # SHARE_ARGS is a list of driver options
-      if BENCH_DIR=$root/.bench-$set bash "$here/run.sh" share $SHARE_ARGS > "$out/$set.$r.share.log" 2>&1; then
-        cp /tmp/gpuos-bench/share/gpuos.json "$out/$set.$r.share.json"
-      else
+      if ! BENCH_DIR=$root/.bench-$set SHARE_JSON=$out/$set.$r.share.json bash "$here/run.sh" share $SHARE_ARGS \
+          > "$out/$set.$r.share.log" 2>&1; then
         echo "ab: set $set round $r sharing failed:"; tail -20 "$out/$set.$r.share.log"; failed=1
       fi
     fi

@@ -26,7 +26,8 @@
 #   bash bench/suite/run.sh share [suite-driver options]
 #     the sharing phase through the runtime alone, on zero-filled inputs,
 #     e.g. --trace-runs 131072 (where urgent latency goes) or
-#     --urgent-exclusive 1.
+#     --urgent-exclusive 1; the driver's JSON goes to $SHARE_JSON (default
+#     /tmp/gpuos-bench/share/gpuos.json).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -234,8 +235,9 @@ share() {
                 --urgent-sets 1 --bg-spec "$bench_dir/specs/background_bulk.spec"
                 --bg-data "$work/background_bulk" --out "$work/out")
   echo "=== share-gpuos $*"
-  "$driver" share-gpuos "${common[@]}" "$@" --json "$work/gpuos.json"
-  python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print('gpuos: urgent p50/p99 alone %.1f/%.1f shared %.1f/%.1f us; background %.0f/s alone, %.0f/s shared' % (r['urgent_solo_us']['p50'], r['urgent_solo_us']['p99'], r['urgent_shared_us']['p50'], r['urgent_shared_us']['p99'], r['background_solo_per_s'], r['background_shared_per_s'])); a=r.get('urgent_after_bg_us'); a and print('gpuos: urgent right after a background graph p50/p99 %.1f/%.1f us' % (a['p50'], a['p99']))" "$work/gpuos.json"
+  local json=${SHARE_JSON:-$work/gpuos.json}
+  "$driver" share-gpuos "${common[@]}" "$@" --json "$json"
+  python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print('gpuos: urgent p50/p99 alone %.1f/%.1f shared %.1f/%.1f us; background %.0f/s alone, %.0f/s shared' % (r['urgent_solo_us']['p50'], r['urgent_solo_us']['p99'], r['urgent_shared_us']['p50'], r['urgent_shared_us']['p99'], r['background_solo_per_s'], r['background_shared_per_s'])); a=r.get('urgent_after_bg_us'); a and print('gpuos: urgent right after a background graph p50/p99 %.1f/%.1f us' % (a['p50'], a['p99']))" "$json"
 }
 
 case $mode in

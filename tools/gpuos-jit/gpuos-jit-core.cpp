@@ -26,6 +26,7 @@
 #include <optional>
 #include "gpuos/Conversion/GpuosToNVVM.h"
 #include "gpuos/JIT/Compiler.h"
+#include "gpuos/Tools/BackgroundL2.h"
 #include "gpuos/Tools/InputFile.h"
 #include "gpuos/Target/ImageCache.h"
 #include "gpuos/Target/PTX.h"
@@ -112,14 +113,11 @@ static cl::opt<jit::Occupancy> occupancy(
                           "runtime and tasks at 80 registers: three workers per "
                           "SM, for bulk and background images")),
     cl::init(jit::Occupancy::Latency), cl::cat(category));
-enum class BackgroundL2 { Normal, EvictFirst };
-static cl::opt<BackgroundL2> backgroundL2(
+static cl::opt<gpuos::tools::BackgroundL2> backgroundL2(
     "background-l2",
     cl::desc("How background tasks' global accesses use L2 (default normal)"),
-    cl::values(clEnumValN(BackgroundL2::Normal, "normal", "the default policy"),
-               clEnumValN(BackgroundL2::EvictFirst, "evict-first",
-                          "evict-first lines, leaving urgent graphs' data in L2")),
-    cl::init(BackgroundL2::Normal), cl::cat(category));
+    gpuos::tools::backgroundL2Values(),
+    cl::init(gpuos::tools::BackgroundL2::Normal), cl::cat(category));
 static cl::opt<int> maxRegisters(
     "maxrregcount",
     cl::desc("Register limit of the task functions (default: the runtime "
@@ -365,7 +363,7 @@ int main(int argc, char **argv) {
   options.runtimeLibrary = runtimeLib;
   options.occupancy = occupancy;
   options.maxRegisters = maxRegisters;
-  options.backgroundEvictFirst = backgroundL2 == BackgroundL2::EvictFirst;
+  options.backgroundEvictFirst = backgroundL2 == gpuos::tools::BackgroundL2::EvictFirst;
   for (const std::string &path : customSources) {
     // A file: a device such as /dev/zero would be read until memory ran out.
     if (llvm::sys::fs::exists(path) && !llvm::sys::fs::is_regular_file(path)) {
@@ -424,7 +422,7 @@ int main(int argc, char **argv) {
   LowerTasksOptions lowerOptions;
   lowerOptions.blockSize = blockSize;
   lowerOptions.bulkPrefetch = hasBulkCopy(arch);
-  lowerOptions.backgroundEvictFirst = backgroundL2 == BackgroundL2::EvictFirst;
+  lowerOptions.backgroundEvictFirst = backgroundL2 == gpuos::tools::BackgroundL2::EvictFirst;
   if (failed(lowerTasksToNVVM(*module, lowerOptions)))
     return 1;
   if (emit == Emit::MLIR) {

@@ -39,6 +39,7 @@
 #include "gpuos/Conversion/GpuosToNVVM.h"
 #include "gpuos/Conversion/TaskABI.h"
 #include "gpuos/Dialect/Gpuos/IR/GpuosDialect.h"
+#include "gpuos/Tools/BackgroundL2.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -91,15 +92,12 @@ static cl::opt<unsigned> dropBarrier(
         "Skip the N-th barrier of every thread in every tile (a test of the "
         "hazard checks: the code then races; 0: none)"),
     cl::init(0), cl::cat(toolOptions));
-enum class BackgroundL2 { Normal, EvictFirst };
-static cl::opt<BackgroundL2> backgroundL2(
+static cl::opt<gpuos::tools::BackgroundL2> backgroundL2(
     "background-l2",
     cl::desc("Lower as gpuos-jit with the same option does (L2-hinted "
              "accesses run as plain ones here)"),
-    cl::values(clEnumValN(BackgroundL2::Normal, "normal", "the default policy"),
-               clEnumValN(BackgroundL2::EvictFirst, "evict-first",
-                          "background tasks' accesses hinted evict-first")),
-    cl::init(BackgroundL2::Normal), cl::cat(toolOptions));
+    gpuos::tools::backgroundL2Values(),
+    cl::init(gpuos::tools::BackgroundL2::Normal), cl::cat(toolOptions));
 
 //===----------------------------------------------------------------------===//
 // The simulated block
@@ -708,7 +706,8 @@ int main(int argc, char **argv) {
     return WalkResult::advance();
   });
   LowerTasksOptions lowerOptions;
-  lowerOptions.backgroundEvictFirst = backgroundL2 == BackgroundL2::EvictFirst;
+  lowerOptions.backgroundEvictFirst =
+      backgroundL2 == gpuos::tools::BackgroundL2::EvictFirst;
   if (walk.wasInterrupted() || failed(lowerTasksToNVVM(*module, lowerOptions)))
     return 1;
   auto gpuModule = module->lookupSymbol<gpu::GPUModuleOp>(kTaskModuleName);
