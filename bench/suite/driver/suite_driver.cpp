@@ -29,7 +29,10 @@
 //     on two CUDA streams with the highest and lowest stream priority.
 //     --after-bg N adds N urgent calls each made right after a background
 //     graph finished ("urgent_after_bg_us": what the background leaves in
-//     the caches, without its traffic).
+//     the caches, without its traffic); --after-bg-gap-us G makes each of
+//     them G us after the background's completion was seen (whether what
+//     it pays passes with time: a state the device leaves behind, or
+//     what stays in the caches).
 //     share-gpuos --trace-runs N (N > 0) also records the poller's steps of
 //     the last N runs (RuntimeOptions::traceRecords) and prints where
 //     urgent latency goes alone and shared, and the slowest shared calls.
@@ -571,6 +574,7 @@ struct ShareResult {
   /// TLBs as the background leaves them, without its concurrent traffic.
   Dist urgentAfterBg;
   size_t afterBgCalls = 0;
+  double afterBgGapUs = 0; // --after-bg-gap-us
   double bgSoloPerS = 0, bgSharedPerS = 0;
   double periodUs = 0;
   size_t lateSolo = 0, lateShared = 0;
@@ -636,11 +640,15 @@ struct Background {
 };
 
 /// Urgent latency right after a background graph, one call at a time.
-std::vector<double> urgentAfterBackground(Engine &e, int sets, size_t calls) {
+std::vector<double> urgentAfterBackground(Engine &e, int sets, size_t calls, double gapUs) {
   std::vector<double> lat;
   for (size_t i = 0; i < calls; ++i) {
     e.bgStart(0);
     e.bgWait(0);
+    // Spin, not sleep: a sleep's wake-up would add its own tens of us.
+    auto seen = Clock::now();
+    while (usBetween(seen, Clock::now()) < gapUs) {
+    }
     auto t0 = Clock::now();
     e.urgentCall((int)(i % sets));
     lat.push_back(usBetween(t0, Clock::now()));
@@ -649,7 +657,7 @@ std::vector<double> urgentAfterBackground(Engine &e, int sets, size_t calls) {
 }
 
 ShareResult runSharing(Engine &e, int sets, double periodUs, double durationUs,
-                       size_t afterBgCalls) {
+                       size_t afterBgCalls, double afterBgGapUs) {
   ShareResult r;
   e.bindThread();
   // Warm-up: the urgent graph a few times, the background twice.
@@ -677,7 +685,8 @@ ShareResult runSharing(Engine &e, int sets, double periodUs, double durationUs,
   if (afterBgCalls) {
     e.phase(1); // the trace's phase 1 (the background alone makes no urgent calls)
     r.afterBgCalls = afterBgCalls;
-    r.urgentAfterBg = distOf(urgentAfterBackground(e, sets, afterBgCalls));
+    r.afterBgGapUs = afterBgGapUs;
+    r.urgentAfterBg = distOf(urgentAfterBackground(e, sets, afterBgCalls, afterBgGapUs));
   }
   e.phase(1);
   // Solo background throughput.
@@ -716,7 +725,8 @@ std::string shareJson(const std::string &mode, const ShareResult &r, const std::
      << ", \"background_solo_per_s\": " << r.bgSoloPerS
      << ", \"background_shared_per_s\": " << r.bgSharedPerS;
   if (r.afterBgCalls)
-    js << ", \"urgent_after_bg_us\": " << jsonDist(r.urgentAfterBg);
+    js << ", \"urgent_after_bg_us\": " << jsonDist(r.urgentAfterBg)
+       << ", \"after_bg_gap_us\": " << r.afterBgGapUs;
   js << extra << "}";
   return js.str();
 }
@@ -918,7 +928,7 @@ int cmdShareGpuos(const Args &args) {
   saveOutputs(*rt, bs, e.bg[1], out + "/background");
   e.logging = args.integer("trace-runs", 0) > 0;
   ShareResult r = runSharing(e, sets, args.num("period-us", 250), args.num("duration-s", 1.5) * 1e6,
-                             (size_t)args.integer("after-bg", 0));
+                             (size_t)args.integer("after-bg", 0), args.num("after-bg-gap-us", 0));
   if (e.logging)
     printUrgentBreakdown(*rt, e.log);
   std::string extra = ", \"device\": " + deviceJson(*rt) + ", \"stats\": " + statsJson(*rt);
@@ -1142,7 +1152,7 @@ int cmdShareStreams(const Args &args) {
   saveStreamOutputs(e, bs, bbufs[1], out + "/background");
 
   ShareResult r = runSharing(e, sets, args.num("period-us", 250), args.num("duration-s", 1.5) * 1e6,
-                             (size_t)args.integer("after-bg", 0));
+                             (size_t)args.integer("after-bg", 0), args.num("after-bg-gap-us", 0));
   e.check(cu.cuCtxSynchronize(), "cuCtxSynchronize");
   std::string extra = ", \"stream_priorities\": {\"urgent\": " + std::to_string(e.hiPriority) +
                       ", \"background\": " + std::to_string(e.loPriority) + "}";
