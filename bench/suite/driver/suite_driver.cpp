@@ -639,6 +639,15 @@ struct Background {
   }
 };
 
+/// --after-bg-gap-us: at most a second (the driver spins through it, once
+/// per --after-bg call).
+double afterBgGapUs(const Args &args) {
+  double gap = args.num("after-bg-gap-us", 0);
+  if (gap > 1e6)
+    die("--after-bg-gap-us: " + args.get("after-bg-gap-us") + " is more than 1000000 (one second)");
+  return gap;
+}
+
 /// Urgent latency right after a background graph, one call at a time.
 std::vector<double> urgentAfterBackground(Engine &e, int sets, size_t calls, double gapUs) {
   std::vector<double> lat;
@@ -928,7 +937,7 @@ int cmdShareGpuos(const Args &args) {
   saveOutputs(*rt, bs, e.bg[1], out + "/background");
   e.logging = args.integer("trace-runs", 0) > 0;
   ShareResult r = runSharing(e, sets, args.num("period-us", 250), args.num("duration-s", 1.5) * 1e6,
-                             (size_t)args.integer("after-bg", 0), args.num("after-bg-gap-us", 0));
+                             (size_t)args.integer("after-bg", 0), afterBgGapUs(args));
   if (e.logging)
     printUrgentBreakdown(*rt, e.log);
   std::string extra = ", \"device\": " + deviceJson(*rt) + ", \"stats\": " + statsJson(*rt);
@@ -1152,7 +1161,7 @@ int cmdShareStreams(const Args &args) {
   saveStreamOutputs(e, bs, bbufs[1], out + "/background");
 
   ShareResult r = runSharing(e, sets, args.num("period-us", 250), args.num("duration-s", 1.5) * 1e6,
-                             (size_t)args.integer("after-bg", 0), args.num("after-bg-gap-us", 0));
+                             (size_t)args.integer("after-bg", 0), afterBgGapUs(args));
   e.check(cu.cuCtxSynchronize(), "cuCtxSynchronize");
   std::string extra = ", \"stream_priorities\": {\"urgent\": " + std::to_string(e.hiPriority) +
                       ", \"background\": " + std::to_string(e.loPriority) + "}";
