@@ -21,6 +21,8 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.gpuos_tools_dir, config.llvm_tools_dir]
+# Scripts that take the build directory (BUILD_DIR=...).
+config.substitutions.append(("%gpuos_obj_root", config.gpuos_obj_root))
 llvm_config.add_tool_substitutions(["gpuos-opt", "gpuos-interp", "gpuos-fuzz-replay"], tool_dirs)
 # Differential testing of the pass pipeline (test/Difftest).
 llvm_config.add_tool_substitutions(["gpuos-difftest"], tool_dirs)

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# What urgent calls pay right after a background graph (docs/runtime.md,
+# "Shorter background tiles", the end): the suite's sharing urgent graph
+# beside three backgrounds, to tell the background's code from its
+# footprint:
+#   bulk   the suite's own (four tasks, 49 KB of code, about 200 MB);
+#   small  the same four tasks over about 25 MB (footprint/background_small.mlir);
+#   code   its elementwise chain alone over 256 MB (footprint/background_code.mlir).
+#
+# HERE:   bash bench/suite/footprint.sh prepare
+#   compiles the urgent graph of workloads/sharing.mlir with each variant
+#   into .bench-small and .bench-code (images/sharing.*, specs/), and checks
+#   each spec against its manifest (suite-driver validate). The bulk set
+#   is .bench (bash bench/suite/run.sh prepare).
+# THERE:  bash bench/suite/footprint.sh run
+#   (device tool: carry [".bench", ".bench-small", ".bench-code"])
+#   `run.sh share --urgent-exclusive 1 --after-bg 200 --trace-runs 131072`
+#   per set, sets interleaved over ROUNDS (2): urgent latency alone, right
+#   after a background graph and shared, split into pickup, poller and
+#   tiles. Logs and JSON in $OUT (default /tmp/gpuos-bench/footprint).
+#
+# Environment: BUILD_DIR (default build), ARCH (sm_90), FOOTPRINT_DIR
+# (where the .bench-<variant> sets go; default the repository root),
+# VALIDATE (the validating driver; default $BUILD_DIR/bin/suite-driver-sim).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+sets_dir=${FOOTPRINT_DIR:-$root}
+variants=(small code)
+
+prepare() {
+  local build=${BUILD_DIR:-$root/build} arch=${ARCH:-sm_90}
+  local validate=${VALIDATE:-$build/bin/suite-driver-sim} v set urgent
+  # The urgent graph exactly as the suite has it: sharing.mlir up to its
+  # background graph.
+  urgent=$(sed '/^\/\/ GPU sharing, the background work/,$d' "$here/workloads/sharing.mlir")
+  [[ $urgent == *"@urgent_step"* ]] || { echo "prepare: no urgent_step in workloads/sharing.mlir" >&2; exit 1; }
+  for v in "${variants[@]}"; do
+    set=$sets_dir/.bench-$v
+    rm -rf "$set" && mkdir -p "$set/images" "$set/specs" "$set/logs"
+    printf '%s\n%s\n' "$urgent" "$(cat "$here/footprint/background_$v.mlir")" > "$set/logs/sharing.mlir"
+    if ! "$build/bin/gpuos-opt" "$set/logs/sharing.mlir" --gpuos-pipeline -o "$set/logs/pipeline.mlir" \
+        2> "$set/logs/opt.log" ||
+       ! "$build/bin/gpuos-jit" "$set/logs/pipeline.mlir" --emit=image --arch="$arch" --no-cache \
+        -o "$set/images/sharing" > "$set/logs/jit.log" 2>&1; then
+      echo "prepare: $v failed to compile (logs in $set/logs):" >&2
+      tail -5 "$set/logs/opt.log" "$set/logs/jit.log" >&2
+      exit 1
+    fi
+    cp "$here/footprint/urgent.spec" "$set/specs/urgent_step.spec"
+    cp "$here/footprint/$v.spec" "$set/specs/background_bulk.spec"
+    for spec in "$set"/specs/*.spec; do
+      "$validate" validate --manifest "$set/images/sharing.manifest.json" --spec "$spec" |
+        sed "s/^/  $v: /"
+    done
+    git -C "$root" rev-parse HEAD 2>/dev/null > "$set/commit" || echo unknown > "$set/commit"
+  done
+  echo "prepared ${variants[*]/#/.bench-}; on the GPU machine: bash bench/suite/footprint.sh run"
+}
+
+run() {
+  local out=${OUT:-/tmp/gpuos-bench/footprint} r v dir
+  mkdir -p "$out"
+  for r in $(seq 1 "${ROUNDS:-2}"); do
+    for v in bulk "${variants[@]}"; do
+      dir=$sets_dir/.bench-$v
+      [[ $v == bulk ]] && dir=$root/.bench
+      [[ -f $dir/images/sharing.cubin ]] || { echo "run: no $dir/images/sharing.cubin (prepare, carry)" >&2; exit 1; }
+      BENCH_DIR=$dir SHARE_JSON=$out/$v.$r.json bash "$here/run.sh" share --urgent-exclusive 1 \
+        --after-bg 200 --duration-s 0.5 --trace-runs 131072 > "$out/$v.$r.log" 2>&1 ||
+        { echo "run: $v round $r failed:"; tail -5 "$out/$v.$r.log"; exit 1; }
+      echo "== $v, round $r"
+      grep -E "^(phase|alone|after-bg|shared) |^gpuos" "$out/$v.$r.log"
+    done
+  done
+}
+
+case ${1:-} in
+  prepare) prepare ;;
+  run) run ;;
+  *) echo "usage: bash bench/suite/footprint.sh prepare | run" >&2; exit 2 ;;
+esac
