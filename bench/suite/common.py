@@ -221,18 +221,20 @@ def check_outputs(sig, outs, refs):
 
 
 def main():
-    """python3 common.py specs OUTDIR: the driver's spec file of every graph
-    (OUTDIR/<graph>.spec), without torch; run.sh prepare uses it."""
+    """python3 common.py specs OUTDIR [FILE.mlir ...]: the driver's spec file
+    of every graph (OUTDIR/<graph>.spec) of the workloads, or of the files
+    named, without torch; run.sh prepare and footprint.sh prepare use it."""
     import sys
-    if len(sys.argv) != 3 or sys.argv[1] != "specs":
-        print("usage: common.py specs OUTDIR", file=sys.stderr)
+    if len(sys.argv) < 3 or sys.argv[1] != "specs":
+        print("usage: common.py specs OUTDIR [FILE.mlir ...]", file=sys.stderr)
         return 2
     os.makedirs(sys.argv[2], exist_ok=True)
-    for fname in sorted(os.listdir(WORKLOAD_DIR)):
-        if fname.endswith(".mlir"):
-            for name, sig in parse_signatures(os.path.join(WORKLOAD_DIR, fname)).items():
-                write_spec(os.path.join(sys.argv[2], name + ".spec"), sig)
-                print(os.path.splitext(fname)[0], name)
+    files = sys.argv[3:] or [os.path.join(WORKLOAD_DIR, f)
+                             for f in sorted(os.listdir(WORKLOAD_DIR)) if f.endswith(".mlir")]
+    for path in files:
+        for name, sig in parse_signatures(path).items():
+            write_spec(os.path.join(sys.argv[2], name + ".spec"), sig)
+            print(os.path.splitext(os.path.basename(path))[0], name)
     return 0
 
 

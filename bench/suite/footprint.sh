@@ -9,8 +9,9 @@
 #
 # HERE:   bash bench/suite/footprint.sh prepare
 #   compiles the urgent graph of workloads/sharing.mlir with each variant
-#   into .bench-small and .bench-code (images/sharing.*, specs/), and checks
-#   each spec against its manifest (suite-driver validate). The bulk set
+#   into .bench-small and .bench-code (images/sharing.*, specs/ as run.sh
+#   prepare writes them) and checks each spec against its manifest
+#   (suite-driver validate). The bulk set
 #   is .bench (bash bench/suite/run.sh prepare).
 # THERE:  bash bench/suite/footprint.sh run
 #   (device tool: carry [".bench", ".bench-small", ".bench-code"])
@@ -47,8 +48,7 @@ prepare() {
       tail -5 "$set/logs/opt.log" "$set/logs/jit.log" >&2
       exit 1
     fi
-    cp "$here/footprint/urgent.spec" "$set/specs/urgent_step.spec"
-    cp "$here/footprint/$v.spec" "$set/specs/background_bulk.spec"
+    python3 "$here/common.py" specs "$set/specs" "$set/logs/sharing.mlir" > /dev/null
     for spec in "$set"/specs/*.spec; do
       "$validate" validate --manifest "$set/images/sharing.manifest.json" --spec "$spec" |
         sed "s/^/  $v: /"

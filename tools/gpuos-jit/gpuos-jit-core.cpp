@@ -363,7 +363,8 @@ int main(int argc, char **argv) {
   options.runtimeLibrary = runtimeLib;
   options.occupancy = occupancy;
   options.maxRegisters = maxRegisters;
-  options.backgroundEvictFirst = backgroundL2 == gpuos::tools::BackgroundL2::EvictFirst;
+  const bool evictFirst = backgroundL2 == gpuos::tools::BackgroundL2::EvictFirst;
+  options.backgroundEvictFirst = evictFirst;
   for (const std::string &path : customSources) {
     // A file: a device such as /dev/zero would be read until memory ran out.
     if (llvm::sys::fs::exists(path) && !llvm::sys::fs::is_regular_file(path)) {
@@ -422,7 +423,7 @@ int main(int argc, char **argv) {
   LowerTasksOptions lowerOptions;
   lowerOptions.blockSize = blockSize;
   lowerOptions.bulkPrefetch = hasBulkCopy(arch);
-  lowerOptions.backgroundEvictFirst = backgroundL2 == gpuos::tools::BackgroundL2::EvictFirst;
+  lowerOptions.backgroundEvictFirst = evictFirst;
   if (failed(lowerTasksToNVVM(*module, lowerOptions)))
     return 1;
   if (emit == Emit::MLIR) {

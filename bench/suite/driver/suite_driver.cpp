@@ -639,13 +639,22 @@ struct Background {
   }
 };
 
-/// --after-bg-gap-us: at most a second (the driver spins through it, once
-/// per --after-bg call).
-double afterBgGapUs(const Args &args) {
-  double gap = args.num("after-bg-gap-us", 0);
-  if (gap > 1e6)
+/// The sharing phase's options, read (and refused) before any work starts.
+struct SharingOptions {
+  double periodUs, durationUs;
+  size_t afterBgCalls;
+  double afterBgGapUs; // at most a second: spun through once per after-bg call
+};
+
+SharingOptions sharingOptions(const Args &args) {
+  SharingOptions o;
+  o.periodUs = args.num("period-us", 250);
+  o.durationUs = args.num("duration-s", 1.5) * 1e6;
+  o.afterBgCalls = (size_t)args.integer("after-bg", 0);
+  o.afterBgGapUs = args.num("after-bg-gap-us", 0);
+  if (o.afterBgGapUs > 1e6)
     die("--after-bg-gap-us: " + args.get("after-bg-gap-us") + " is more than 1000000 (one second)");
-  return gap;
+  return o;
 }
 
 /// Urgent latency right after a background graph, one call at a time.
@@ -665,8 +674,8 @@ std::vector<double> urgentAfterBackground(Engine &e, int sets, size_t calls, dou
   return lat;
 }
 
-ShareResult runSharing(Engine &e, int sets, double periodUs, double durationUs,
-                       size_t afterBgCalls, double afterBgGapUs) {
+ShareResult runSharing(Engine &e, int sets, const SharingOptions &opts) {
+  double periodUs = opts.periodUs, durationUs = opts.durationUs;
   ShareResult r;
   e.bindThread();
   // Warm-up: the urgent graph a few times, the background twice.
@@ -691,11 +700,11 @@ ShareResult runSharing(Engine &e, int sets, double periodUs, double durationUs,
   r.periodUs = periodUs;
   e.phase(0);
   r.urgentSolo = distOf(urgentStream(e, sets, periodUs, durationUs, r.lateSolo));
-  if (afterBgCalls) {
+  if (opts.afterBgCalls) {
     e.phase(1); // the trace's phase 1 (the background alone makes no urgent calls)
-    r.afterBgCalls = afterBgCalls;
-    r.afterBgGapUs = afterBgGapUs;
-    r.urgentAfterBg = distOf(urgentAfterBackground(e, sets, afterBgCalls, afterBgGapUs));
+    r.afterBgCalls = opts.afterBgCalls;
+    r.afterBgGapUs = opts.afterBgGapUs;
+    r.urgentAfterBg = distOf(urgentAfterBackground(e, sets, opts.afterBgCalls, opts.afterBgGapUs));
   }
   e.phase(1);
   // Solo background throughput.
@@ -919,6 +928,7 @@ void printUrgentBreakdown(Runtime &rt, const std::vector<UrgentCallLog> &log) {
 }
 
 int cmdShareGpuos(const Args &args) {
+  SharingOptions sharing = sharingOptions(args);
   Spec us = readSpec(args.get("urgent-spec")), bs = readSpec(args.get("bg-spec"));
   int sets = std::max(1, (int)args.integer("urgent-sets", 4));
   std::string out = args.get("out");
@@ -936,8 +946,7 @@ int cmdShareGpuos(const Args &args) {
   runOnce(*rt, e.bg[1].graph, Priority::Background);
   saveOutputs(*rt, bs, e.bg[1], out + "/background");
   e.logging = args.integer("trace-runs", 0) > 0;
-  ShareResult r = runSharing(e, sets, args.num("period-us", 250), args.num("duration-s", 1.5) * 1e6,
-                             (size_t)args.integer("after-bg", 0), afterBgGapUs(args));
+  ShareResult r = runSharing(e, sets, sharing);
   if (e.logging)
     printUrgentBreakdown(*rt, e.log);
   std::string extra = ", \"device\": " + deviceJson(*rt) + ", \"stats\": " + statsJson(*rt);
@@ -1137,6 +1146,7 @@ suite::CUmodule openStreams(const Args &args, StreamsEngine &e, ImageManifest &m
 }
 
 int cmdShareStreams(const Args &args) {
+  SharingOptions sharing = sharingOptions(args);
   suite::CudaApi cu;
   StreamsEngine e(cu);
   ImageManifest man;
@@ -1160,8 +1170,7 @@ int cmdShareStreams(const Args &args) {
   e.bgWait(1);
   saveStreamOutputs(e, bs, bbufs[1], out + "/background");
 
-  ShareResult r = runSharing(e, sets, args.num("period-us", 250), args.num("duration-s", 1.5) * 1e6,
-                             (size_t)args.integer("after-bg", 0), afterBgGapUs(args));
+  ShareResult r = runSharing(e, sets, sharing);
   e.check(cu.cuCtxSynchronize(), "cuCtxSynchronize");
   std::string extra = ", \"stream_priorities\": {\"urgent\": " + std::to_string(e.hiPriority) +
                       ", \"background\": " + std::to_string(e.loPriority) + "}";
