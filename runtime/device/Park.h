@@ -52,7 +52,8 @@ GPUOS_DEV_OUTLINE bool tryPark(DeviceControl *c, HostShared *hs, const RingEntry
 }
 
 /// The last block to leave resets what the next launch starts from: queue
-/// heads (forgetting owed tickets) and the stop flag.
+/// heads (forgetting owed tickets), the stop flag, the idle hint and the
+/// poller's SM.
 GPUOS_DEV_OUTLINE void blockExit(DeviceControl *c) {
   fenceGpu(); // release this block's last writes
   if (atomicAddOrdered(&c->exited.value, 1u) != c->numBlocks - 1)
@@ -62,6 +63,7 @@ GPUOS_DEV_OUTLINE void blockExit(DeviceControl *c) {
     stRelaxed(&c->queues[q].head.value, ldRelaxed(&c->queues[q].reserve.value));
   stRelaxed(&c->stop.value, 0u);
   stRelaxed(&c->idleWorkers.value, 0u);
+  stRelaxed(&c->pollerSm.value, 0u); // the next launch's poller names its own
   stRelaxed(&c->exited.value, 0u);
   fenceGpu();
 }

@@ -467,6 +467,8 @@ GPUOS_DEV void pollerMain(DeviceControl *c, LaunchTicket ticket, const Warp &w,
   const bool poller = block.tid() < w.width();
   BlockCounters &counters = sh.counters;
   if (block.tid() == 0) {
+    // First: workers with urgentSMs wait for it (Worker.h, "Urgent SMs").
+    stRelaxed(&c->pollerSm.value, smId(0u) + 1u);
     counters.open(c, 0);
     openQueueView(c);
   }

@@ -235,13 +235,17 @@ struct Pick {
 /// empty pass marks the block's job record idle (off the busy path). With
 /// `exclusive` (RuntimeOptions::urgentExclusive), while an urgent run is in
 /// flight only the urgent queues are served: other work waits rather than
-/// share the memory system with it.
+/// share the memory system with it. An `urgentOnly` worker (Worker.h,
+/// "Urgent SMs") serves only the urgent queues, and never counts itself
+/// idle: idle workers ask busy ones to split their ranges, and it would
+/// take none of a lower priority.
 GPUOS_DEV_OUTLINE bool pickJobLoop(DeviceControl *c, Inbox *inbox, Pick &pick,
                                    JobRecord *record, bool &idle,
-                                   bool exclusive) {
+                                   bool exclusive, bool urgentOnly) {
   for (uint32_t spin = 0;; ++spin) {
     uint32_t served = kNumQueues;
-    if (exclusive && ldRelaxed(&c->urgentInFlight.value) != 0u)
+    if (urgentOnly ||
+        (exclusive && ldRelaxed(&c->urgentInFlight.value) != 0u))
       served = sharedQueue(kPriorityUrgent) + 1;
     for (uint32_t q = 0; q < served; ++q)
       if (inbox[q].state == kInboxTaken) {
@@ -292,8 +296,10 @@ GPUOS_DEV_OUTLINE bool pickJobLoop(DeviceControl *c, Inbox *inbox, Pick &pick,
     }
     if (spin == 0) {
       stJobRecord(record, 0u, 0u, 0u, 0u);
-      atomicAddRelaxed(&c->idleWorkers.value, 1u); // result unused: a red
-      idle = true;
+      if (!urgentOnly) {
+        atomicAddRelaxed(&c->idleWorkers.value, 1u); // result unused: a red
+        idle = true;
+      }
     }
     if (stop)
       return false;
@@ -309,9 +315,9 @@ GPUOS_DEV_OUTLINE bool pickJobLoop(DeviceControl *c, Inbox *inbox, Pick &pick,
 /// atomics, off the path of a busy worker). Workers inside a range split it
 /// only while someone is idle (Worker.h).
 GPUOS_DEV bool pickJob(DeviceControl *c, Inbox *inbox, Pick &pick,
-                       JobRecord *record, bool exclusive) {
+                       JobRecord *record, bool exclusive, bool urgentOnly) {
   bool idle = false;
-  bool got = pickJobLoop(c, inbox, pick, record, idle, exclusive);
+  bool got = pickJobLoop(c, inbox, pick, record, idle, exclusive, urgentOnly);
   if (idle && got)
     atomicAddRelaxed(&c->idleWorkers.value, ~0u);
   return got;

@@ -120,6 +120,7 @@ struct WorkerConfig {
   bool continuations;
   bool exclusive; // RuntimeOptions::urgentExclusive
   bool countUrgent; // the poller counts urgent runs (PollerConfig)
+  bool urgentOnly;  // this block serves only the urgent queues (onUrgentSM)
 
   GPUOS_DEV void load(const DeviceControl *c) {
     completion = reinterpret_cast<uint32_t *>(c->completion);
@@ -131,8 +132,30 @@ struct WorkerConfig {
     continuations = c->continuations != 0;
     exclusive = c->urgentExclusive != 0;
     countUrgent = countsUrgentRuns(c);
+    urgentOnly = false; // workerMain asks onUrgentSM
   }
 };
+
+/// Urgent SMs (RuntimeOptions::urgentSMs): the workers on the poller's SM
+/// and on the urgentSMs - 1 lowest-numbered other SMs serve only the urgent
+/// queues. Right after a background graph, urgent calls took 7 us longer
+/// than alone on the H100, even 3 ms later and with the background's lines
+/// marked evict-first in L2 (docs/runtime.md, "Urgent SMs"): state kept per
+/// SM (instruction caches, L1, TLBs) that the background's tiles had
+/// replaced. On SMs that never run other work it stays the urgent work's.
+/// The SM of block 0 is known once it runs: it stores it first, and all
+/// blocks are resident at once, so the wait is short (and ends on stop).
+GPUOS_DEV_OUTLINE bool onUrgentSM(const DeviceControl *c, uint32_t sm) {
+  uint32_t poller;
+  while ((poller = ldRelaxed(&c->pollerSm.value)) == 0u) {
+    if (ldRelaxed(&c->stop.value) != 0u)
+      return false;
+    spinPause();
+  }
+  poller -= 1;
+  uint32_t rank = sm < poller ? sm : sm - 1; // among the other SMs
+  return sm == poller || rank + 1 < c->urgentSMs;
+}
 
 /// A block's position inside a range (thread 0's): the tiles of
 /// the range after the current one, and the tiles of the task it ran and
@@ -1031,6 +1054,7 @@ GPUOS_DEV void workerMain(DeviceControl *c, uint32_t blockId, WorkerShared &sh,
       inbox[q].state = kInboxEmpty;
     counters.open(c, blockId);
     cfg.load(c);
+    cfg.urgentOnly = c->urgentSMs != 0u && onUrgentSM(c, smId(blockId));
     trace.open(c, blockId);
     openQueueView(c);
     sh.staged = 0;
@@ -1092,8 +1116,10 @@ GPUOS_DEV void workerMain(DeviceControl *c, uint32_t blockId, WorkerShared &sh,
           publishKept(c, cfg, inbox, cont, sq, sh.pending);
           sh.pending = 0;
         }
-        sh.stop = pickJob(c, inbox, sh.pick, record, cfg.exclusive) ? kRunTile
-                                                                     : kExitLoop;
+        sh.stop = pickJob(c, inbox, sh.pick, record, cfg.exclusive,
+                          cfg.urgentOnly)
+                      ? kRunTile
+                      : kExitLoop;
         if (sh.stop == kRunTile && sh.pick.job.kind == kGangKind) {
           gangStart(sh.gang, sh.pick);
           sh.stop = kNoTile; // gangSeek sets up its first tile

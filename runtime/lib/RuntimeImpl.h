@@ -992,8 +992,12 @@ struct Runtime::Impl {
   Status allocateShared() {
     const RuntimeOptions &o = options;
     GPUOS_RETURN_IF_ERROR(backend->makeCurrent());
-    maxBlocks = (uint32_t)std::max(1, backend->info().multiprocessors) *
-                    maxWorkersPerSM() + 1;
+    const uint32_t sms = (uint32_t)std::max(1, backend->info().multiprocessors);
+    if (o.urgentSMs >= sms)
+      return invalid("urgentSMs is " + std::to_string(o.urgentSMs) +
+                     ", but the device has " + std::to_string(sms) +
+                     " SMs: at least one must serve the other priorities");
+    maxBlocks = sms * maxWorkersPerSM() + 1;
 
     size_t ringBytes = (size_t)o.ringCapacity * sizeof(RingEntry);
     size_t hsOffset = (ringBytes + 127) & ~size_t(127);
@@ -1172,6 +1176,7 @@ struct Runtime::Impl {
                       (uint32_t)GangPolicy::UrgentAlone == kGangUrgentAlone,
                   "GangPolicy");
     c.gangPolicy = (uint32_t)options.gangs;
+    c.urgentSMs = options.urgentSMs;
     // Only the configuration: the device state after it (ring head, queue
     // counters, whose values the slots' sequence numbers depend on) stays.
     return upload(ctlDev, &c, offsetof(DeviceControl, ringHead));

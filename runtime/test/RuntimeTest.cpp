@@ -767,6 +767,61 @@ TEST(RuntimeSim, UrgentExclusiveHoldsOtherWorkBack) {
   }
 }
 
+// RuntimeOptions::urgentSMs on the simulator (6 workers, each on its own
+// "SM"; the poller's is SM 0): with 3, workers 1 and 2 serve only urgent
+// work. The background graph's tiles all run on workers 3-6, and an urgent
+// graph submitted while each of those is inside a long background tile
+// runs at once on the reserved two instead of waiting for a tile boundary.
+// A value that would leave no SM to the other priorities is refused.
+TEST(RuntimeSim, UrgentSMsServeOnlyUrgentWork) {
+  const uint32_t bgTiles = 8;
+  const uint64_t bgNs = 400'000'000, urgentNs = 10'000'000;
+  RuntimeOptions options;
+  options.urgentSMs = 3;
+  std::unique_ptr<Runtime> rt;
+  ASSERT_OK(Runtime::openWithBackend(testimage::makeTestSimBackend(6), options, rt));
+  std::vector<char> cubin;
+  std::string json;
+  ASSERT_OK(testimage::readImage("sim", false, cubin, json));
+  ASSERT_OK(rt->loadImage(std::move(cubin), json));
+  Buffer bgStamps, uStamps;
+  ASSERT_OK(rt->alloc(bgTiles * 8, bgStamps));
+  ASSERT_OK(rt->alloc(2 * 8, uStamps));
+  GraphSpec bg, urgent;
+  bg.tasks.push_back({"spin", {bgStamps.arg()}, {(int64_t)bgTiles, (int64_t)bgNs}, {}});
+  urgent.tasks.push_back({"spin", {uStamps.arg()}, {2, (int64_t)urgentNs}, {}});
+  GraphId bgId, urgentId;
+  ASSERT_OK(rt->createGraph(bg, bgId));
+  ASSERT_OK(rt->createGraph(urgent, urgentId));
+  Submission b, u;
+  ASSERT_OK(rt->submit(bgId, Priority::Background, b));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  auto submitted = std::chrono::steady_clock::now();
+  ASSERT_OK(rt->submit(urgentId, Priority::Urgent, u));
+  ASSERT_OK(rt->wait(u, kWaitUs));
+  double urgentMs = std::chrono::duration<double, std::milli>(
+                        std::chrono::steady_clock::now() - submitted).count();
+  ASSERT_OK(rt->wait(b, kWaitUs));
+  // A background tile has at least 350 ms left when the urgent graph comes.
+  EXPECT_LT(urgentMs, 200.0) << "the urgent graph waited for a background tile";
+  Stats s;
+  ASSERT_OK(rt->stats(s));
+  ASSERT_EQ(s.tilesPerBlock.size(), 7u);
+  EXPECT_EQ(s.tilesPerBlock[1] + s.tilesPerBlock[2], 2u)
+      << "the reserved workers ran other work, or not the urgent tiles";
+  uint64_t others = 0;
+  for (size_t k = 3; k < 7; ++k)
+    others += s.tilesPerBlock[k];
+  EXPECT_EQ(others, bgTiles);
+  ASSERT_OK(rt->close());
+
+  options.urgentSMs = 6;
+  Status st = Runtime::openWithBackend(testimage::makeTestSimBackend(6), options, rt);
+  EXPECT_EQ(st.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(st.message(), "urgentSMs is 6, but the device has 6 SMs: at least one "
+                          "must serve the other priorities");
+}
+
 // With 12 simulated workers a released successor is published as 12
 // ranges, more than one publish chunk: thread 0 reserves them and the
 // block's warp publishes them (Worker.h publishStaged; a warp of one lane

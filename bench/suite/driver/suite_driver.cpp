@@ -47,7 +47,8 @@
 //     overrides the tasks' priority (bench too; --urgent-exclusive 1 sets
 //     RuntimeOptions::urgentExclusive, share-gpuos too; --gang 0/1/2/3 sets
 //     RuntimeOptions::gangs: off, when idle, one at a time, when no other
-//     urgent run (the default)).
+//     urgent run (the default)); --urgent-sms K sets
+//     RuntimeOptions::urgentSMs (workers on K SMs serve only urgent work).
 //     --trace-tiles N (N > 0)
 //     traces every tile (RuntimeOptions::traceAllTiles; N sizes the
 //     poller's ring, each worker keeps its last 64 tiles) and prints, per
@@ -381,6 +382,11 @@ std::unique_ptr<Runtime> openRuntime(const Args &args) {
         "' is not 0 (off), 1 (when idle), 2 (one at a time) or 3 (when no other "
         "urgent run, the default)");
   opts.gangs = static_cast<GangPolicy>(gangs);
+  int64_t urgentSMs = args.integer("urgent-sms", 0);
+  if (urgentSMs < 0 || urgentSMs > 4096)
+    die("--urgent-sms: '" + args.kv.at("urgent-sms") +
+        "' is not a number of SMs (0: none reserved for urgent work)");
+  opts.urgentSMs = (uint32_t)urgentSMs;
   if (uint32_t n = (uint32_t)args.integer("trace-tiles", 0)) {
     opts.traceRecords = n;
     opts.traceAllTiles = true;
@@ -949,7 +955,10 @@ int cmdShareGpuos(const Args &args) {
   ShareResult r = runSharing(e, sets, sharing);
   if (e.logging)
     printUrgentBreakdown(*rt, e.log);
-  std::string extra = ", \"device\": " + deviceJson(*rt) + ", \"stats\": " + statsJson(*rt);
+  std::string extra = ", \"urgent_exclusive\": " +
+                      std::to_string(args.integer("urgent-exclusive", 0) != 0) +
+                      ", \"urgent_sms\": " + std::to_string(args.integer("urgent-sms", 0)) +
+                      ", \"device\": " + deviceJson(*rt) + ", \"stats\": " + statsJson(*rt);
   need(rt->close(), "close");
   emitJson(args, shareJson("gpuos", r, extra));
   return 0;

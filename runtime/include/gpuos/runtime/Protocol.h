@@ -42,7 +42,7 @@ namespace gpuos::runtime::proto {
 /// Bumped whenever a layout below or the meaning of a field changes. The
 /// device library exports it as `gpuos_runtime_protocol`; loading an image
 /// linked against another version is refused.
-constexpr uint32_t kProtocolVersion = 17;
+constexpr uint32_t kProtocolVersion = 18;
 
 /// Priority classes; lower goes first.
 constexpr uint32_t kNumPriorities = 3;
@@ -432,7 +432,9 @@ struct DeviceControl {
                             // run is in flight (urgentInFlight)
   uint32_t gangPolicy; // kGangOff, or when an urgent run starts as a gang
                        // (Worker.h, "Gangs")
-  uint32_t reservedConfig;
+  uint32_t urgentSMs; // workers on the poller's SM and the urgentSMs - 1
+                      // lowest-numbered others serve only the urgent
+                      // queues (Worker.h, "Urgent SMs"); 0: none
 
   // Device state, each word on its own line.
   PaddedU64 ringHead;     // the poller's position, kept across launches
@@ -448,6 +450,8 @@ struct DeviceControl {
   PaddedU64 gangRuns;       // gang runs completed (Stats), counted by the
                             // member that completes one
   PaddedU32 gangsInFlight;  // gangs started and not complete (0 or 1)
+  PaddedU32 pollerSm;       // the poller's SM + 1, stored as the launch
+                            // starts; 0 until then (reset when all exit)
   QueueState queues[kNumQueues];
 };
 

@@ -151,6 +151,13 @@ struct RuntimeOptions {
   /// whose dependencies do not point to earlier tasks, and chains of
   /// one-tile tasks (width 1: continuations run them), never run as gangs.
   GangPolicy gangs = GangPolicy::UrgentAlone;
+  /// GPU sharing: the workers on the poller's SM and on urgentSMs - 1 other
+  /// SMs (the lowest-numbered) serve only urgent work, so what urgent work
+  /// keeps in an SM (instructions, L1, address translations) is not
+  /// replaced by background tiles between urgent calls. Other work runs on
+  /// the remaining SMs; urgent work on all of them. 0: off. Must be below
+  /// the device's SM count (docs/runtime.md, "Urgent SMs").
+  uint32_t urgentSMs = 0;
 };
 
 /// One traced inline singleton (RuntimeOptions::traceRecords): SM cycles
