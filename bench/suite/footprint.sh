@@ -18,7 +18,12 @@
 #   `run.sh share --urgent-exclusive 1 --after-bg 200 --trace-runs 131072`
 #   per set, sets interleaved over ROUNDS (2): urgent latency alone, right
 #   after a background graph and shared, split into pickup, poller and
-#   tiles. Logs and JSON in $OUT (default /tmp/gpuos-bench/footprint).
+#   tiles. Then the remedy if it is per-SM state: the bulk set's sharing
+#   pair with workers on K SMs reserved for urgent work (`--urgent-sms K`,
+#   RuntimeOptions::urgentSMs, docs/runtime.md "Urgent SMs") for each K of
+#   URGENT_SMS (default "0 8 16"), with and without --urgent-exclusive,
+#   interleaved over the same rounds. Logs and JSON in $OUT (default
+#   /tmp/gpuos-bench/footprint); a table of all of it last.
 #
 # Environment: BUILD_DIR (default build), ARCH (sm_90), FOOTPRINT_DIR
 # (where the .bench-<variant> sets go; default the repository root),
@@ -72,11 +77,40 @@ run() {
       echo "== $v, round $r"
       grep -E "^(phase|alone|after-bg|shared) |^gpuos" "$out/$v.$r.log"
     done
+    for k in ${URGENT_SMS-0 8 16}; do
+      for x in 1 0; do
+        BENCH_DIR=$root/.bench SHARE_JSON=$out/sms$k-x$x.$r.json bash "$here/run.sh" share \
+          --urgent-exclusive $x --urgent-sms "$k" --after-bg 200 --duration-s 0.5 \
+          > "$out/sms$k-x$x.$r.log" 2>&1 ||
+          { echo "run: --urgent-sms $k --urgent-exclusive $x round $r failed:"; tail -5 "$out/sms$k-x$x.$r.log"; exit 1; }
+      done
+    done
   done
+  table "$out"
+}
+
+# One row per JSON the rounds wrote: urgent p50 / p99 alone, right after a
+# background graph and shared; the shared p99 over the solo one; the
+# background's throughput kept.
+table() {
+  python3 - "$1" <<'PY'
+import glob, json, os, re, sys
+print("| run | urgent SMs | exclusive | alone | after bg | shared | p99 ratio | bg kept |")
+print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
+    r = json.load(open(f))
+    d = lambda k: "%.1f / %.1f" % (r[k]["p50"], r[k]["p99"]) if k in r else "-"
+    print("| %s | %s | %s | %s | %s | %s | %.2f | %.1f%% |" % (
+        os.path.basename(f)[:-5], r.get("urgent_sms", 0), r.get("urgent_exclusive", "-"),
+        d("urgent_solo_us"), d("urgent_after_bg_us"), d("urgent_shared_us"),
+        r["urgent_shared_us"]["p99"] / r["urgent_solo_us"]["p99"],
+        100 * r["background_shared_per_s"] / r["background_solo_per_s"]))
+PY
 }
 
 case ${1:-} in
   prepare) prepare ;;
   run) run ;;
-  *) echo "usage: bash bench/suite/footprint.sh prepare | run" >&2; exit 2 ;;
+  table) table "${2:-${OUT:-/tmp/gpuos-bench/footprint}}" ;;
+  *) echo "usage: bash bench/suite/footprint.sh prepare | run | table [DIR]" >&2; exit 2 ;;
 esac
