@@ -517,11 +517,7 @@ TEST(GangSim, OneWorkerRunsAGangOfOne) {
   std::unique_ptr<Runtime> rt;
   RuntimeOptions options;
   options.gangs = GangPolicy::OneAtATime;
-  ASSERT_OK(Runtime::openWithBackend(testimage::makeTestSimBackend(1), options, rt));
-  std::vector<char> cubin;
-  std::string json;
-  ASSERT_OK(testimage::readImage("sim", false, cubin, json));
-  ASSERT_OK(rt->loadImage(std::move(cubin), json));
+  ASSERT_OK(testimage::openSimWithImage(1, options, rt));
   const int64_t n = kStreamTile * 6;
   Buffer x, y, z;
   ASSERT_OK(rt->alloc(n * 4, x));

@@ -708,6 +708,26 @@ TEST(RuntimeSim, NeedsImageAndValidOptions) {
   EXPECT_EQ(st.message(), "the manifest lists no tasks");
 }
 
+/// The sharing tests' pair on the simulator: a background graph of
+/// `bgTiles` spin tiles of `bgNs` each and an urgent graph of two tiles of
+/// `urgentNs`, each tile stamping its end time (zero before it ran).
+struct SpinPair {
+  Buffer bgStamps, uStamps;
+  GraphId bg = 0, urgent = 0;
+
+  Status create(Runtime &rt, uint32_t bgTiles, uint64_t bgNs, uint64_t urgentNs) {
+    GPUOS_RETURN_IF_ERROR(rt.alloc(bgTiles * 8, bgStamps));
+    GPUOS_RETURN_IF_ERROR(rt.alloc(2 * 8, uStamps));
+    std::vector<uint64_t> zeros(bgTiles, 0);
+    GPUOS_RETURN_IF_ERROR(rt.copyToDevice(bgStamps.ptr, zeros.data(), bgTiles * 8));
+    GraphSpec b, u;
+    b.tasks.push_back({"spin", {bgStamps.arg()}, {(int64_t)bgTiles, (int64_t)bgNs}, {}});
+    u.tasks.push_back({"spin", {uStamps.arg()}, {2, (int64_t)urgentNs}, {}});
+    GPUOS_RETURN_IF_ERROR(rt.createGraph(b, bg));
+    return rt.createGraph(u, urgent);
+  }
+};
+
 // RuntimeOptions::urgentExclusive on the simulator (6 workers): while an
 // urgent graph of two long tiles runs, background tiles keep finishing
 // on the other workers without it, and none start with it (those running
@@ -723,26 +743,14 @@ TEST(RuntimeSim, UrgentExclusiveHoldsOtherWorkBack) {
     std::unique_ptr<Runtime> rt;
     RuntimeOptions options;
     options.urgentExclusive = exclusive;
-    ASSERT_OK(Runtime::openWithBackend(testimage::makeTestSimBackend(6), options, rt));
-    std::vector<char> cubin;
-    std::string json;
-    ASSERT_OK(testimage::readImage("sim", false, cubin, json));
-    ASSERT_OK(rt->loadImage(std::move(cubin), json));
-    Buffer bgStamps, uStamps;
-    ASSERT_OK(rt->alloc(bgTiles * 8, bgStamps));
-    ASSERT_OK(rt->alloc(2 * 8, uStamps));
-    std::vector<uint64_t> zeros(bgTiles, 0);
-    ASSERT_OK(rt->copyToDevice(bgStamps.ptr, zeros.data(), bgTiles * 8));
-    GraphSpec bg, urgent;
-    bg.tasks.push_back({"spin", {bgStamps.arg()}, {(int64_t)bgTiles, (int64_t)bgNs}, {}});
-    urgent.tasks.push_back({"spin", {uStamps.arg()}, {2, (int64_t)urgentNs}, {}});
-    GraphId bgId, urgentId;
-    ASSERT_OK(rt->createGraph(bg, bgId));
-    ASSERT_OK(rt->createGraph(urgent, urgentId));
+    ASSERT_OK(testimage::openSimWithImage(6, options, rt));
+    SpinPair pair;
+    ASSERT_OK(pair.create(*rt, bgTiles, bgNs, urgentNs));
+    const Buffer &bgStamps = pair.bgStamps, &uStamps = pair.uStamps;
     Submission b, u;
-    ASSERT_OK(rt->submit(bgId, Priority::Background, b));
+    ASSERT_OK(rt->submit(pair.bg, Priority::Background, b));
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    ASSERT_OK(rt->submit(urgentId, Priority::Urgent, u));
+    ASSERT_OK(rt->submit(pair.urgent, Priority::Urgent, u));
     ASSERT_OK(rt->wait(u, kWaitUs));
     ASSERT_OK(rt->wait(b, kWaitUs));
     std::vector<uint64_t> bgEnd(bgTiles), uEnd(2);
@@ -760,8 +768,9 @@ TEST(RuntimeSim, UrgentExclusiveHoldsOtherWorkBack) {
     else
       EXPECT_GT(inside, 10) << "the other workers idled beside the urgent run";
     // The urgent run left the in-flight count: background runs on its own.
+    std::vector<uint64_t> zeros(bgTiles, 0);
     ASSERT_OK(rt->copyToDevice(bgStamps.ptr, zeros.data(), bgTiles * 8));
-    ASSERT_OK(rt->submit(bgId, Priority::Background, b));
+    ASSERT_OK(rt->submit(pair.bg, Priority::Background, b));
     ASSERT_OK(rt->wait(b, 10'000'000));
     ASSERT_OK(rt->close());
   }
@@ -779,25 +788,14 @@ TEST(RuntimeSim, UrgentSMsServeOnlyUrgentWork) {
   RuntimeOptions options;
   options.urgentSMs = 3;
   std::unique_ptr<Runtime> rt;
-  ASSERT_OK(Runtime::openWithBackend(testimage::makeTestSimBackend(6), options, rt));
-  std::vector<char> cubin;
-  std::string json;
-  ASSERT_OK(testimage::readImage("sim", false, cubin, json));
-  ASSERT_OK(rt->loadImage(std::move(cubin), json));
-  Buffer bgStamps, uStamps;
-  ASSERT_OK(rt->alloc(bgTiles * 8, bgStamps));
-  ASSERT_OK(rt->alloc(2 * 8, uStamps));
-  GraphSpec bg, urgent;
-  bg.tasks.push_back({"spin", {bgStamps.arg()}, {(int64_t)bgTiles, (int64_t)bgNs}, {}});
-  urgent.tasks.push_back({"spin", {uStamps.arg()}, {2, (int64_t)urgentNs}, {}});
-  GraphId bgId, urgentId;
-  ASSERT_OK(rt->createGraph(bg, bgId));
-  ASSERT_OK(rt->createGraph(urgent, urgentId));
+  ASSERT_OK(testimage::openSimWithImage(6, options, rt));
+  SpinPair pair;
+  ASSERT_OK(pair.create(*rt, bgTiles, bgNs, urgentNs));
   Submission b, u;
-  ASSERT_OK(rt->submit(bgId, Priority::Background, b));
+  ASSERT_OK(rt->submit(pair.bg, Priority::Background, b));
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   auto submitted = std::chrono::steady_clock::now();
-  ASSERT_OK(rt->submit(urgentId, Priority::Urgent, u));
+  ASSERT_OK(rt->submit(pair.urgent, Priority::Urgent, u));
   ASSERT_OK(rt->wait(u, kWaitUs));
   double urgentMs = std::chrono::duration<double, std::milli>(
                         std::chrono::steady_clock::now() - submitted).count();
@@ -832,12 +830,7 @@ TEST(RuntimeSim, UrgentSMsServeOnlyUrgentWork) {
 // every run completes (a lost deferred decrement would hang it).
 TEST(RuntimeSim, WideSuccessorsAndDeferredDecrements) {
   std::unique_ptr<Runtime> rt;
-  ASSERT_OK(Runtime::openWithBackend(testimage::makeTestSimBackend(12),
-                                     RuntimeOptions(), rt));
-  std::vector<char> cubin;
-  std::string json;
-  ASSERT_OK(testimage::readImage("sim", false, cubin, json));
-  ASSERT_OK(rt->loadImage(std::move(cubin), json));
+  ASSERT_OK(testimage::openSimWithImage(12, RuntimeOptions(), rt));
   const uint32_t wide[3] = {300, 200, 100};
   const uint32_t kChain = 8;
   Buffer root, counts, bufs[3];

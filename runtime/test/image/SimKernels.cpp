@@ -171,6 +171,15 @@ std::unique_ptr<Backend> makeTestSimBackend(uint32_t workers) {
                                      {"sim", simKernels()}, {"sim-v2", simKernelsV2()}});
 }
 
+Status openSimWithImage(uint32_t workers, const RuntimeOptions &options,
+                        std::unique_ptr<Runtime> &out) {
+  GPUOS_RETURN_IF_ERROR(Runtime::openWithBackend(makeTestSimBackend(workers), options, out));
+  std::vector<char> cubin;
+  std::string json;
+  GPUOS_RETURN_IF_ERROR(readImage("sim", false, cubin, json));
+  return out->loadImage(std::move(cubin), json);
+}
+
 bool openTestRuntime(const std::string &backend, const RuntimeOptions &options,
                      std::unique_ptr<Runtime> &out, std::string &skip,
                      std::string &error) {

@@ -38,6 +38,10 @@ std::unique_ptr<Backend> makeTestSimBackend(uint32_t workers);
 /// The cubin bytes (the simulator's key) and manifest of image v1 or v2.
 Status readImage(const std::string &backend, bool v2, std::vector<char> &cubin,
                  std::string &manifest);
+/// A simulator of `workers` workers with image v1 loaded (for tests that
+/// need another worker count than openTestRuntime's three).
+Status openSimWithImage(uint32_t workers, const RuntimeOptions &options,
+                        std::unique_ptr<Runtime> &out);
 
 /// Opens a runtime on "sim" (always) or "gpu" and loads the test image;
 /// "simhost" and "gpuhost" are the same in a device host process
