@@ -52,8 +52,8 @@ GPUOS_DEV_OUTLINE bool tryPark(DeviceControl *c, HostShared *hs, const RingEntry
 }
 
 /// The last block to leave resets what the next launch starts from: queue
-/// heads (forgetting owed tickets), the stop flag, the idle hint and the
-/// poller's SM.
+/// heads (forgetting owed tickets), the stop flag, the idle hints and what
+/// urgentSMs counts (the poller's SM, the urgent-only workers).
 GPUOS_DEV_OUTLINE void blockExit(DeviceControl *c) {
   fenceGpu(); // release this block's last writes
   if (atomicAddOrdered(&c->exited.value, 1u) != c->numBlocks - 1)
@@ -63,6 +63,8 @@ GPUOS_DEV_OUTLINE void blockExit(DeviceControl *c) {
     stRelaxed(&c->queues[q].head.value, ldRelaxed(&c->queues[q].reserve.value));
   stRelaxed(&c->stop.value, 0u);
   stRelaxed(&c->idleWorkers.value, 0u);
+  stRelaxed(&c->idleUrgentWorkers.value, 0u);
+  stRelaxed(&c->urgentWorkers.value, 0u); // counted again as workers start
   stRelaxed(&c->pollerSm.value, 0u); // the next launch's poller names its own
   stRelaxed(&c->exited.value, 0u);
   fenceGpu();

@@ -57,6 +57,10 @@ struct PollerConfig {
   uint32_t ringMask, traceMask;
   uint32_t workers; // the most members a gang may have
   bool inlineUrgent, acquireGpu, settle, gang;
+  // urgentSMs: a gang has at most as many members as urgent-only workers
+  // (urgentWorkers): each member's tiles wait for it, and the others may be
+  // inside background tiles.
+  bool urgentSMs;
   // Urgent runs through the queues are counted in urgentInFlight
   // (urgentExclusive, or the gang policy kGangUrgentAlone reads it).
   bool countUrgent;
@@ -75,6 +79,7 @@ struct PollerConfig {
     acquireGpu = c->ringAcquireGpu != 0;
     settle = c->settleAfterInline != 0;
     gang = c->gangPolicy != kGangOff;
+    urgentSMs = c->urgentSMs != 0;
     countUrgent = countsUrgentRuns(c);
     gangBusy = c->gangPolicy == kGangOneAtATime    ? &c->gangsInFlight.value
                : c->gangPolicy == kGangUrgentAlone ? &c->urgentInFlight.value
@@ -135,7 +140,10 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
   uint32_t busy = mayGang                   ? ldRelaxed(cfg.gangBusy)
                   : prio != kPriorityUrgent ? ldRelaxed(&c->runsInFlight.value)
                                             : 1u;
+  uint32_t members = mayGang && cfg.urgentSMs ? ldRelaxed(&c->urgentWorkers.value)
+                                              : 0u;
   busy = w.broadcast(busy); // one decision for every lane (publishEntries)
+  members = w.broadcast(members);
   QueueEntry t; // every lane: the entries of one root task are made from it
   readPayload(&row->first, t);
   const bool seenFree = (ps.knownFree >> prio & 1u) != 0;
@@ -185,7 +193,10 @@ GPUOS_DEV bool startRun(DeviceControl *c, const PollerConfig &cfg, const Warp &w
   if (gang) {
     // One entry per member (Worker.h, gangSeek: which tiles each runs),
     // counted in flight before any member can complete the run.
-    n = gangTiles < cfg.workers ? gangTiles : cfg.workers;
+    // With urgentSMs, the urgent-only workers counted so far (none yet
+    // right after a launch: then every worker, as without the option).
+    uint32_t most = members != 0u && members < cfg.workers ? members : cfg.workers;
+    n = gangTiles < most ? gangTiles : most;
     if (w.lane() == 0)
       atomicAddRelaxed(&c->gangsInFlight.value, 1u);
     uint32_t epoch = e.epoch;

@@ -223,6 +223,11 @@ struct Pick {
   uint32_t mustFree;
 };
 
+/// Where a worker counts itself idle (pickJob; Worker.h, "Urgent SMs").
+GPUOS_DEV uint32_t *idleCount(DeviceControl *c, bool urgentOnly) {
+  return urgentOnly ? &c->idleUrgentWorkers.value : &c->idleWorkers.value;
+}
+
 /// The scheduling decision at a tile boundary: queues in index order
 /// (urgent root, urgent shared, normal root, ...). In each: an entry already
 /// taken, else an owed ticket (if its entry is there; while it is not, the
@@ -236,9 +241,9 @@ struct Pick {
 /// `exclusive` (RuntimeOptions::urgentExclusive), while an urgent run is in
 /// flight only the urgent queues are served: other work waits rather than
 /// share the memory system with it. An `urgentOnly` worker (Worker.h,
-/// "Urgent SMs") serves only the urgent queues, and never counts itself
-/// idle: idle workers ask busy ones to split their ranges, and it would
-/// take none of a lower priority.
+/// "Urgent SMs") serves only the urgent queues, and counts itself idle in
+/// idleUrgentWorkers instead: idle workers ask busy ones to split their
+/// ranges, and it would take none of a lower priority.
 GPUOS_DEV_OUTLINE bool pickJobLoop(DeviceControl *c, Inbox *inbox, Pick &pick,
                                    JobRecord *record, bool &idle,
                                    bool exclusive, bool urgentOnly) {
@@ -296,10 +301,8 @@ GPUOS_DEV_OUTLINE bool pickJobLoop(DeviceControl *c, Inbox *inbox, Pick &pick,
     }
     if (spin == 0) {
       stJobRecord(record, 0u, 0u, 0u, 0u);
-      if (!urgentOnly) {
-        atomicAddRelaxed(&c->idleWorkers.value, 1u); // result unused: a red
-        idle = true;
-      }
+      atomicAddRelaxed(idleCount(c, urgentOnly), 1u); // result unused: a red
+      idle = true;
     }
     if (stop)
       return false;
@@ -319,7 +322,7 @@ GPUOS_DEV bool pickJob(DeviceControl *c, Inbox *inbox, Pick &pick,
   bool idle = false;
   bool got = pickJobLoop(c, inbox, pick, record, idle, exclusive, urgentOnly);
   if (idle && got)
-    atomicAddRelaxed(&c->idleWorkers.value, ~0u);
+    atomicAddRelaxed(idleCount(c, urgentOnly), ~0u);
   return got;
 }
 

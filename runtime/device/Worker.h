@@ -120,6 +120,7 @@ struct WorkerConfig {
   bool continuations;
   bool exclusive; // RuntimeOptions::urgentExclusive
   bool countUrgent; // the poller counts urgent runs (PollerConfig)
+  bool urgentSMs;   // RuntimeOptions::urgentSMs is set
   bool urgentOnly;  // this block serves only the urgent queues (onUrgentSM)
 
   GPUOS_DEV void load(const DeviceControl *c) {
@@ -132,6 +133,7 @@ struct WorkerConfig {
     continuations = c->continuations != 0;
     exclusive = c->urgentExclusive != 0;
     countUrgent = countsUrgentRuns(c);
+    urgentSMs = c->urgentSMs != 0;
     urgentOnly = false; // workerMain asks onUrgentSM
   }
 };
@@ -591,13 +593,19 @@ GPUOS_DEV uint32_t urgentHeldBackBy(const DeviceControl *c, uint32_t own,
 /// queued work left (then idle workers may want half of this range). With
 /// `exclusive`, an urgent run in flight also counts as higher-priority
 /// work for a range below urgent (pickJob then waits for it to finish).
+/// With `urgentSMs`, an urgent range also counts the idle urgent-only
+/// workers (idleUrgentWorkers), the only range they may take.
 GPUOS_DEV_OUTLINE uint32_t scanAtBoundary(const DeviceControl *c,
                                           const Inbox *inbox, uint32_t q,
-                                          bool exclusive) {
+                                          bool exclusive, bool urgentSMs) {
   uint32_t own = rootQueue(priorityOfQueue(q));
   uint64_t head[kNumQueues], reserve[kNumQueues];
   uint32_t seen[kNumQueues];
   uint32_t idle = ldRelaxed(&c->idleWorkers.value);
+  // Urgent-only workers (urgentSMs) take urgent ranges only.
+  uint32_t idleUrgentOnly = own == rootQueue(kPriorityUrgent) && urgentSMs
+                                ? ldRelaxed(&c->idleUrgentWorkers.value)
+                                : 0u;
   uint32_t urgent = urgentHeldBackBy(c, own, exclusive);
   // Constant trip counts: unrolled, the arrays stay in registers. With a
   // bound of own + 2 they went to local memory, and storing each loaded
@@ -630,7 +638,9 @@ GPUOS_DEV_OUTLINE uint32_t scanAtBoundary(const DeviceControl *c,
   }
   // idleWorkers is a hint, not a count to trust: it wraps for a moment
   // when a decrement passes an increment.
-  if (idle != 0u && idle < 0x80000000u && ownEmpty)
+  bool someIdle = (idle != 0u && idle < 0x80000000u) ||
+                  (idleUrgentOnly != 0u && idleUrgentOnly < 0x80000000u);
+  if (someIdle && ownEmpty)
     out |= kPeersIdle;
   return out;
 }
@@ -1054,7 +1064,9 @@ GPUOS_DEV void workerMain(DeviceControl *c, uint32_t blockId, WorkerShared &sh,
       inbox[q].state = kInboxEmpty;
     counters.open(c, blockId);
     cfg.load(c);
-    cfg.urgentOnly = c->urgentSMs != 0u && onUrgentSM(c, smId(blockId));
+    cfg.urgentOnly = cfg.urgentSMs && onUrgentSM(c, smId(blockId));
+    if (cfg.urgentOnly) // the poller caps gangs at this count
+      atomicAddRelaxed(&c->urgentWorkers.value, 1u);
     trace.open(c, blockId);
     openQueueView(c);
     sh.staged = 0;
@@ -1080,7 +1092,8 @@ GPUOS_DEV void workerMain(DeviceControl *c, uint32_t blockId, WorkerShared &sh,
       } else if (range.left) {
         // A tile boundary inside a range: urgent first (give the rest of
         // the range back), else the next tile, splitting for idle peers.
-        uint32_t look = scanAtBoundary(c, inbox, sh.pick.queue, cfg.exclusive);
+        uint32_t look = scanAtBoundary(c, inbox, sh.pick.queue, cfg.exclusive,
+                                       cfg.urgentSMs);
         if (look & kHigherWaiting) {
           countUncounted(sh.pick.job, range.uncounted); // before the rest
           range.uncounted = 0;                          // is visible
@@ -1136,7 +1149,8 @@ GPUOS_DEV void workerMain(DeviceControl *c, uint32_t blockId, WorkerShared &sh,
           range.left = sh.pick.job.rangeExtra;
           sh.pick.job.rangeExtra = 0;
           maybeSplit(c, inbox, sh.pick, range,
-                     scanAtBoundary(c, inbox, sh.pick.queue, cfg.exclusive));
+                     scanAtBoundary(c, inbox, sh.pick.queue, cfg.exclusive,
+                                    cfg.urgentSMs));
         }
       }
       sh.kept = false;

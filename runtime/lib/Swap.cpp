@@ -151,6 +151,17 @@ Status Runtime::Impl::installImage(std::vector<char> &&bytes,
     return Status::error(ErrorCode::BadImage,
                          "no room for a worker block next to the poller");
   }
+  // urgentSMs: however the blocks are placed, some worker must be on
+  // another SM (the reserved ones hold at most urgentSMs * perSM blocks).
+  if ((uint64_t)options.urgentSMs * (uint64_t)perSM > w) {
+    backend->discardImage();
+    return Status::error(ErrorCode::InvalidArgument,
+                         "urgentSMs is " + std::to_string(options.urgentSMs) + ": " +
+                             std::to_string(options.urgentSMs) + " SMs of up to " +
+                             std::to_string(perSM) + " blocks each could hold all " +
+                             std::to_string(w) + " workers of this image, leaving none "
+                             "for the other priorities");
+  }
   s.blocks = w + 1;
   backend->commitImage();
   bool reshape = s.blocks != shape.blocks || s.threads != shape.threads ||

@@ -780,8 +780,11 @@ TEST(RuntimeSim, UrgentExclusiveHoldsOtherWorkBack) {
 // "SM"; the poller's is SM 0): with 3, workers 1 and 2 serve only urgent
 // work. The background graph's tiles all run on workers 3-6, and an urgent
 // graph submitted while each of those is inside a long background tile
-// runs at once on the reserved two instead of waiting for a tile boundary.
-// A value that would leave no SM to the other priorities is refused.
+// runs at once on the reserved two instead of waiting for a tile boundary:
+// one task of two tiles, then two dependent tasks of four tiles, which runs
+// as a gang of only the two reserved workers (a member on a busy worker
+// would hold the others back). Values that could leave no worker to the
+// other priorities are refused.
 TEST(RuntimeSim, UrgentSMsServeOnlyUrgentWork) {
   const uint32_t bgTiles = 8;
   const uint64_t bgNs = 600'000'000, urgentNs = 10'000'000;
@@ -791,26 +794,44 @@ TEST(RuntimeSim, UrgentSMsServeOnlyUrgentWork) {
   ASSERT_OK(testimage::openSimWithImage(6, options, rt));
   SpinPair pair;
   ASSERT_OK(pair.create(*rt, bgTiles, bgNs, urgentNs));
-  Submission b, u;
-  ASSERT_OK(rt->submit(pair.bg, Priority::Background, b));
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  auto submitted = std::chrono::steady_clock::now();
-  ASSERT_OK(rt->submit(pair.urgent, Priority::Urgent, u));
-  ASSERT_OK(rt->wait(u, kWaitUs));
-  double urgentMs = std::chrono::duration<double, std::milli>(
-                        std::chrono::steady_clock::now() - submitted).count();
-  ASSERT_OK(rt->wait(b, kWaitUs));
+  Buffer stamps[2];
+  GraphSpec wide;
+  for (uint32_t k = 0; k < 2; ++k) {
+    ASSERT_OK(rt->alloc(4 * 8, stamps[k]));
+    wide.tasks.push_back({"spin", {stamps[k].arg()}, {4, (int64_t)urgentNs}, {}});
+  }
+  wide.tasks[1].deps = {0};
+  GraphId wideId;
+  ASSERT_OK(rt->createGraph(wide, wideId));
+  // Milliseconds from submitting `urgent` to its end, with the background
+  // graph submitted just before.
+  auto besideBackground = [&](GraphId urgent, double &ms) {
+    Submission b, u;
+    ASSERT_OK(rt->submit(pair.bg, Priority::Background, b));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    auto submitted = std::chrono::steady_clock::now();
+    ASSERT_OK(rt->submit(urgent, Priority::Urgent, u));
+    ASSERT_OK(rt->wait(u, kWaitUs));
+    ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                   submitted).count();
+    ASSERT_OK(rt->wait(b, kWaitUs));
+  };
+  double oneTaskMs = 0, gangMs = 0;
+  besideBackground(pair.urgent, oneTaskMs);
+  besideBackground(wideId, gangMs);
   // A background tile has at least 550 ms left when the urgent graph comes.
-  EXPECT_LT(urgentMs, 300.0) << "the urgent graph waited for a background tile";
+  EXPECT_LT(oneTaskMs, 300.0) << "the urgent graph waited for a background tile";
+  EXPECT_LT(gangMs, 300.0) << "the gang waited for a member on a busy worker";
   Stats s;
   ASSERT_OK(rt->stats(s));
+  EXPECT_EQ(s.gangRuns, 1u);
   ASSERT_EQ(s.tilesPerBlock.size(), 7u);
-  EXPECT_EQ(s.tilesPerBlock[1] + s.tilesPerBlock[2], 2u)
+  EXPECT_EQ(s.tilesPerBlock[1] + s.tilesPerBlock[2], 2u + 8u)
       << "the reserved workers ran other work, or not the urgent tiles";
   uint64_t others = 0;
   for (size_t k = 3; k < 7; ++k)
     others += s.tilesPerBlock[k];
-  EXPECT_EQ(others, bgTiles);
+  EXPECT_EQ(others, 2 * bgTiles);
   ASSERT_OK(rt->close());
 
   options.urgentSMs = 6;
@@ -818,6 +839,14 @@ TEST(RuntimeSim, UrgentSMsServeOnlyUrgentWork) {
   EXPECT_EQ(st.code(), ErrorCode::InvalidArgument);
   EXPECT_EQ(st.message(), "urgentSMs is 6, but the device has 6 SMs: at least one "
                           "must serve the other priorities");
+  // The simulator fits two blocks an SM: four SMs could hold all six workers.
+  options.urgentSMs = 4;
+  st = testimage::openSimWithImage(6, options, rt);
+  EXPECT_EQ(st.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(st.message(), "urgentSMs is 4: 4 SMs of up to 2 blocks each could hold all 6 "
+                          "workers of this image, leaving none for the other priorities");
+  if (rt)
+    ASSERT_OK(rt->close());
 }
 
 // With 12 simulated workers a released successor is published as 12

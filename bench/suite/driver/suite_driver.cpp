@@ -402,11 +402,15 @@ std::unique_ptr<Runtime> openRuntime(const Args &args) {
   std::unique_ptr<Runtime> rt;
 #ifdef SUITE_SIM
   // suite-driver-sim --sim 1: the runtime's CPU simulator with its test
-  // image (graphs "chain" and "tiny"), to test this driver without a GPU.
+  // image (graphs "chain" and "tiny"), to test this driver without a GPU;
+  // --sim-workers W of them (default 3).
   if (args.kv.count("sim")) {
-    std::string skip, error;
-    if (!testimage::openTestRuntime("sim", opts, rt, skip, error))
-      die("simulator: " + skip + error);
+    int64_t workers = args.integer("sim-workers", 3, 64);
+    if (workers < 1)
+      die("--sim-workers: '" + args.kv.at("sim-workers") + "' is not at least 1");
+    Status st = testimage::openSimWithImage((uint32_t)workers, opts, rt);
+    if (!st.ok())
+      die("simulator: " + st.message());
     return rt;
   }
 #endif

@@ -452,6 +452,11 @@ struct DeviceControl {
   PaddedU32 gangsInFlight;  // gangs started and not complete (0 or 1)
   PaddedU32 pollerSm;       // the poller's SM + 1, stored as the launch
                             // starts; 0 until then (reset when all exit)
+  PaddedU32 urgentWorkers;  // urgentSMs: the workers that serve only the
+                            // urgent queues, counted as each starts (the
+                            // poller's cap on a gang's members)
+  PaddedU32 idleUrgentWorkers; // those of them idle (the hint idleWorkers is
+                               // for the others; urgent ranges read both)
   QueueState queues[kNumQueues];
 };
 
