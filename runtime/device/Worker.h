@@ -142,11 +142,12 @@ struct WorkerConfig {
 /// and on the urgentSMs - 1 lowest-numbered other SMs serve only the urgent
 /// queues. Right after a background graph, urgent calls took 7 us longer
 /// than alone on the H100, even 3 ms later and with the background's lines
-/// marked evict-first in L2 (docs/runtime.md, "Urgent SMs"): state kept per
-/// SM (instruction caches, L1, TLBs) that the background's tiles had
-/// replaced. On SMs that never run other work it stays the urgent work's.
-/// The SM of block 0 is known once it runs: it stores it first, and all
-/// blocks are resident at once, so the wait is short (and ends on stop).
+/// marked evict-first in L2 (docs/runtime.md, "Shorter background tiles"):
+/// if that is state kept per SM (instruction caches, TLBs) that the
+/// background's tiles replaced, on SMs that never run other work it stays
+/// the urgent work's ("Urgent SMs"). The SM of block 0 is known once it
+/// runs: it stores it first, and all blocks are resident at once, so the
+/// wait is short (and ends on stop).
 GPUOS_DEV_OUTLINE bool onUrgentSM(const DeviceControl *c, uint32_t sm) {
   uint32_t poller;
   while ((poller = ldRelaxed(&c->pollerSm.value)) == 0u) {

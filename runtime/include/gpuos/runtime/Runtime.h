@@ -153,10 +153,14 @@ struct RuntimeOptions {
   GangPolicy gangs = GangPolicy::UrgentAlone;
   /// GPU sharing: the workers on the poller's SM and on urgentSMs - 1 other
   /// SMs (the lowest-numbered) serve only urgent work, so what urgent work
-  /// keeps in an SM (instructions, L1, address translations) is not
-  /// replaced by background tiles between urgent calls. Other work runs on
+  /// keeps in an SM (instructions, address translations) is not replaced
+  /// by background tiles between urgent calls; a gang then has at most as
+  /// many members as there are such workers. Other work runs on
   /// the remaining SMs; urgent work on all of them. 0: off. Must be below
-  /// the device's SM count (docs/runtime.md, "Urgent SMs").
+  /// the device's SM count, and leave a worker to the other priorities
+  /// however the blocks are placed (loadImage refuses it when urgentSMs
+  /// SMs could hold every worker). Experimental, not in the C API
+  /// (docs/runtime.md, "Urgent SMs").
   uint32_t urgentSMs = 0;
 };
 
