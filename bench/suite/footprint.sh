@@ -63,26 +63,33 @@ prepare() {
   echo "prepared ${variants[*]/#/.bench-}; on the GPU machine: bash bench/suite/footprint.sh run"
 }
 
+# One sharing run of set DIR as NAME: run.sh share with the given options,
+# its log and JSON in $out; exits naming it when it fails.
+share_run() { # NAME DIR option...
+  local name=$1 dir=$2
+  shift 2
+  BENCH_DIR=$dir SHARE_JSON=$out/$name.json bash "$here/run.sh" share "$@" \
+    > "$out/$name.log" 2>&1 ||
+    { echo "run: $name ($*) failed:"; tail -5 "$out/$name.log"; exit 1; }
+}
+
 run() {
-  local out=${OUT:-/tmp/gpuos-bench/footprint} r v dir
+  local out=${OUT:-/tmp/gpuos-bench/footprint} r v dir k x
   mkdir -p "$out"
   for r in $(seq 1 "${ROUNDS:-2}"); do
     for v in bulk "${variants[@]}"; do
       dir=$sets_dir/.bench-$v
       [[ $v == bulk ]] && dir=$root/.bench
       [[ -f $dir/images/sharing.cubin ]] || { echo "run: no $dir/images/sharing.cubin (prepare, carry)" >&2; exit 1; }
-      BENCH_DIR=$dir SHARE_JSON=$out/$v.$r.json bash "$here/run.sh" share --urgent-exclusive 1 \
-        --after-bg 200 --duration-s 0.5 --trace-runs 131072 > "$out/$v.$r.log" 2>&1 ||
-        { echo "run: $v round $r failed:"; tail -5 "$out/$v.$r.log"; exit 1; }
+      share_run "$v.$r" "$dir" --urgent-exclusive 1 --after-bg 200 --duration-s 0.5 \
+        --trace-runs 131072
       echo "== $v, round $r"
       grep -E "^(phase|alone|after-bg|shared) |^gpuos" "$out/$v.$r.log"
     done
     for k in ${URGENT_SMS-0 8 16}; do
       for x in 1 0; do
-        BENCH_DIR=$root/.bench SHARE_JSON=$out/sms$k-x$x.$r.json bash "$here/run.sh" share \
-          --urgent-exclusive $x --urgent-sms "$k" --after-bg 200 --duration-s 0.5 \
-          > "$out/sms$k-x$x.$r.log" 2>&1 ||
-          { echo "run: --urgent-sms $k --urgent-exclusive $x round $r failed:"; tail -5 "$out/sms$k-x$x.$r.log"; exit 1; }
+        share_run "sms$k-x$x.$r" "$root/.bench" --urgent-exclusive $x --urgent-sms "$k" \
+          --after-bg 200 --duration-s 0.5
       done
     done
   done
@@ -94,17 +101,24 @@ run() {
 # background's throughput kept.
 table() {
   python3 - "$1" <<'PY'
-import glob, json, os, re, sys
+import glob, json, os, sys
+files = sorted(glob.glob(os.path.join(sys.argv[1], "*.json")))
+if not files:
+    sys.exit("footprint.sh table: no *.json in %s (footprint.sh run writes them)" % sys.argv[1])
 print("| run | urgent SMs | exclusive | alone | after bg | shared | p99 ratio | bg kept |")
 print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
-    r = json.load(open(f))
-    d = lambda k: "%.1f / %.1f" % (r[k]["p50"], r[k]["p99"]) if k in r else "-"
-    print("| %s | %s | %s | %s | %s | %s | %.2f | %.1f%% |" % (
-        os.path.basename(f)[:-5], r.get("urgent_sms", 0), r.get("urgent_exclusive", "-"),
-        d("urgent_solo_us"), d("urgent_after_bg_us"), d("urgent_shared_us"),
-        r["urgent_shared_us"]["p99"] / r["urgent_solo_us"]["p99"],
-        100 * r["background_shared_per_s"] / r["background_solo_per_s"]))
+for f in files:
+    try:
+        r = json.load(open(f))
+        d = lambda k: "%.1f / %.1f" % (r[k]["p50"], r[k]["p99"]) if k in r else "-"
+        row = (os.path.basename(f)[:-5], r.get("urgent_sms", 0), r.get("urgent_exclusive", "-"),
+               d("urgent_solo_us"), d("urgent_after_bg_us"), d("urgent_shared_us"),
+               r["urgent_shared_us"]["p99"] / r["urgent_solo_us"]["p99"],
+               100 * r["background_shared_per_s"] / r["background_solo_per_s"])
+    except (OSError, ValueError, KeyError, TypeError, ZeroDivisionError) as e:
+        sys.exit("footprint.sh table: %s is not a share-gpuos result: %s: %s"
+                 % (f, type(e).__name__, e))
+    print("| %s | %s | %s | %s | %s | %s | %.2f | %.1f%% |" % row)
 PY
 }
 

@@ -382,11 +382,8 @@ std::unique_ptr<Runtime> openRuntime(const Args &args) {
         "' is not 0 (off), 1 (when idle), 2 (one at a time) or 3 (when no other "
         "urgent run, the default)");
   opts.gangs = static_cast<GangPolicy>(gangs);
-  int64_t urgentSMs = args.integer("urgent-sms", 0);
-  if (urgentSMs < 0 || urgentSMs > 4096)
-    die("--urgent-sms: '" + args.kv.at("urgent-sms") +
-        "' is not a number of SMs (0: none reserved for urgent work)");
-  opts.urgentSMs = (uint32_t)urgentSMs;
+  // 0: no SM reserved for urgent work (Args refuses negative values).
+  opts.urgentSMs = (uint32_t)args.integer("urgent-sms", 0, 4096);
   if (uint32_t n = (uint32_t)args.integer("trace-tiles", 0)) {
     opts.traceRecords = n;
     opts.traceAllTiles = true;
